@@ -1,0 +1,63 @@
+"""Atomic file writes: a reader sees the old file or the new one, never half of one.
+
+Every result, label export, task file and cache entry goes through here. The data is
+written to a temporary file in the same folder, flushed and fsync'ed, then renamed over
+the target (``os.replace`` is atomic on POSIX within one file system).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def atomic_write_bytes(path: str | Path, data: bytes, *, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` atomically, creating parent folders."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = target.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o644
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(target.parent)
+
+
+def atomic_write_text(path: str | Path, text: str, *, encoding: str = "utf-8") -> None:
+    """Write ``text`` atomically; newlines are written exactly as given."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write_json(path: str | Path, data: Any, *, indent: int = 4) -> None:
+    """Write ``data`` as JSON (UTF-8, trailing newline) atomically."""
+    atomic_write_text(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Make the rename itself durable; not every platform lets a folder be opened.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

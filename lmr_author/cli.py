@@ -1,0 +1,85 @@
+"""The `lmr-author` command line: parse arguments, call the library, format output.
+
+Each sub-command lives in its own module under `lmr_author.commands` and exposes
+``register(subparsers)``, which adds its parser and sets ``handler`` to a function
+``(args) -> int``. Command modules import heavy libraries inside their handlers so that
+``lmr-author --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from lmr_author import __version__
+from lmr_author.errors import EXIT_USAGE, UserError
+
+#: Command modules, in the order their commands appear in ``--help``.
+COMMAND_MODULES = (
+    "lmr_author.commands.new_task",
+    "lmr_author.commands.validate",
+    "lmr_author.commands.cst",
+    "lmr_author.commands.eval",
+    "lmr_author.commands.judge",
+    "lmr_author.commands.agreement",
+    "lmr_author.commands.labels",
+    "lmr_author.commands.sandbox",
+)
+
+DESCRIPTION = """\
+Build, validate and score paper-reproduction benchmarks in the style of LMR-Bench.
+
+An LLM agent gets a research paper, a repository with one function masked, and an
+instruction, and must write the function back. lmr-author authors such tasks
+(new-task), checks them (validate), and scores submissions with unit tests in Docker,
+an LLM judge and human labels (eval, judge, agreement).
+"""
+
+EPILOG = """\
+exit codes: 0 ok, 1 findings or failures, 2 usage or input error.
+Run 'lmr-author COMMAND --help' for the options of one command.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lmr-author",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"lmr-author {__version__}")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(module_name)
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(handler(args))
+    except UserError as error:
+        print(f"lmr-author: error: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("lmr-author: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Submissions x tasks -> runs -> results, resumable (unit-test half of scoring)."""

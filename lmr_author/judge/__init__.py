@@ -1,0 +1,1 @@
+"""The LLM judge: prompt templates, OpenAI-compatible client, cache and answer parsing."""

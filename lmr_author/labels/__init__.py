@@ -1,0 +1,1 @@
+"""Human three-way labels: the durable store, import/export, and agreement statistics."""

@@ -1,0 +1,1 @@
+"""PDF -> paper.json (page number -> text) with PyMuPDF."""

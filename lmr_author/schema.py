@@ -1,0 +1,1 @@
+"""JSON Schema loading (schemas/) and readable validation errors."""

@@ -1,0 +1,1 @@
+"""Textual apps (new-task, human review): thin clients of the headless library."""
