@@ -208,6 +208,12 @@ class Task:
 def read_info(task_dir: Path) -> dict[str, Any]:
     """Read and parse ``info.json`` of a task folder; raise `TaskLoadError` if unreadable."""
     info_path = task_dir / INFO_FILE
+    if info_path.exists() and not info_path.is_file():
+        raise TaskLoadError(
+            "info.json is not a regular file",
+            file=info_path,
+            hint="Replace it with the task's metadata as a JSON file.",
+        )
     try:
         raw = info_path.read_bytes()
     except FileNotFoundError:
@@ -236,6 +242,12 @@ def read_info(task_dir: Path) -> dict[str, Any]:
             where=f"line {error.lineno}, column {error.colno}",
             hint="Fix the JSON syntax there.",
         ) from None
+    except RecursionError:
+        raise TaskLoadError(
+            "invalid JSON: nested too deeply to read",
+            file=info_path,
+            hint="info.json holds a flat object of task fields; rewrite it.",
+        ) from None
     if not isinstance(data, dict):
         raise TaskLoadError(
             "info.json must hold a JSON object",
@@ -252,6 +264,8 @@ def task_from_info(task_dir: Path, data: dict[str, Any]) -> Task:
 
     def need_str(obj: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
         value = obj.get(key, default)
+        if value is None and default is not None:
+            value = default  # published files sometimes hold null for an optional text
         if not isinstance(value, str):
             raise TaskLoadError(
                 f"'{key}' must be a string, got "
@@ -322,14 +336,18 @@ def task_from_info(task_dir: Path, data: dict[str, Any]) -> Task:
     year = data.get("year")
     return Task(
         path=task_dir,
-        instance_id=instance_id if isinstance(instance_id, int) else None,
+        instance_id=(
+            instance_id
+            if isinstance(instance_id, int) and not isinstance(instance_id, bool)
+            else None
+        ),
         folder_name=_str_or(data.get("folder_name"), task_dir.name),
         repo_folder_name=repo_folder,
-        paper_name=str(data.get("paper_name", "")),
-        paper_url=str(data.get("paper_url", "")),
-        year=year if isinstance(year, int) else None,
-        repo_url=str(data.get("repo_url", "")),
-        repo_commit=str(data.get("repo_commit", "")),
+        paper_name=_text(data.get("paper_name")),
+        paper_url=_text(data.get("paper_url")),
+        year=year if isinstance(year, int) and not isinstance(year, bool) else None,
+        repo_url=_text(data.get("repo_url")),
+        repo_commit=_text(data.get("repo_commit")),
         implementations=implementations,
         extra={k: v for k, v in data.items() if k not in _TOP_LEVEL_ORDER},
     )
@@ -337,6 +355,11 @@ def task_from_info(task_dir: Path, data: dict[str, Any]) -> Task:
 
 def _str_or(value: Any, default: str) -> str:
     return value if isinstance(value, str) else default
+
+
+def _text(value: Any) -> str:
+    """Optional text fields: null means empty; other values keep their text on save."""
+    return "" if value is None else str(value)
 
 
 def load_task(path: str | Path) -> Task:

@@ -1,10 +1,121 @@
-"""Placeholder: this command module is being written (see the open issues)."""
+"""`lmr-author agreement`: how far human annotators and the LLM judge agree."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from lmr_author.errors import EXIT_OK, UserError
+
+DESCRIPTION = """\
+Compare human three-way labels (1 logically incorrect, 2 logically correct with
+implementation errors, 3 completely correct) with each other and with the LLM judge:
+per-system CC / LC / LI distributions (the paper's Table 2), LLM-human agreement and
+direct conflicts (1 against 3), pairwise Cohen's kappa (unweighted and linear-weighted),
+Krippendorff's alpha (ordinal), Fleiss' kappa, the same after collapsing to completely
+correct vs not, confusion matrices, bootstrap confidence intervals, and the list of
+disagreements for adjudication. Items one source has and another lacks are listed;
+labels of a candidate that changed since they were given are flagged and not counted.
+
+Human labels come from label stores (.sqlite) and label files in the published shape;
+without --human, the default label store. The judge is an eval output folder (with
+judgments/ and runs/) or a folder of published judge outputs
+(<agent>/<model>/<NN-Task>_<repo>_<k>_analysis.txt)."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add nothing yet."""
+    parser = subparsers.add_parser(
+        "agreement",
+        help="agreement between human labels and the LLM judge",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--human",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="FILE_OR_STORE",
+        help="label stores and/or published-shape label files (default: the label store)",
+    )
+    parser.add_argument(
+        "--judge",
+        type=Path,
+        metavar="RESULTS_DIR_OR_PUBLISHED_FOLDER",
+        help="eval output folder or folder of published judge outputs",
+    )
+    parser.add_argument(
+        "--aliases", type=Path, metavar="FILE", help="extra name mappings (JSON or TOML)"
+    )
+    parser.add_argument(
+        "--benchmark",
+        type=Path,
+        metavar="DIR",
+        help="benchmark folder, to name tasks of published label files by their folder",
+    )
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the report as JSON")
+    output.add_argument("--markdown", action="store_true", help="print the report as Markdown")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write the JSON or Markdown report to FILE (atomically) instead of stdout",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples for the confidence intervals, 0 for none (default: 1000)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="bootstrap seed (default: 0)"
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=50,
+        metavar="N",
+        help="rows of the long lists shown in the terminal tables (default: 50)",
+    )
+    parser.set_defaults(handler=_agreement)
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from lmr_author.atomic import atomic_write_text
+    from lmr_author.labels.agreement import Options, analyze
+    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.labels.published import task_names
+    from lmr_author.labels.report import print_rich, to_markdown
+    from lmr_author.labels.sources import load_human_labels, load_judge_source
+
+    if args.bootstrap < 0:
+        raise UserError("--bootstrap must be 0 or more", hint="Use 0 to skip the intervals.")
+    if args.output is not None and not (args.json or args.markdown):
+        raise UserError("-o/--output needs --json or --markdown")
+    aliases = load_aliases(args.aliases)
+    tasks = task_names(args.benchmark) if args.benchmark else None
+    labels, described = load_human_labels(args.human, aliases=aliases, tasks=tasks)
+    judge = load_judge_source(args.judge, aliases) if args.judge else None
+    report = analyze(
+        labels,
+        judge,
+        aliases=aliases,
+        options=Options(bootstrap=args.bootstrap, seed=args.seed),
+        inputs={"human": described},
+    )
+    if args.json or args.markdown:
+        text = json.dumps(report, indent=2) + "\n" if args.json else to_markdown(report)
+        if args.output is not None:
+            atomic_write_text(args.output, text)
+            print(f"wrote {args.output}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+    else:
+        print_rich(report, limit=max(args.limit, 0))
+    return EXIT_OK

@@ -1,10 +1,267 @@
-"""Placeholder: this command module is being written (see the open issues)."""
+"""`lmr-author eval`: score submissions with the benchmark's unit tests in Docker."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lmr_author.evaluate import Results, Submission
+
+#: Exit code of an evaluation stopped by Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+
+DESCRIPTION = """\
+Run every submission's candidate for every implementation of the benchmark through the
+task's unit tests in Docker, and report unit-test accuracy per system (the fraction of
+implementations all of whose tests pass), with verdict counts and categories.
+
+A submission is a folder mirroring the benchmark with the goal files replaced (system
+name: --system or the folder's name), or a JSONL file of predictions (one
+{"task", "implementation", "system", "source"} per line; schemas/predictions.schema.json)
+spliced into the masked goal files. --submission may repeat; a --system right after a
+--submission names that one.
+
+Each finished run is written at once under OUTPUT/runs/; a rerun skips runs whose task,
+candidate, image and settings are unchanged, so Ctrl-C and running again resumes.
+Failures of the infrastructure (engine unreachable, image build failed) are listed apart
+and never counted against a candidate.
+"""
+
+EPILOG = """\
+exit codes: 0 evaluated, 1 some runs failed for reasons of infrastructure,
+2 usage or input error, 130 interrupted (finished runs are kept; run again to resume).
+"""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add nothing yet."""
+    parser = subparsers.add_parser(
+        "eval",
+        help="score submissions with the unit tests in Docker (resumable)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("benchmark", type=Path, help="a benchmark folder or one task folder")
+    parser.add_argument(
+        "--submission",
+        "-s",
+        dest="submissions",
+        action=_SubmissionAction,
+        required=True,
+        metavar="PATH",
+        help="a mirrored submission folder or a predictions .jsonl (repeatable)",
+    )
+    parser.add_argument(
+        "--system",
+        dest="submissions",
+        action=_SystemAction,
+        metavar="NAME",
+        help="system name of the --submission just before it "
+        "(default: the folder's name; for JSONL, lines without a 'system')",
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=Path("lmr-results"),
+        metavar="DIR",
+        help="output folder (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--workers", "-j", type=int, default=2, metavar="N", help="runs at once (default: 2)"
+    )
+    parser.add_argument(
+        "--task",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this task folder name (repeatable)",
+    )
+    parser.add_argument("--force", action="store_true", help="run again even unchanged runs")
+    parser.add_argument(
+        "--base-image", metavar="IMG", help="build task images FROM this image instead"
+    )
+    parser.add_argument(
+        "--timeout", type=float, metavar="S", help="time limit per test file in seconds"
+    )
+    parser.add_argument("--json", action="store_true", help="print results.json to stdout")
+    # The lead wires the LLM judge (--judge) and the labeling TUI (--human-review) in here:
+    # they read the runs this command writes via lmr_author.evaluate.load_runs().
+    parser.set_defaults(handler=_handle)
+
+
+class _SubmissionAction(argparse.Action):
+    """``--submission PATH``: append [PATH, None] (the system name comes with --system)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.append([Path(values), None])
+        setattr(namespace, self.dest, items)
+
+
+class _SystemAction(argparse.Action):
+    """``--system NAME``: name the submission given just before it."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        items = list(getattr(namespace, self.dest, None) or [])
+        if not items:
+            parser.error("--system names the --submission before it; give --submission first")
+        if items[-1][1] is not None:
+            parser.error(f"--system given twice for --submission {items[-1][0]}")
+        items[-1] = [items[-1][0], str(values)]
+        setattr(namespace, self.dest, items)
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from lmr_author.evaluate import Submission
+
+    submissions = [Submission(path, system) for path, system in args.submissions]
+    if args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UserError(f"--timeout must be positive, got {args.timeout}")
+    errors = Console(stderr=True)
+    results = _run_with_progress(args, submissions, errors)
+    if args.json:
+        print(json.dumps(results.to_json(), indent=2, ensure_ascii=False))
+    else:
+        _print_summary(results, args.output)
+    if results.interrupted:
+        errors.print(
+            "[yellow]interrupted[/]: finished runs are kept; run the same command again "
+            "to complete the rest."
+        )
+        return EXIT_INTERRUPTED
+    if results.infra_errors:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _run_with_progress(
+    args: argparse.Namespace, submissions: list[Submission], console: Console
+) -> Results:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from lmr_author.evaluate import RunRecord, run_evaluation
+
+    progress = Progress(
+        TextColumn("[bold]eval[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    bar = progress.add_task("runs", total=None, note="")
+    counts = {"ran": 0, "skipped": 0}
+
+    def on_start(total: int) -> None:
+        # started only now, so that input errors found while planning print alone
+        progress.update(bar, total=total)
+        progress.start()
+
+    def on_run(record: RunRecord, skipped: bool) -> None:
+        counts["skipped" if skipped else "ran"] += 1
+        note = f"{record.system} {record.task}#{record.implementation}: {record.verdict}"
+        if counts["skipped"]:
+            note += f"  ({counts['skipped']} unchanged, skipped)"
+        progress.update(bar, advance=1, note=note)
+
+    def on_interrupt() -> None:
+        progress.console.print(
+            "[yellow]interrupt[/]: no new runs; waiting for the running ones to finish "
+            "and remove their containers..."
+        )
+
+    try:
+        return run_evaluation(
+            args.benchmark,
+            submissions,
+            args.output,
+            workers=args.workers,
+            force=args.force,
+            tasks=args.task or None,
+            base_image=args.base_image,
+            timeout_s=args.timeout,
+            on_start=on_start,
+            on_run=on_run,
+            on_interrupt=on_interrupt,
+        )
+    finally:
+        if progress.live.is_started:
+            progress.stop()
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _print_summary(results: Results, output: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from lmr_author.evaluate import VERDICTS
+
+    console = Console()
+    table = Table(title="Unit-test accuracy per system")
+    table.add_column("system")
+    table.add_column("accuracy", justify="right")
+    table.add_column("passed", justify="right")
+    for verdict in VERDICTS:
+        table.add_column(verdict, justify="right")
+    for name, summary in sorted(results.systems.items()):
+        table.add_row(
+            name,
+            _percent(summary.accuracy),
+            f"{summary.passed}/{summary.implementations}",
+            *(str(summary.verdicts.get(verdict, 0)) for verdict in VERDICTS),
+        )
+    console.print(table)
+    categories = Table(title="Accuracy per category")
+    categories.add_column("system")
+    categories.add_column("category")
+    categories.add_column("accuracy", justify="right")
+    categories.add_column("passed", justify="right")
+    for name, summary in sorted(results.systems.items()):
+        for category, part in sorted(summary.categories.items()):
+            categories.add_row(
+                name, category, _percent(part.accuracy), f"{part.passed}/{part.implementations}"
+            )
+    if categories.row_count:
+        console.print(categories)
+    if results.infra_errors:
+        console.print(
+            f"[red]{len(results.infra_errors)} runs failed for reasons of infrastructure[/] "
+            "(not counted; run again to retry them):"
+        )
+        for run in results.infra_errors:
+            console.print(f"  {run.system} {run.task}#{run.implementation}: {run.reason}")
+    console.print(f"results: {output / 'results.json'}")

@@ -1,10 +1,174 @@
-"""Placeholder: this command module is being written (see the open issues)."""
+"""`lmr-author labels`: import, export and list human labels in the label store."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from lmr_author.errors import EXIT_OK, UserError
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add nothing yet."""
+    parser = subparsers.add_parser(
+        "labels",
+        help="import, export and list human labels",
+        description=(
+            "Manage the human label store (an SQLite file; default: labels.sqlite in the "
+            "lmr-author data folder, or --store). Label files use the published LMR-Bench "
+            "shape (schemas/labels.schema.json): annotator, agent_type, model_name, "
+            "paper_index, function_index (from 0), human_judge_result (1..3), comment."
+        ),
+    )
+    actions = parser.add_subparsers(title="actions", metavar="ACTION")
+
+    store_help = "label store file (default: the user's label store)"
+
+    imp = actions.add_parser(
+        "import",
+        help="add the labels of published-shape JSON files to the store",
+        description=(
+            "Add the labels of published-shape JSON files to the store. A file with a bad "
+            "record (e.g. a label outside 1..3) is refused as a whole, naming the record. "
+            "Labels identical to the annotator's latest label of the item are skipped."
+        ),
+    )
+    imp.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    imp.add_argument("--store", type=Path, metavar="PATH", help=store_help)
+    imp.add_argument("--aliases", type=Path, metavar="FILE", help="name mappings (JSON/TOML)")
+    imp.add_argument(
+        "--benchmark",
+        type=Path,
+        metavar="DIR",
+        help="name tasks by their folder in this benchmark (paper_index 1 -> 01-DPO)",
+    )
+    imp.add_argument("--annotator", metavar="NAME", help="annotator of records that lack one")
+    imp.set_defaults(handler=_import)
+
+    exp = actions.add_parser(
+        "export",
+        help="write the store's labels as a published-shape JSON file",
+        description=(
+            "Write the latest label of each annotator and item as a published-shape JSON "
+            "file (atomically). Three extra keys (task, created_at, candidate_sha256) make "
+            "'export' then 'import' give back the same labels; --bare leaves them out."
+        ),
+    )
+    exp.add_argument("--store", type=Path, metavar="PATH", help=store_help)
+    exp.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="FILE", help="file, or - for stdout"
+    )
+    exp.add_argument(
+        "--annotator", action="append", metavar="NAME", help="only these annotators (repeatable)"
+    )
+    exp.add_argument("--aliases", type=Path, metavar="FILE", help="name mappings (JSON/TOML)")
+    exp.add_argument("--bare", action="store_true", help="only the seven published keys")
+    exp.set_defaults(handler=_export)
+
+    lst = actions.add_parser("list", help="show the latest labels in the store")
+    lst.add_argument("--store", type=Path, metavar="PATH", help=store_help)
+    lst.add_argument("--annotator", metavar="NAME", help="only this annotator")
+    lst.add_argument("--json", action="store_true", help="print JSON records")
+    lst.set_defaults(handler=_list)
+
+    parser.set_defaults(handler=lambda _args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    raise UserError("choose an action: import, export or list")
+
+
+def _import(args: argparse.Namespace) -> int:
+    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.labels.published import read_label_file, task_names
+    from lmr_author.labels.store import LabelStore
+
+    aliases = load_aliases(args.aliases)
+    tasks = task_names(args.benchmark) if args.benchmark else None
+    # Read (and so validate) every file before writing anything.
+    per_file = [
+        (path, read_label_file(path, aliases, tasks=tasks, annotator=args.annotator))
+        for path in args.files
+    ]
+    with LabelStore(args.store) as store:
+        for path, labels in per_file:
+            new = []
+            for label in labels:
+                latest = store.latest(label.annotator, label.item)
+                if latest is not None and (
+                    latest.label,
+                    latest.comment,
+                    latest.candidate_sha256,
+                ) == (label.label, label.comment, label.candidate_sha256):
+                    continue
+                new.append(label)
+            store.add_many(new)
+            skipped = len(labels) - len(new)
+            print(
+                f"{path}: imported {len(new)} labels"
+                + (f", {skipped} unchanged skipped" if skipped else "")
+                + f" into {store.path}"
+            )
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
+    from lmr_author.atomic import atomic_write_text
+    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.labels.published import dumps_records, labels_to_records
+    from lmr_author.labels.store import LabelStore
+
+    aliases = load_aliases(args.aliases)
+    with LabelStore(args.store) as store:
+        labels = store.labels()
+        store_path = store.path
+    if args.annotator:
+        wanted = set(args.annotator)
+        unknown = wanted - {label.annotator for label in labels}
+        if unknown:
+            raise UserError(
+                f"no labels by {', '.join(sorted(unknown))} in the store",
+                file=store_path,
+                hint="See 'lmr-author labels list' for the annotators.",
+            )
+        labels = [label for label in labels if label.annotator in wanted]
+    text = dumps_records(labels_to_records(labels, aliases, bare=args.bare))
+    if str(args.output) == "-":
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(args.output, text)
+        print(f"wrote {len(labels)} labels to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _list(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from lmr_author.labels.store import LabelStore
+
+    with LabelStore(args.store) as store:
+        labels = store.labels(args.annotator)
+    if args.json:
+        sys.stdout.write(json.dumps([asdict(label) for label in labels], indent=2) + "\n")
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(labels)} labels", title_justify="left")
+    for column in ("annotator", "system", "task", "impl", "label", "comment", "time"):
+        table.add_column(column, overflow="fold")
+    for label in labels:
+        table.add_row(
+            label.annotator,
+            label.system,
+            label.task,
+            str(label.implementation),
+            f"{label.label} {label.name}",
+            label.comment,
+            label.created_at,
+        )
+    Console().print(table)
+    return EXIT_OK

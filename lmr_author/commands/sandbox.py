@@ -1,11 +1,18 @@
-"""`lmr-author sandbox`: manage lmr-author's Docker images and containers."""
+"""`lmr-author sandbox`: manage lmr-author's Docker images and containers, and try a run.
+
+``base-image`` builds the offline base image, ``build`` a task's image, ``run`` one
+implementation's tests against a candidate file, ``list`` and ``prune`` what we made.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
 from typing import Any
 
-from lmr_author.errors import EXIT_OK
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -29,7 +36,105 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     base.add_argument("--mirror", default=None, help="Debian mirror (default: the one apt uses)")
     base.add_argument("--force", action="store_true", help="rebuild even if the tag exists")
     base.set_defaults(handler=_base_image)
+
+    build = actions.add_parser(
+        "build",
+        help="build (or find) a task's test image",
+        description=(
+            "Build the image of a task from its Dockerfile, with the task folder as context. "
+            "The tag hashes everything that goes in, so an unchanged task is not rebuilt."
+        ),
+    )
+    build.add_argument("task", metavar="TASK", help="task folder")
+    _image_options(build)
+    build.add_argument("--quiet", "-q", action="store_true", help="do not print the build log")
+    build.set_defaults(handler=_build)
+
+    run = actions.add_parser(
+        "run",
+        help="run one implementation's unit tests against a goal file, in a container",
+        description=(
+            "Run the unit tests of one implementation in a fresh, locked-down container, "
+            "with CANDIDATE (default: the golden file) as the goal file. Exit 0 when all "
+            "tests pass, 1 otherwise."
+        ),
+    )
+    run.add_argument("task", metavar="TASK", help="task folder")
+    run.add_argument("--implementation", "-i", type=int, default=1, help="index (default: 1)")
+    which = run.add_mutually_exclusive_group()
+    which.add_argument("--candidate", metavar="FILE", help="the whole candidate goal file")
+    which.add_argument("--masked", action="store_true", help="test the masked goal file")
+    _image_options(run)
+    run.add_argument("--timeout", type=float, default=120.0, help="seconds per test file")
+    run.add_argument("--memory", type=int, default=1024, help="memory limit in MB")
+    run.add_argument(
+        "--protocol",
+        choices=("auto", "exit-code", "legacy"),
+        default="auto",
+        help="how a verdict is read (default: auto, legacy for log-only tests)",
+    )
+    run.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pass this host environment variable to the test (repeatable)",
+    )
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument("--show-log", action="store_true", help="print the tests' output")
+    run.set_defaults(handler=_run)
+
+    listing = actions.add_parser(
+        "list",
+        help="list the images and containers lmr-author made",
+        description="List the images and containers that carry lmr-author's label.",
+    )
+    listing.add_argument("--task", default=None, help="only those of this task (folder name)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=_list)
+
+    prune = actions.add_parser(
+        "prune",
+        help="remove lmr-author's stopped containers and task images",
+        description=(
+            "Remove the containers and task images lmr-author made. Running containers and "
+            "the base image are kept unless asked for."
+        ),
+    )
+    prune.add_argument("--task", default=None, help="only those of this task (folder name)")
+    only = prune.add_mutually_exclusive_group()
+    only.add_argument("--containers-only", action="store_true", help="keep the images")
+    only.add_argument("--images-only", action="store_true", help="keep the containers")
+    prune.add_argument("--running", action="store_true", help="also remove running containers")
+    prune.add_argument("--include-base", action="store_true", help="also remove the base image")
+    prune.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="keep the current images of the tasks at PATH (a task or benchmark folder; "
+        "repeatable): prunes only their outdated images",
+    )
+    prune.add_argument(
+        "--base-image",
+        default=None,
+        metavar="IMAGE",
+        help="the base image the kept tasks are built on, if not their own FROM",
+    )
+    prune.add_argument("--dry-run", "-n", action="store_true", help="only say what would go")
+    prune.add_argument("--json", action="store_true", help="print JSON")
+    prune.set_defaults(handler=_prune)
     parser.set_defaults(handler=lambda _args: parser.print_help() or 2)
+
+
+def _image_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base-image",
+        default=None,
+        metavar="IMAGE",
+        help="build FROM this image instead of the Dockerfile's own base",
+    )
+    parser.add_argument("--rebuild", action="store_true", help="build even if the image exists")
 
 
 def _base_image(args: argparse.Namespace) -> int:
@@ -38,4 +143,130 @@ def _base_image(args: argparse.Namespace) -> int:
     result = build_base_image(args.tag, suite=args.suite, mirror=args.mirror, force=args.force)
     state = "built" if result.built else "already present"
     print(f"base image {result.tag}: {state} ({result.image_id[:19]})")
+    return EXIT_OK
+
+
+def _build(args: argparse.Namespace) -> int:
+    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.task import load_task
+
+    task = load_task(args.task)
+    on_log = None if args.quiet else (lambda line: print(line, file=sys.stderr))
+    image = ensure_image(task, base_image=args.base_image, rebuild=args.rebuild, on_log=on_log)
+    state = "built" if image.built else "up to date"
+    print(f"{task.name}: {image.tag} {state} ({image.image_id[:19]})")
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    from lmr_author.sandbox.errors import InfraError
+    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.runner import pass_env, run_tests
+    from lmr_author.task import load_task
+
+    task = load_task(args.task)
+    impl = task.implementation(args.implementation)
+    candidate: bytes | None
+    if args.masked:
+        candidate = None
+    else:
+        path = args.candidate or impl.golden_path
+        try:
+            with open(path, "rb") as handle:
+                candidate = handle.read()
+        except OSError as error:
+            raise UserError(
+                f"cannot read the candidate goal file ({error.strerror})",
+                file=path,
+                hint="Give an existing file with --candidate.",
+            ) from None
+    image = ensure_image(task, base_image=args.base_image, rebuild=args.rebuild)
+    limits = Limits(memory_mb=args.memory, timeout_s=args.timeout)
+    result = run_tests(
+        task,
+        impl,
+        candidate,
+        image=image,
+        limits=limits,
+        protocol=args.protocol,
+        env=pass_env(args.env, os.environ),
+    )
+    if result.infra_error and not args.json:
+        raise InfraError(result.infra_error, hint="The candidate was not tested.")
+    if args.json:
+        payload = {
+            "task": task.name,
+            "implementation": impl.index,
+            "verdict": result.verdict,
+            "image_id": result.image_id,
+            "infra_error": result.infra_error,
+            "wall_s": round(result.wall_s, 3),
+            "tests": [item.to_json() for item in result.verdicts],
+        }
+        print(json.dumps(payload, indent=2))
+    else:
+        for item in result.verdicts:
+            print(f"{item.test_file}: {item.verdict} ({item.reason}) in {item.duration_s:.2f}s")
+            if args.show_log and item.log:
+                print(item.log.rstrip())
+        print(f"{task.name} #{impl.index}: {result.verdict}")
+    if result.infra_error:
+        return EXIT_USAGE
+    return EXIT_OK if result.passed else EXIT_FINDINGS
+
+
+def _list(args: argparse.Namespace) -> int:
+    from lmr_author.sandbox.housekeeping import list_resources
+
+    found = list_resources(task=args.task)
+    if args.json:
+        print(json.dumps(found.to_json(), indent=2))
+        return EXIT_OK
+    print(f"images ({len(found.images)}):")
+    for image in found.images:
+        name = ", ".join(image.tags) or image.id[:19]
+        size = image.size_bytes / 1e6
+        print(f"  {name}  {image.kind}  task={image.task or '-'}  {size:.0f} MB")
+    if found.images:
+        print("  (sizes include the layers images share with their base)")
+    print(f"containers ({len(found.containers)}):")
+    for container in found.containers:
+        print(f"  {container.name}  {container.status}  task={container.task or '-'}")
+    return EXIT_OK
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from lmr_author.sandbox.housekeeping import current_tags, prune
+    from lmr_author.task import find_task_dirs, load_task
+
+    keep: set[str] = set()
+    if args.keep:
+        tasks = [load_task(path) for where in args.keep for path in find_task_dirs(where)]
+        keep = current_tags(tasks, base_image=args.base_image)
+    result = prune(
+        keep_tags=keep,
+        task=args.task,
+        images=not args.containers_only,
+        containers=not args.images_only,
+        include_running=args.running,
+        include_base=args.include_base,
+        dry_run=args.dry_run,
+    )
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return EXIT_OK
+    verb = "would remove" if args.dry_run else "removed"
+    for name in result.removed_containers:
+        print(f"{verb} container {name}")
+    for name in result.removed_images:
+        print(f"{verb} image {name}")
+    for name in result.kept_images:
+        print(f"kept current image {name}")
+    for note in result.skipped:
+        print(f"kept {note}")
+    print(
+        f"{verb} {len(result.removed_containers)} container(s) and "
+        f"{len(result.removed_images)} image(s) ({result.removed_image_bytes / 1e6:.0f} MB)"
+    )
     return EXIT_OK

@@ -1,10 +1,190 @@
-"""Placeholder: this command module is being written (see the open issues)."""
+"""`lmr-author validate`: check task folders with named rules, optionally prove them in Docker.
+
+Static rules read info.json, the golden, goal and test files and the Dockerfile; they
+take seconds for a whole benchmark. ``--run`` adds the dynamic proof (golden passes,
+masked fails) in Docker for tasks without static errors. ``--fix`` first applies the
+safe mechanical repairs. Exit 0 when no errors (warnings too with ``--strict``),
+1 with findings, 2 for usage errors.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from contextlib import nullcontext
 from typing import Any
+
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
+
+EPILOG = """\
+examples:
+  lmr-author validate benchmark/              every task of a benchmark
+  lmr-author validate benchmark/01-DPO --fix  repair alias keys, categories, folder_name
+  lmr-author validate benchmark/ --json       machine-readable findings
+  lmr-author validate --list-rules            the rule ids and what they check
+
+exit codes: 0 no errors, 1 errors found (or warnings with --strict), 2 usage error.
+"""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add nothing yet."""
+    parser = subparsers.add_parser(
+        "validate",
+        help="check task folders (static rules; --run proves them in Docker)",
+        description=(
+            "Check one task folder, or every task folder of a benchmark folder, with named\n"
+            "rules. Each finding has a rule id, a severity, the file and JSON path or line\n"
+            "it concerns, and a hint. Warnings alone exit 0 unless --strict."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a task folder (with info.json) or a folder of task folders",
+    )
+    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="first apply safe repairs to info.json (alias key, category spelling, "
+        "folder_name) and print them",
+    )
+    parser.add_argument(
+        "--schema-only",
+        action="store_true",
+        help="run only the rules that read info.json alone (JSON syntax, schema, spellings)",
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 on warnings too, not only on errors"
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="skip a rule (repeatable, or comma-separated)",
+    )
+    parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="run only these rules (repeatable, or comma-separated)",
+    )
+    parser.add_argument("--list-rules", action="store_true", help="list the static rules and exit")
+    dynamic = parser.add_argument_group("dynamic proof in Docker (--run)")
+    dynamic.add_argument(
+        "--run",
+        action="store_true",
+        help="also build each task's image and check that the golden code passes and the "
+        "masked code fails (tasks with static errors are skipped)",
+    )
+    dynamic.add_argument(
+        "--base-image",
+        metavar="IMAGE",
+        default=None,
+        help="base image to build the task images on (default: the Dockerfile's FROM)",
+    )
+    dynamic.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="time limit of one test file (default: %(default)s)",
+    )
+    parser.set_defaults(handler=_validate)
+
+
+def _rule_ids(values: list[str]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from lmr_author.validate.fixes import apply_fixes
+    from lmr_author.validate.report import print_report, to_json
+    from lmr_author.validate.static import discover_tasks, select_rules, validate_task
+
+    rules = select_rules(
+        schema_only=args.schema_only,
+        ignore=_rule_ids(args.ignore),
+        only=_rule_ids(args.select),
+    )
+    if args.list_rules:
+        return _list_rules(args, rules)
+    if not args.paths:
+        raise UserError(
+            "no PATH given", hint="Give a task folder or a benchmark folder, e.g. benchmark/."
+        )
+    if args.timeout <= 0:
+        raise UserError("--timeout must be a positive number of seconds", exit_code=EXIT_USAGE)
+    out = Console(highlight=False)
+    out.soft_wrap = not out.is_terminal  # one finding per line when piped (grep-able)
+    err = Console(stderr=True, highlight=False)
+    task_dirs = discover_tasks(args.paths)
+
+    fixes: list[dict[str, str]] = []
+    if args.fix:
+        for task_dir in task_dirs:
+            for change in apply_fixes(task_dir):
+                fixes.append({"task": task_dir.name, **change.to_json()})
+                if not args.json:
+                    out.print(f"fixed {task_dir.name}/info.json: {change.description}")
+
+    reports = []
+    show_progress = not args.json and err.is_terminal and len(task_dirs) > 3
+    with err.status("validating…") if show_progress else nullcontext() as status:
+        for task_dir in task_dirs:
+            if status is not None:
+                status.update(f"validating {task_dir.name}…")
+            reports.append(validate_task(task_dir, schema_only=args.schema_only, rules=rules))
+
+    if args.run:
+        _run_dynamic(args, reports, err)
+
+    if args.json:
+        document = to_json(reports)
+        if args.fix:
+            document["fixes"] = fixes
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        print_report(out, reports)
+    errors = sum(r.errors for r in reports)
+    warnings = sum(r.warnings for r in reports)
+    return EXIT_FINDINGS if errors or (args.strict and warnings) else EXIT_OK
+
+
+def _run_dynamic(args: argparse.Namespace, reports: list[Any], err: Any) -> None:
+    from lmr_author.task import load_task
+    from lmr_author.validate.dynamic import run_dynamic_checks
+
+    for report in reports:
+        if report.errors:
+            err.print(f"{report.name}: not run in Docker (fix its static errors first)")
+            continue
+        task = load_task(report.path)
+        err.print(f"{report.name}: proving the tests in Docker…")
+
+        def progress(line: str, name: str = report.name) -> None:
+            err.print(f"  {name}: {line}", highlight=False, markup=False)
+
+        report.findings.extend(
+            run_dynamic_checks(
+                task, base_image=args.base_image, timeout_s=args.timeout, on_progress=progress
+            )
+        )
+
+
+def _list_rules(args: argparse.Namespace, rules: list[Any]) -> int:
+    if args.json:
+        sys.stdout.write(json.dumps([r.to_json() for r in rules], indent=2) + "\n")
+        return EXIT_OK
+    width = max(len(r.id) for r in rules)
+    for current in rules:
+        print(f"{current.id:<{width}}  {current.severity:<7}  {current.summary}")
+    return EXIT_OK

@@ -7,8 +7,16 @@ masking engine, the new-task picker and `lmr-author functions` all use it.
 from __future__ import annotations
 
 import ast
+import os
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.errors import UserError
+
+if TYPE_CHECKING:
+    from lmr_author.cst.cache import FileEntry
 
 
 @dataclass(frozen=True)
@@ -41,10 +49,18 @@ def list_functions(source: str | bytes) -> list[FunctionInfo]:
 
     Raises ``SyntaxError`` when the source does not parse.
     """
+    return [info for info, _ in list_function_nodes(source)]
+
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def list_function_nodes(source: str | bytes) -> list[tuple[FunctionInfo, FunctionNode]]:
+    """Like `list_functions`, with each definition's ``ast`` node (for the rewriters)."""
     tree = ast.parse(source)
-    found: list[FunctionInfo] = []
-    _walk(tree, prefix="", class_name="", out=found)
-    found.sort(key=lambda info: (info.start_line, info.def_line))
+    found: list[tuple[FunctionInfo, FunctionNode]] = []
+    _walk(tree.body, prefix="", class_name="", out=found)
+    found.sort(key=lambda pair: (pair[0].start_line, pair[0].def_line))
     return found
 
 
@@ -68,18 +84,56 @@ def _class_matches(actual: str, wanted: str) -> bool:
     return actual == wanted or actual.endswith("." + wanted)
 
 
-def _walk(node: ast.AST, *, prefix: str, class_name: str, out: list[FunctionInfo]) -> None:
-    for child in ast.iter_child_nodes(node):
+#: Statements whose blocks may hold definitions of the enclosing scope.
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
+
+
+def _walk(
+    body: list[ast.stmt],
+    *,
+    prefix: str,
+    class_name: str,
+    out: list[tuple[FunctionInfo, FunctionNode]],
+) -> None:
+    # Only block fields are visited: definitions never hide inside expressions, and
+    # skipping the expression trees is most of the speed of indexing big repositories.
+    for child in body:
         if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
             qualname = f"{prefix}{child.name}"
-            out.append(_info(child, qualname, class_name))
-            _walk(child, prefix=qualname + ".", class_name="", out=out)
+            out.append((_info(child, qualname, class_name), child))
+            _walk(child.body, prefix=qualname + ".", class_name="", out=out)
         elif isinstance(child, ast.ClassDef):
             qualname = f"{prefix}{child.name}"
-            _walk(child, prefix=qualname + ".", class_name=qualname, out=out)
-        elif isinstance(child, ast.stmt):
-            # if/try/with/for blocks at the same level keep the same scope.
-            _walk(child, prefix=prefix, class_name=class_name, out=out)
+            _walk(child.body, prefix=qualname + ".", class_name=qualname, out=out)
+        elif isinstance(child, _COMPOUND):
+            # if/try/with/for/match blocks at the same level keep the same scope.
+            for block in _blocks(child):
+                _walk(block, prefix=prefix, class_name=class_name, out=out)
+
+
+def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
+    if isinstance(node, ast.Match):
+        for case in node.cases:
+            yield case.body
+        return
+    yield node.body  # type: ignore[attr-defined]
+    if isinstance(node, ast.Try | ast.TryStar):
+        for handler in node.handlers:
+            yield handler.body
+        yield node.finalbody
+    orelse = getattr(node, "orelse", None)
+    if orelse:
+        yield orelse
 
 
 def _info(
@@ -102,3 +156,204 @@ def _info(
         docstring=docstring.strip().splitlines()[0] if docstring.strip() else "",
         body_lines=end - body_start + 1,
     )
+
+
+# --- Whole repositories ------------------------------------------------------------------
+#
+# The new-task picker and `lmr-author functions DIR` list every function of a repository.
+# Parsing is the cost (ast.parse runs at ~150k lines/s per core), so results are cached per
+# file, keyed by modification time and size, and cache misses are parsed on all cores.
+
+#: Folders never indexed: VCS data, caches, virtual environments, build output.
+SKIPPED_DIRS = frozenset(
+    {"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"}
+)
+_PARALLEL_MIN_FILES = 48
+
+
+@dataclass
+class RepositoryIndex:
+    """The functions of every Python file under ``root``."""
+
+    root: Path
+    files: dict[str, list[FunctionInfo]]  # relative posix path -> functions, sorted by path
+    errors: dict[str, str]  # relative posix path -> why the file was skipped
+    lines: int = 0
+    cached_files: int = 0
+
+    def functions(self) -> Iterator[tuple[str, FunctionInfo]]:
+        for path, infos in self.files.items():
+            for info in infos:
+                yield path, info
+
+    @property
+    def function_count(self) -> int:
+        return sum(len(infos) for infos in self.files.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": 1,
+            "root": str(self.root),
+            "files": [
+                {"path": path, "functions": [info.to_json() for info in infos]}
+                for path, infos in self.files.items()
+            ],
+            "errors": [{"path": path, "error": error} for path, error in self.errors.items()],
+        }
+
+
+def python_files(root: Path) -> list[str]:
+    """Relative posix paths of the ``.py`` files under ``root``, sorted, skipping
+    hidden folders and `SKIPPED_DIRS`."""
+    found: list[str] = []
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        rel = os.path.relpath(folder, root)
+        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        found.extend(prefix + name for name in sorted(filenames) if name.endswith(".py"))
+    return found
+
+
+def iter_repository_functions(
+    root: Path,
+    *,
+    use_cache: bool = True,
+    on_error: Callable[[str, str], None] | None = None,
+    workers: int | None = None,
+) -> Iterator[tuple[str, list[FunctionInfo]]]:
+    """Yield ``(relative path, functions)`` file by file, in path order, so a UI can show
+    results as they come.
+
+    Files that do not parse (or cannot be read) are skipped and passed to ``on_error``
+    as ``(relative path, reason)``. Cache misses are parsed in parallel; the cache is
+    updated when the iteration ends (or is abandoned).
+    """
+    from lmr_author.cst.cache import FunctionCache
+
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise UserError(f"{root} is not a folder.", hint="Pass a repository folder.")
+    cache = FunctionCache.load(root) if use_cache else FunctionCache.empty(root)
+    rels = python_files(root)
+    hits = {rel: cache.lookup(root / rel, rel) for rel in rels}
+    misses = [rel for rel, hit in hits.items() if hit is None]
+    parsed = _parse_files(root, misses, workers)
+    try:
+        for rel in rels:
+            entry = hits[rel]
+            if entry is None:
+                entry = next(parsed)
+                cache.store(entry)
+            if entry.error is not None:
+                if on_error is not None:
+                    on_error(rel, entry.error)
+                continue
+            yield rel, [FunctionInfo(*_row_args(row)) for row in entry.rows]
+    finally:
+        parsed.close()
+        if use_cache:
+            cache.retain(rels)
+            cache.save()
+
+
+def index_repository(
+    root: Path, *, use_cache: bool = True, workers: int | None = None
+) -> RepositoryIndex:
+    """Index every Python file under ``root``; cache misses are parsed in parallel."""
+    from lmr_author.cst.cache import FunctionCache
+
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise UserError(f"{root} is not a folder.", hint="Pass a repository folder or a .py file.")
+    cache = FunctionCache.load(root) if use_cache else FunctionCache.empty(root)
+    rels = python_files(root)
+    entries: dict[str, FileEntry] = {}
+    misses: list[str] = []
+    for rel in rels:
+        hit = cache.lookup(root / rel, rel)
+        if hit is None:
+            misses.append(rel)
+        else:
+            entries[rel] = hit
+    cached = len(entries)
+    for entry in _parse_files(root, misses, workers):
+        entries[entry.rel] = entry
+    if use_cache:
+        for rel in misses:
+            cache.store(entries[rel])
+        cache.retain(rels)
+        cache.save()
+    files: dict[str, list[FunctionInfo]] = {}
+    errors: dict[str, str] = {}
+    lines = 0
+    for rel in rels:
+        entry = entries[rel]
+        lines += entry.lines
+        if entry.error is not None:
+            errors[rel] = entry.error
+        else:
+            files[rel] = [FunctionInfo(*_row_args(row)) for row in entry.rows]
+    return RepositoryIndex(root, files, errors, lines=lines, cached_files=cached)
+
+
+def _parse_files(
+    root: Path, rels: list[str], workers: int | None
+) -> Generator[FileEntry, None, None]:
+    """Index ``rels`` in order, on ``workers`` processes when there are enough files.
+
+    Worker processes are forked, except when other threads run (a Textual worker, say):
+    forking a threaded process can deadlock, so they are spawned then.
+    """
+    jobs = [(str(root), rel) for rel in rels]
+    workers = workers or os.cpu_count() or 1
+    if workers < 2 or len(jobs) < _PARALLEL_MIN_FILES:
+        for job in jobs:
+            yield _index_file(job)
+        return
+    import multiprocessing
+    import threading
+
+    method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
+    with multiprocessing.get_context(method).Pool(min(workers, len(jobs))) as pool:
+        yield from pool.imap(_index_file, jobs, chunksize=16)
+
+
+def _row_args(row: Sequence[Any]) -> tuple[Any, ...]:
+    return (*row[:7], tuple(row[7]), *row[8:])
+
+
+def _index_file(job: tuple[str, str]) -> FileEntry:
+    """Parse one file (runs in worker processes): its functions as rows, or the error."""
+    from lmr_author.cst.cache import FileEntry
+
+    root, rel = job
+    path = os.path.join(root, rel)
+    try:
+        stat = os.stat(path)
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        return FileEntry(rel, 0, 0, 0, [], f"cannot read: {error.strerror or error}")
+    lines = data.count(b"\n")
+    try:
+        infos = list_functions(data)
+    except (SyntaxError, ValueError) as error:
+        where = f"line {error.lineno}: " if isinstance(error, SyntaxError) and error.lineno else ""
+        message = error.msg if isinstance(error, SyntaxError) else str(error)
+        return FileEntry(rel, stat.st_mtime_ns, stat.st_size, lines, [], f"{where}{message}")
+    rows = [
+        [
+            info.qualname,
+            info.name,
+            info.class_name,
+            info.start_line,
+            info.def_line,
+            info.end_line,
+            info.is_async,
+            list(info.decorators),
+            info.docstring,
+            info.body_lines,
+        ]
+        for info in infos
+    ]
+    return FileEntry(rel, stat.st_mtime_ns, stat.st_size, lines, rows, None)

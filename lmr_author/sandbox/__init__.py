@@ -1,7 +1,35 @@
 """The Docker sandbox: build task images, run untrusted candidates, read verdicts.
 
 Everything here talks to the engine through the docker SDK. Our images and containers
-carry the label ``LABEL_KEY`` so that they can be listed and pruned.
+carry the label ``LABEL_KEY`` so that they can be listed and pruned; ``TASK_LABEL``
+names the task they belong to. Failures of the engine itself (unreachable, build
+failed) raise `InfraError`, which is never counted against a candidate.
+
+Modules: ``engine`` (client), ``images`` (hash-tagged task images), ``runner``
+(one implementation's tests in fresh containers), ``verdicts`` (exit codes and logs to
+verdicts), ``housekeeping`` (list and prune), ``baseimage`` (offline base image).
 """
 
+from lmr_author.sandbox.errors import InfraError
+
 LABEL_KEY = "org.lmr-author.managed"
+"""Label on every image and container we make; its value says what kind it is."""
+TASK_LABEL = "org.lmr-author.task"
+"""Label naming the task (folder name) an image or container belongs to."""
+KEY_LABEL = "org.lmr-author.image-key"
+"""Label holding the full content hash an image was built from."""
+
+#: Values of ``LABEL_KEY``.
+KIND_BASE = "base"
+KIND_TASK_IMAGE = "task-image"
+KIND_RUN = "run"
+
+__all__ = [
+    "KEY_LABEL",
+    "KIND_BASE",
+    "KIND_RUN",
+    "KIND_TASK_IMAGE",
+    "LABEL_KEY",
+    "TASK_LABEL",
+    "InfraError",
+]

@@ -1,0 +1,1 @@
+"""bleu-lite: corpus BLEU from clipped n-gram precisions."""

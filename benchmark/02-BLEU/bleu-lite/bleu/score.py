@@ -1,0 +1,50 @@
+"""Corpus-level BLEU: geometric mean of clipped precisions times the brevity penalty."""
+
+import math
+
+from bleu.ngrams import modified_precision
+
+
+def brevity_penalty(candidate_lengths, reference_lengths):
+    """The corpus brevity penalty BP of Eq. 2.
+
+    Args:
+        candidate_lengths: the length (in tokens) of every candidate sentence.
+        reference_lengths: for every candidate, the lengths of its references.
+
+    Returns:
+        BP as a float: 1.0 when the candidate corpus is longer than the effective
+        reference length r, exp(1 - r / c) otherwise, and 0.0 for an empty candidate
+        corpus. r sums, over sentences, the reference length closest to the candidate's
+        length, taking the shorter reference on ties.
+    """
+    # TODO: Implement this function
+    pass
+
+
+def corpus_bleu(candidates, references, max_n=4):
+    """Corpus BLEU (Eq. 3) of tokenised candidates against their tokenised references.
+
+    Args:
+        candidates: list of candidate sentences, each a list of tokens.
+        references: list (one entry per candidate) of lists of reference token lists.
+        max_n: the highest n-gram order N; the weights are uniform, w_n = 1 / N.
+
+    Returns:
+        The BLEU score as a float in [0, 1]; 0.0 when any order has no matching n-gram.
+    """
+    numerators = [0] * max_n
+    denominators = [0] * max_n
+    for candidate, refs in zip(candidates, references):
+        for n in range(1, max_n + 1):
+            clipped, total = modified_precision(candidate, refs, n)
+            numerators[n - 1] += clipped
+            denominators[n - 1] += total
+    if min(numerators) == 0:
+        return 0.0
+    log_precision = sum(math.log(num / den) for num, den in zip(numerators, denominators)) / max_n
+    penalty = brevity_penalty(
+        [len(candidate) for candidate in candidates],
+        [[len(ref) for ref in refs] for refs in references],
+    )
+    return penalty * math.exp(log_precision)

@@ -1,0 +1,1 @@
+"""rope-attention: rotary position embedding for self-attention."""

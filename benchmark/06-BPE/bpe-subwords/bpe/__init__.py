@@ -1,0 +1,1 @@
+"""bpe-subwords: byte-pair encoding merges for open-vocabulary segmentation."""

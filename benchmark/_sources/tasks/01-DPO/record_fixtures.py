@@ -1,0 +1,52 @@
+"""Record the fixtures of unit_test_1.py from the golden preference_loss.
+
+Run by benchmark/_sources/build.py from the (unmasked) repository folder.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from dpo.losses import preference_loss
+
+
+def case(name, rng, batch, scale, beta, label_smoothing):
+    inputs = {
+        "policy_chosen_logps": (rng.normal(size=batch) * scale - 20).tolist(),
+        "policy_rejected_logps": (rng.normal(size=batch) * scale - 22).tolist(),
+        "reference_chosen_logps": (rng.normal(size=batch) * scale - 21).tolist(),
+        "reference_rejected_logps": (rng.normal(size=batch) * scale - 21).tolist(),
+        "beta": beta,
+        "label_smoothing": label_smoothing,
+    }
+    losses, chosen, rejected = preference_loss(
+        np.array(inputs["policy_chosen_logps"]),
+        np.array(inputs["policy_rejected_logps"]),
+        np.array(inputs["reference_chosen_logps"]),
+        np.array(inputs["reference_rejected_logps"]),
+        beta=beta,
+        label_smoothing=label_smoothing,
+    )
+    expected = {
+        "losses": losses.tolist(),
+        "chosen_rewards": chosen.tolist(),
+        "rejected_rewards": rejected.tolist(),
+    }
+    return {"name": name, "inputs": inputs, "expected": expected}
+
+
+def main():
+    rng = np.random.default_rng(20260101)
+    cases = [
+        case("random batch", rng, batch=5, scale=3.0, beta=0.1, label_smoothing=0.0),
+        case("large margins", rng, batch=4, scale=40.0, beta=0.5, label_smoothing=0.0),
+        case("label smoothing", rng, batch=6, scale=5.0, beta=0.2, label_smoothing=0.2),
+    ]
+    out = Path("unit_test/fixtures/unit_test_1.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"cases": cases}, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

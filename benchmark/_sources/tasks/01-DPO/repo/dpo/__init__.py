@@ -1,0 +1,1 @@
+"""dpo-numpy: Direct Preference Optimization in plain NumPy."""

@@ -1,0 +1,1 @@
+"""nucleus-sampling: decoding filters for stochastic text generation."""

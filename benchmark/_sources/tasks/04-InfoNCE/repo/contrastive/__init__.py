@@ -1,0 +1,1 @@
+"""simcse-lite: contrastive sentence embeddings with in-batch negatives."""

@@ -1,0 +1,1 @@
+"""attribution-toolkit: gradient-based attributions for a small text classifier."""

@@ -1,0 +1,34 @@
+"""Rotary position embedding: rotate pairs of features by position-dependent angles."""
+
+import numpy as np
+
+
+class RotaryEmbedding:
+    """RoPE for feature vectors of an even dimension ``dim``.
+
+    The frequencies theta_i = base^(-2i/dim), i = 0 .. dim/2 - 1, are fixed at
+    construction (Eq. 2 of the paper).
+    """
+
+    def __init__(self, dim, base=10000.0):
+        if dim % 2:
+            raise ValueError(f"RoPE needs an even dimension, got {dim}")
+        self.dim = dim
+        self.base = base
+        self.inv_freq = 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
+
+    def angles(self, positions):
+        """(len(positions), dim/2) matrix of the angles m * theta_i."""
+        positions = np.asarray(positions, dtype=np.float64)
+        return np.outer(positions, self.inv_freq)
+
+    def apply(self, x, positions):
+        """Rotate the feature pairs of ``x`` by their position's angles."""
+        x = np.asarray(x, dtype=np.float64)
+        angles = self.angles(positions)
+        cos, sin = np.cos(angles), np.sin(angles)
+        even, odd = x[:, 0::2], x[:, 1::2]
+        out = np.empty_like(x)
+        out[:, 0::2] = even * cos + odd * sin
+        out[:, 1::2] = odd * cos - even * sin
+        return out

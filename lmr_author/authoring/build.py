@@ -1,0 +1,169 @@
+"""Step 8 of new-task: write the task folder from a draft, atomically.
+
+The folder is assembled in a hidden staging folder next to its final place and renamed
+into place at the end, so a failure never leaves a half-written task; an existing task
+is replaced only when the caller says so.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from lmr_author.authoring.fixtures import record_fixtures
+from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
+from lmr_author.authoring.source import resolve_source
+from lmr_author.authoring.spec import TaskSpec
+from lmr_author.errors import UserError
+from lmr_author.task import Implementation, Task, save_task
+
+_IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
+
+
+def golden_name(goal_file: str, taken: dict[str, str]) -> str:
+    """``golden_files/<stem>_golden.py``, disambiguated when two goal files share a stem."""
+    if goal_file in taken:
+        return taken[goal_file]
+    stem = Path(goal_file).stem
+    name = f"golden_files/{stem}_golden.py"
+    if name in taken.values():
+        name = f"golden_files/{goal_file.removesuffix('.py').replace('/', '_')}_golden.py"
+    taken[goal_file] = name
+    return name
+
+
+def build_task(
+    spec: TaskSpec,
+    benchmark_dir: Path,
+    *,
+    overwrite: bool = False,
+    on_step: Callable[[str], None] | None = None,
+) -> Task:
+    """Create ``benchmark_dir/<spec.folder_name>`` from ``spec``; return the loaded task."""
+    from lmr_author.cst.mask import mask_function
+    from lmr_author.paper import write_paper_json
+
+    def step(message: str) -> None:
+        if on_step is not None:
+            on_step(message)
+
+    if not spec.folder_name:
+        raise UserError(
+            "the draft has no task folder name", hint="Set folder_name, e.g. 07-MyTask."
+        )
+    if not spec.goals:
+        raise UserError("the draft has no goal function", hint="Pick at least one goal function.")
+    target = benchmark_dir / spec.folder_name
+    if target.exists() and not overwrite:
+        raise UserError(
+            "a task with this name exists already",
+            file=target,
+            hint="Choose another folder name, or confirm replacing it (--force).",
+        )
+    step("checking out the repository")
+    if spec.repo_path and Path(spec.repo_path).is_dir():
+        checkout = resolve_source(spec.repo_path)  # already checked out at the ref
+    else:
+        checkout = resolve_source(spec.source, spec.ref)
+    repo_folder = spec.repo_folder_name or checkout.path.name
+    benchmark_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{spec.folder_name}.", dir=benchmark_dir))
+    try:
+        repo_dir = staging / repo_folder
+        step("copying the repository")
+        shutil.copytree(checkout.path, repo_dir, ignore=_IGNORED, symlinks=True)
+        if spec.paper_pdf:
+            step("converting the paper")
+            shutil.copyfile(spec.paper_pdf, repo_dir / "paper.pdf")
+            write_paper_json(repo_dir / "paper.pdf", repo_dir / "paper.json")
+        goldens: dict[str, str] = {}
+        implementations: list[Implementation] = []
+        for index, goal in enumerate(spec.goals, start=1):
+            goal_path = repo_dir / goal.goal_file
+            if not goal_path.is_file():
+                raise UserError("no such goal file in the repository", file=goal.goal_file)
+            golden = golden_name(goal.goal_file, goldens)
+            if not (staging / golden).exists():
+                (staging / golden).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(goal_path, staging / golden)
+            unit_test_file = f"unit_test/unit_test_{index}.py"
+            if goal.driver:
+                step(f"recording fixtures of {goal.goal_function}")
+                record_fixtures(
+                    repo_dir,
+                    goal.goal_file,
+                    goal.goal_function,
+                    goal.driver,
+                    class_name=goal.class_name,
+                )
+            if not (repo_dir / unit_test_file).exists():
+                (repo_dir / unit_test_file).parent.mkdir(parents=True, exist_ok=True)
+                (repo_dir / unit_test_file).write_text(
+                    render_unit_test(
+                        goal_file=goal.goal_file,
+                        goal_function=goal.goal_function,
+                        class_name=goal.class_name,
+                        unit_test_file=unit_test_file,
+                    ),
+                    encoding="utf-8",
+                )
+            implementations.append(
+                Implementation(
+                    index=index,
+                    instruction=goal.instruction,
+                    goal_file=goal.goal_file,
+                    goal_function=goal.goal_function,
+                    golden_file=golden,
+                    unit_test_file=unit_test_file,
+                    class_name=goal.class_name,
+                    category=goal.category or None,
+                    retrieval_context=list(goal.retrieval_context),
+                )
+            )
+        step("masking the goal functions")
+        for goal in spec.goals:
+            goal_path = repo_dir / goal.goal_file
+            masked = mask_function(
+                goal_path.read_bytes(),
+                goal.goal_function,
+                goal.class_name,
+                style=goal.mask_style,
+                line=goal.line,
+            )
+            goal_path.write_bytes(masked)
+        if not (staging / "Dockerfile").exists():
+            (staging / "Dockerfile").write_text(render_dockerfile(repo_folder), encoding="utf-8")
+        task = Task(
+            path=staging,
+            instance_id=spec.instance_id,
+            folder_name=spec.folder_name,
+            repo_folder_name=repo_folder,
+            paper_name=spec.paper_name,
+            paper_url=spec.paper_url,
+            year=spec.year,
+            repo_url=spec.repo_url or checkout.url,
+            repo_commit=spec.repo_commit or checkout.commit,
+            implementations=implementations,
+        )
+        save_task(task)
+        step("moving the task into place")
+        _swap_into_place(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    from lmr_author.task import load_task
+
+    return load_task(target)
+
+
+def _swap_into_place(staging: Path, target: Path) -> None:
+    if not target.exists():
+        staging.rename(target)
+        return
+    backup = target.with_name(f".{target.name}.replaced")
+    shutil.rmtree(backup, ignore_errors=True)
+    target.rename(backup)
+    staging.rename(target)
+    shutil.rmtree(backup, ignore_errors=True)

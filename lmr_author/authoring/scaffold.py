@@ -1,0 +1,59 @@
+"""Step 6 of new-task: the unit-test scaffold and the Dockerfile, from templates/.
+
+Templates use ``string.Template`` (``$name``) for the unit test, since Python source is
+full of braces, and ``{repo_folder_name}`` in the Dockerfile.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+
+
+def template_path(name: str) -> Path:
+    return TEMPLATES_DIR / name
+
+
+def render_dockerfile(repo_folder_name: str, template: Path | None = None) -> str:
+    text = (template or template_path("Dockerfile")).read_text(encoding="utf-8")
+    return text.replace("{repo_folder_name}", repo_folder_name)
+
+
+def render_unit_test(
+    *,
+    goal_file: str,
+    goal_function: str,
+    class_name: str = "",
+    unit_test_file: str = "unit_test/unit_test_1.py",
+    template: Path | None = None,
+) -> str:
+    """A unit test that replays the recorded fixtures of the goal function."""
+    module = goal_file.removesuffix(".py").replace("/", ".")
+    qualname = f"{class_name}.{goal_function}" if class_name else goal_function
+    if class_name:
+        import_name = class_name
+        call_line = (
+            f'actual = {class_name}.{goal_function}(case["self"], *case["args"], **case["kwargs"])'
+        )
+    else:
+        import_name = goal_function
+        call_line = f'actual = {goal_function}(*case["args"], **case["kwargs"])'
+    test_class = "".join(part.title() for part in re.split(r"[^A-Za-z0-9]+", qualname) if part)
+    text = (template or template_path("unit_test.py.tmpl")).read_text(encoding="utf-8")
+    return string.Template(text).substitute(
+        qualname=qualname,
+        goal_file=goal_file,
+        module=module,
+        import_name=import_name,
+        call_line=call_line,
+        test_class=test_class or "Goal",
+        fixture_prefix=fixture_prefix(goal_function, class_name),
+        unit_test_file=unit_test_file,
+    )
+
+
+def fixture_prefix(goal_function: str, class_name: str = "") -> str:
+    return f"{class_name}_{goal_function}" if class_name else goal_function

@@ -1,0 +1,130 @@
+"""The task draft: everything an annotator decided so far, saved as JSON.
+
+A draft is what `lmr-author new-task --spec FILE` reads and what the TUI autosaves after
+every change, so quitting at any step and starting again resumes it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lmr_author.atomic import atomic_write_json
+from lmr_author.errors import UserError
+from lmr_author.locations import data_dir
+
+MASK_STYLES = ("lmr", "todo")
+
+
+@dataclass
+class GoalSpec:
+    """One goal function of the draft (becomes one implementation in info.json)."""
+
+    goal_file: str  # relative to the repository root
+    goal_function: str
+    class_name: str = ""
+    instruction: str = ""
+    category: str = ""
+    retrieval_context: list[str] = field(default_factory=list)
+    mask_style: str = "lmr"
+    line: int | None = None  # picks one definition when the name is ambiguous
+    #: Script path or Python code that calls the golden function; its first calls are
+    #: recorded as unit-test fixtures (see `lmr_author.authoring.fixtures`).
+    driver: str = ""
+
+
+@dataclass
+class TaskSpec:
+    """A task draft. Paths are as the annotator gave them (absolute or relative)."""
+
+    folder_name: str = ""
+    source: str = ""  # a local repository path or a git URL
+    ref: str = ""  # branch, tag or commit for a git URL ("" = default branch)
+    paper_pdf: str = ""
+    paper_name: str = ""
+    paper_url: str = ""
+    year: int | None = None
+    instance_id: int | None = None
+    repo_url: str = ""
+    repo_commit: str = ""
+    repo_folder_name: str = ""
+    #: The checked-out working tree the goals are picked from (filled by step 1).
+    repo_path: str = ""
+    goals: list[GoalSpec] = field(default_factory=list)
+    #: The step of the TUI the annotator was on (for resuming a draft).
+    step: str = "source"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], *, file: Path | None = None) -> TaskSpec:
+        if not isinstance(data, dict):
+            raise UserError("a task spec must be a JSON object", file=file, where="$")
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise UserError(
+                f"unknown key(s) {', '.join(unknown)}",
+                file=file,
+                where="$",
+                hint="Known keys: " + ", ".join(sorted(known)) + ".",
+            )
+        goals_raw = data.get("goals", [])
+        if not isinstance(goals_raw, list):
+            raise UserError("'goals' must be a list", file=file, where="$.goals")
+        goals: list[GoalSpec] = []
+        goal_keys = set(GoalSpec.__dataclass_fields__)
+        for position, raw in enumerate(goals_raw):
+            where = f"$.goals[{position}]"
+            if not isinstance(raw, dict):
+                raise UserError("a goal must be an object", file=file, where=where)
+            extra = sorted(set(raw) - goal_keys)
+            if extra:
+                raise UserError(
+                    f"unknown key(s) {', '.join(extra)}",
+                    file=file,
+                    where=where,
+                    hint="Known keys: " + ", ".join(sorted(goal_keys)) + ".",
+                )
+            for key in ("goal_file", "goal_function"):
+                if not isinstance(raw.get(key), str) or not raw[key]:
+                    raise UserError(f"'{key}' is required", file=file, where=f"{where}.{key}")
+            if raw.get("mask_style", "lmr") not in MASK_STYLES:
+                raise UserError(
+                    f"mask_style must be one of {', '.join(MASK_STYLES)}",
+                    file=file,
+                    where=f"{where}.mask_style",
+                )
+            goals.append(GoalSpec(**raw))
+        fields = {k: v for k, v in data.items() if k != "goals"}
+        return cls(goals=goals, **fields)
+
+
+def load_spec(path: str | Path) -> TaskSpec:
+    """Read a spec / draft file."""
+    spec_path = Path(path)
+    try:
+        data = json.loads(spec_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("no such spec file", file=spec_path) from None
+    except json.JSONDecodeError as error:
+        raise UserError(
+            f"invalid JSON: {error.msg}",
+            file=spec_path,
+            where=f"line {error.lineno}, column {error.colno}",
+        ) from None
+    return TaskSpec.from_json(data, file=spec_path)
+
+
+def save_spec(spec: TaskSpec, path: str | Path) -> None:
+    atomic_write_json(path, spec.to_json())
+
+
+def draft_path(name: str) -> Path:
+    """Where the autosaved draft called ``name`` lives (user data folder)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "untitled"
+    return data_dir("drafts") / f"{safe}.json"

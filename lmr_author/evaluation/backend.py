@@ -1,0 +1,144 @@
+"""The seam between the evaluation loop and the Docker sandbox.
+
+`run_evaluation` talks to a `Backend`: build (or find) a task's image once, then run one
+candidate's unit tests in it. `DockerBackend` is the real one, built on
+`lmr_author.sandbox`; tests of the pool, resume and results logic pass their own backend
+(dependency injection, not patching), and the Docker tests use the real one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from lmr_author.task import Implementation, Task
+
+if TYPE_CHECKING:
+    from lmr_author.sandbox.results import Limits
+
+
+class TestOutcome(Protocol):
+    """The verdict of one unit test file (`lmr_author.sandbox.runner.TestVerdict`)."""
+
+    @property
+    def test_file(self) -> str: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def log(self) -> str: ...
+
+
+class RunOutcome(Protocol):
+    """One implementation's test run (`lmr_author.sandbox.runner.ImplementationRun`)."""
+
+    @property
+    def verdicts(self) -> Sequence[TestOutcome]: ...
+    @property
+    def infra_error(self) -> object: ...
+
+
+class PreparedImage(Protocol):
+    """A task's image, ready to run candidates (`lmr_author.sandbox.images.ImageRef`)."""
+
+    @property
+    def image_id(self) -> str: ...
+
+
+class Backend(Protocol):
+    """Builds task images and runs candidates; exceptions are infrastructure failures."""
+
+    def settings(self) -> dict[str, Any]:
+        """What, besides the candidate and the image, decides a verdict (part of run keys)."""
+        ...
+
+    def prepare(self, task: Task) -> PreparedImage:
+        """The task's image, built if needed; raise when it cannot be had."""
+        ...
+
+    def run(
+        self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
+    ) -> RunOutcome:
+        """Run ``implementation``'s unit tests with ``candidate`` as the goal file."""
+        ...
+
+
+class DockerBackend:
+    """The real backend: `lmr_author.sandbox` images and runner against a Docker engine."""
+
+    def __init__(
+        self,
+        *,
+        base_image: str | None = None,
+        timeout_s: float | None = None,
+        rebuild: bool = False,
+        protocol: str = "auto",
+        client: Any = None,
+    ) -> None:
+        self.base_image = base_image
+        self.timeout_s = timeout_s
+        self.rebuild = rebuild
+        self.protocol = protocol
+        self._client = client
+        self._lock = threading.Lock()
+        self._limits: Limits | None = None
+
+    def client(self) -> Any:
+        """One engine client shared by all workers (created on first use)."""
+        with self._lock:
+            if self._client is None:
+                from lmr_author.sandbox.engine import get_client
+
+                self._client = get_client()
+            return self._client
+
+    def limits(self) -> Limits:
+        if self._limits is None:
+            from lmr_author.sandbox.results import Limits
+
+            limits = Limits()
+            if self.timeout_s is not None:
+                limits = dataclasses.replace(limits, timeout_s=float(self.timeout_s))
+            self._limits = limits
+        return self._limits
+
+    def settings(self) -> dict[str, Any]:
+        return {"protocol": self.protocol, "limits": dataclasses.asdict(self.limits())}
+
+    def prepare(self, task: Task) -> PreparedImage:
+        from lmr_author.sandbox.images import ensure_image
+
+        image: PreparedImage = ensure_image(
+            task, client=self.client(), base_image=self.base_image, rebuild=self.rebuild
+        )
+        return image
+
+    def run(
+        self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
+    ) -> RunOutcome:
+        from lmr_author.sandbox.images import ImageRef
+        from lmr_author.sandbox.runner import run_tests
+
+        if not isinstance(image, ImageRef):
+            raise TypeError(f"DockerBackend runs images it prepared, not {image!r}")
+        outcome: RunOutcome = run_tests(
+            task,
+            implementation,
+            candidate,
+            image=image,
+            limits=self.limits(),
+            protocol=self.protocol,
+            client=self.client(),
+        )
+        return outcome
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None

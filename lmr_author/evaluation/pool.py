@@ -1,0 +1,400 @@
+"""Submissions x tasks -> runs -> results: the worker pool, run keys and resuming.
+
+Each (system, task, implementation) is one run. A run is identified by a key hashing the
+task, implementation, system, candidate, image and sandbox settings; a stored run with
+the same key is finished and is skipped (unless ``force``), so an interrupted evaluation
+resumes where it stopped and a changed candidate or task runs again (keying on ids
+alone is a known source of stale results). Runs go to a thread pool (the work happens in
+Docker); each finished run is written at once. SIGINT stops the dispatch, lets running
+runs finish and remove their containers, and keeps everything finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from lmr_author.errors import UserError
+from lmr_author.evaluation.backend import Backend, DockerBackend, PreparedImage, RunOutcome
+from lmr_author.evaluation.records import (
+    ERROR,
+    FAIL,
+    INFRA_ERROR,
+    PASS,
+    TIMEOUT,
+    VERDICTS,
+    RunRecord,
+    TestRecord,
+    find_run,
+    save_run,
+)
+from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
+from lmr_author.evaluation.summary import Results, build_results, save_results
+from lmr_author.task import Task, find_task_dirs, load_task
+
+#: Bumped when the meaning of a run key changes, so old runs are run again.
+KEY_VERSION = 1
+
+
+@dataclass
+class _Job:
+    candidate: Candidate
+    #: Where the candidate came from, for ``candidate_sha256`` of unrunnable candidates.
+    candidate_sha256: str | None
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def run_key(
+    *,
+    task: str,
+    implementation: int,
+    system: str,
+    candidate_sha256: str | None,
+    image_id: str,
+    settings: dict[str, Any],
+    task_sha256: str = "",
+    reason: str = "",
+) -> str:
+    """The identity of a run: equal keys mean the stored verdict still holds."""
+    material = {
+        "key_version": KEY_VERSION,
+        "task": task,
+        "implementation": implementation,
+        "system": system,
+        "candidate_sha256": candidate_sha256,
+        "image_id": image_id,
+        "settings": settings,
+        "task_sha256": task_sha256,
+        "reason": reason,
+    }
+    return sha256_hex(json.dumps(material, sort_keys=True, default=str).encode("utf-8"))
+
+
+def task_fingerprint(task: Task, index: int) -> str:
+    """A hash of what defines an implementation besides the image: info.json and its test."""
+    digest = hashlib.sha256()
+    impl = task.implementation(index)
+    for path in (task.info_path, impl.unit_test_path):
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"<missing>")
+    return digest.hexdigest()
+
+
+def load_benchmark(benchmark: Path, names: Sequence[str] | None = None) -> list[Task]:
+    """The tasks of ``benchmark`` (a task folder or a folder of them), optionally by name."""
+    dirs = find_task_dirs(benchmark)
+    tasks = [load_task(path) for path in dirs]
+    if not tasks:
+        raise UserError(
+            "no task folders here (folders with an info.json)",
+            file=benchmark,
+            hint="Point at a benchmark folder or at one task folder.",
+        )
+    if names:
+        by_name = {task.name: task for task in tasks}
+        unknown = [name for name in names if name not in by_name]
+        if unknown:
+            raise UserError(
+                "no such task: " + ", ".join(unknown),
+                file=benchmark,
+                hint="Tasks here: " + ", ".join(sorted(by_name)) + ".",
+            )
+        tasks = [by_name[name] for name in dict.fromkeys(names)]
+    return tasks
+
+
+class _ImageCache:
+    """Each task's image prepared once, by whichever worker needs it first."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._lock = threading.Lock()
+        self._task_locks: dict[str, threading.Lock] = {}
+        self._done: dict[str, PreparedImage | Exception] = {}
+
+    def get(self, task: Task) -> PreparedImage:
+        with self._lock:
+            task_lock = self._task_locks.setdefault(task.name, threading.Lock())
+        with task_lock:
+            if task.name not in self._done:
+                try:
+                    self._done[task.name] = self.backend.prepare(task)
+                except Exception as error:
+                    self._done[task.name] = error
+            found = self._done[task.name]
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return " ".join(text.split())
+
+
+def _overall_verdict(tests: list[TestRecord]) -> tuple[str, str]:
+    if not tests:
+        return ERROR, "no unit test ran"
+    if all(test.verdict == PASS for test in tests):
+        return PASS, ""
+    for verdict in (ERROR, TIMEOUT, FAIL, INFRA_ERROR):
+        for test in tests:
+            if test.verdict == verdict:
+                return verdict, f"{test.test_file}: {test.reason}".rstrip(": ")
+    first = next(test for test in tests if test.verdict != PASS)
+    return ERROR, f"{first.test_file}: unknown verdict {first.verdict!r}"
+
+
+class _Evaluator:
+    """Executes jobs: one run each, written to disk before it is reported."""
+
+    def __init__(self, output: Path, backend: Backend, force: bool) -> None:
+        self.output = output
+        self.backend = backend
+        self.force = force
+        self.images = _ImageCache(backend)
+        self.settings = backend.settings()
+
+    def execute(self, job: _Job) -> tuple[RunRecord, bool]:
+        """Run ``job`` unless an equal run is stored; return the record and ``skipped``."""
+        candidate = job.candidate
+        task, impl = candidate.task, candidate.implementation
+        started_at, start = _now(), time.monotonic()
+        image_id = ""
+        image: PreparedImage | None = None
+        infra_reason = ""
+        if candidate.source is not None:
+            try:
+                image = self.images.get(task)
+                image_id = image.image_id
+            except Exception as error:
+                infra_reason = f"cannot build the image of task {task.name}: {_describe(error)}"
+        key = run_key(
+            task=task.name,
+            implementation=impl.index,
+            system=candidate.system,
+            candidate_sha256=job.candidate_sha256,
+            image_id=image_id,
+            settings=self.settings,
+            task_sha256=task_fingerprint(task, impl.index),
+            reason=candidate.reason,
+        )
+        if not self.force and not infra_reason:
+            stored = find_run(self.output, candidate.system, task.name, impl.index)
+            if stored is not None and stored.run_key == key and stored.counted:
+                return stored, True
+        record = RunRecord(
+            run_key=key,
+            system=candidate.system,
+            task=task.name,
+            implementation=impl.index,
+            category=impl.category,
+            goal_file=impl.goal_file,
+            goal_function=impl.goal_function,
+            class_name=impl.class_name,
+            candidate_sha256=job.candidate_sha256,
+            image_id=image_id,
+            verdict=ERROR,
+            reason=candidate.reason,
+            started_at=started_at,
+        )
+        logs: dict[str, str] = {}
+        if infra_reason:
+            record.verdict, record.reason = INFRA_ERROR, infra_reason
+        elif candidate.source is not None and image is not None:
+            try:
+                outcome = self.backend.run(task, impl, candidate.source, image)
+            except Exception as error:
+                record.verdict = INFRA_ERROR
+                record.reason = f"the sandbox failed: {_describe(error)}"
+            else:
+                self._fill(record, outcome, logs)
+        record.duration_s = round(time.monotonic() - start, 3)
+        try:
+            save_run(
+                self.output,
+                record,
+                candidate=candidate.source,
+                prediction=candidate.prediction,
+                logs=logs,
+            )
+        except OSError as error:
+            raise UserError(
+                f"cannot write the run of {candidate.system} {task.name}#{impl.index} "
+                f"({error.strerror or error})",
+                file=error.filename or self.output,
+                hint="Free disk space or fix permissions, then run again to resume.",
+            ) from None
+        return record, False
+
+    @staticmethod
+    def _fill(record: RunRecord, outcome: RunOutcome, logs: dict[str, str]) -> None:
+        record.tests = []
+        for test in outcome.verdicts:
+            verdict = test.verdict if test.verdict in VERDICTS else ERROR
+            record.tests.append(
+                TestRecord(
+                    test_file=test.test_file,
+                    verdict=verdict,
+                    reason=" ".join(str(test.reason or "").split()),
+                    duration_s=round(float(test.duration_s), 3),
+                    log_file="",
+                )
+            )
+            logs[test.test_file] = str(test.log or "")
+        infra = outcome.infra_error
+        if infra:
+            record.verdict = INFRA_ERROR
+            record.reason = infra if isinstance(infra, str) else _describe(_as_error(infra))
+        else:
+            record.verdict, record.reason = _overall_verdict(record.tests)
+
+
+def _as_error(value: object) -> BaseException:
+    return value if isinstance(value, BaseException) else RuntimeError(str(value))
+
+
+@contextmanager
+def _stop_on_signals(
+    stop: threading.Event, on_interrupt: Callable[[], None] | None
+) -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM set ``stop`` instead of raising (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+        if on_interrupt is not None:
+            on_interrupt()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def plan_jobs(
+    submissions: Sequence[Submission], tasks: list[Task], *, whole_benchmark: bool = True
+) -> list[_Job]:
+    """One job per (system, task, implementation), task-major so images are reused early."""
+    candidates: list[Candidate] = []
+    owner: dict[str, Path] = {}
+    for submission in submissions:
+        loaded = load_candidates(submission, tasks, whole_benchmark=whole_benchmark)
+        for system in dict.fromkeys(c.system for c in loaded):
+            if system in owner:
+                raise UserError(
+                    f"system {system} comes from two submissions ({owner[system]} and "
+                    f"{submission.path})",
+                    hint="Give each submission its own --system name.",
+                )
+            owner[system] = submission.path
+        candidates.extend(loaded)
+    order = {task.name: position for position, task in enumerate(tasks)}
+    candidates.sort(key=lambda c: (order[c.task.name], c.implementation.index, c.system))
+    jobs = []
+    for candidate in candidates:
+        if candidate.source is not None:
+            digest: str | None = sha256_hex(candidate.source)
+        elif candidate.prediction is not None:
+            digest = sha256_hex(candidate.prediction.encode("utf-8"))
+        else:
+            digest = None
+        jobs.append(_Job(candidate, digest))
+    return jobs
+
+
+def run_evaluation(
+    benchmark: Path,
+    submissions: list[Submission],
+    output: Path,
+    *,
+    workers: int = 1,
+    force: bool = False,
+    tasks: Sequence[str] | None = None,
+    backend: Backend | None = None,
+    base_image: str | None = None,
+    timeout_s: float | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_run: Callable[[RunRecord, bool], None] | None = None,
+    on_interrupt: Callable[[], None] | None = None,
+    stop: threading.Event | None = None,
+) -> Results:
+    """Evaluate ``submissions`` on ``benchmark``, writing runs and results under ``output``.
+
+    Args:
+        workers: runs at once.
+        force: run again even runs whose stored key matches.
+        tasks: only these task folder names.
+        backend: builds images and runs tests; default `DockerBackend` (with
+            ``base_image`` and ``timeout_s``).
+        on_start: called with the number of runs planned.
+        on_run: called (in the calling thread) with each finished run and whether it was
+            skipped as already done.
+        on_interrupt: called when SIGINT/SIGTERM arrives (then running runs finish).
+        stop: set it to stop dispatching (what SIGINT does).
+
+    Returns:
+        The results of every run stored under ``output``; ``interrupted`` when stopped
+        before all runs were done. ``output/results.json`` is rewritten either way.
+    """
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    benchmark = Path(benchmark).resolve()
+    output = Path(output)
+    task_list = load_benchmark(benchmark, tasks)
+    jobs = plan_jobs(submissions, task_list, whole_benchmark=not tasks)
+    owned_backend = backend is None
+    real_backend: Backend = backend or DockerBackend(base_image=base_image, timeout_s=timeout_s)
+    stop = stop or threading.Event()
+    output.mkdir(parents=True, exist_ok=True)
+    if on_start is not None:
+        on_start(len(jobs))
+    evaluator = _Evaluator(output, real_backend, force)
+    done = 0
+    try:
+        with (
+            _stop_on_signals(stop, on_interrupt),
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lmr-eval") as pool,
+        ):
+            queue = list(reversed(jobs))
+            running: set[Future[tuple[RunRecord, bool]]] = set()
+            while (queue and not stop.is_set()) or running:
+                while queue and len(running) < workers and not stop.is_set():
+                    running.add(pool.submit(evaluator.execute, queue.pop()))
+                finished, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    running.discard(future)
+                    record, skipped = future.result()
+                    done += 1
+                    if on_run is not None:
+                        on_run(record, skipped)
+    finally:
+        if owned_backend and isinstance(real_backend, DockerBackend):
+            real_backend.close()
+    results = build_results(output, str(benchmark), interrupted=done < len(jobs))
+    save_results(output, results)
+    return results

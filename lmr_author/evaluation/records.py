@@ -1,0 +1,204 @@
+"""The run record: one implementation of one task tested for one system, and its store.
+
+Layout of an evaluation output folder (shared with the judge and the review TUI)::
+
+    OUTPUT/runs/<system>/<task>/<index>/run.json       the record (written last)
+    OUTPUT/runs/<system>/<task>/<index>/candidate.py   the goal file that was tested
+    OUTPUT/runs/<system>/<task>/<index>/prediction.py  the raw prediction (JSONL form)
+    OUTPUT/runs/<system>/<task>/<index>/logs/<test file stem>.log
+
+``run.json`` is the commit marker of a run: it is removed before a run's files are
+rewritten and written atomically after them, so a ``run.json`` that exists always
+describes the files next to it, and an interrupted write leaves no record at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lmr_author.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from lmr_author.errors import UserError
+
+SCHEMA_VERSION = 1
+RUNS_DIR = "runs"
+RUN_FILE = "run.json"
+CANDIDATE_FILE = "candidate.py"
+PREDICTION_FILE = "prediction.py"
+LOGS_DIR = "logs"
+
+PASS = "pass"
+FAIL = "fail"
+ERROR = "error"
+TIMEOUT = "timeout"
+INFRA_ERROR = "infra-error"
+#: Every verdict a run or a test can have, in the order summaries list them.
+VERDICTS = (PASS, FAIL, ERROR, TIMEOUT, INFRA_ERROR)
+
+#: Reason of the run of an implementation that the submission has no candidate for.
+NO_SUBMISSION = "no submission"
+
+
+@dataclass
+class TestRecord:
+    """The verdict of one unit test file of a run."""
+
+    test_file: str
+    verdict: str
+    reason: str
+    duration_s: float
+    log_file: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TestRecord:
+        return cls(
+            test_file=str(data.get("test_file", "")),
+            verdict=str(data.get("verdict", "")),
+            reason=str(data.get("reason", "")),
+            duration_s=float(data.get("duration_s", 0.0)),
+            log_file=str(data.get("log_file", "")),
+        )
+
+
+@dataclass
+class RunRecord:
+    """One run: a system's candidate for one implementation, tested in the task's image."""
+
+    run_key: str
+    system: str
+    task: str
+    implementation: int
+    category: str | None
+    goal_file: str
+    goal_function: str
+    class_name: str
+    candidate_sha256: str | None
+    image_id: str
+    verdict: str
+    reason: str = ""
+    tests: list[TestRecord] = field(default_factory=list)
+    started_at: str = ""
+    duration_s: float = 0.0
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def counted(self) -> bool:
+        """Whether the run counts toward accuracy (infrastructure failures do not)."""
+        return self.verdict != INFRA_ERROR
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        ordered = {"schema_version": data.pop("schema_version")}
+        ordered.update(data)
+        return ordered
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRecord:
+        candidate = data.get("candidate_sha256")
+        return cls(
+            schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
+            run_key=str(data["run_key"]),
+            system=str(data["system"]),
+            task=str(data["task"]),
+            implementation=int(data["implementation"]),
+            category=data.get("category") if isinstance(data.get("category"), str) else None,
+            goal_file=str(data.get("goal_file", "")),
+            goal_function=str(data.get("goal_function", "")),
+            class_name=str(data.get("class_name", "")),
+            candidate_sha256=candidate if isinstance(candidate, str) else None,
+            image_id=str(data.get("image_id", "")),
+            verdict=str(data["verdict"]),
+            reason=str(data.get("reason", "")),
+            tests=[TestRecord.from_json(t) for t in data.get("tests", []) if isinstance(t, dict)],
+            started_at=str(data.get("started_at", "")),
+            duration_s=float(data.get("duration_s", 0.0)),
+        )
+
+
+def run_dir(output: Path, system: str, task: str, implementation: int) -> Path:
+    """The folder of one run inside an evaluation output folder."""
+    return output / RUNS_DIR / system / task / str(implementation)
+
+
+def log_name(test_file: str) -> str:
+    """The log name of a unit test file: ``unit_test/unit_test_1.py`` -> ``unit_test_1.log``."""
+    return Path(test_file).stem + ".log"
+
+
+def save_run(
+    output: Path,
+    record: RunRecord,
+    *,
+    candidate: bytes | None,
+    prediction: str | None = None,
+    logs: dict[str, str] | None = None,
+) -> Path:
+    """Write one run's files, ``run.json`` last and atomically; return the run folder.
+
+    ``logs`` maps test file -> log text; each test record's ``log_file`` is set to the
+    log's path relative to the run folder.
+    """
+    folder = run_dir(output, record.system, record.task, record.implementation)
+    folder.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        (folder / RUN_FILE).unlink()
+    for stale in (CANDIDATE_FILE, PREDICTION_FILE):
+        with contextlib.suppress(FileNotFoundError):
+            (folder / stale).unlink()
+    shutil.rmtree(folder / LOGS_DIR, ignore_errors=True)
+    if candidate is not None:
+        atomic_write_bytes(folder / CANDIDATE_FILE, candidate)
+    if prediction is not None:
+        atomic_write_text(folder / PREDICTION_FILE, prediction)
+    for test in record.tests:
+        text = (logs or {}).get(test.test_file)
+        if text is None:
+            test.log_file = ""
+            continue
+        relative = f"{LOGS_DIR}/{log_name(test.test_file)}"
+        atomic_write_text(folder / relative, text)
+        test.log_file = relative
+    atomic_write_json(folder / RUN_FILE, record.to_json())
+    return folder
+
+
+def load_run(path: Path) -> RunRecord:
+    """Read one ``run.json``; raise `UserError` naming the file if it is not a run record."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return RunRecord.from_json(data)
+    except FileNotFoundError:
+        raise UserError("no such run record", file=path) from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise UserError(
+            f"not a run record ({error})",
+            file=path,
+            hint="Delete the run folder; the next 'lmr-author eval' runs it again.",
+        ) from None
+
+
+def find_run(output: Path, system: str, task: str, implementation: int) -> RunRecord | None:
+    """The stored record of one run slot, or None when absent or unreadable."""
+    path = run_dir(output, system, task, implementation) / RUN_FILE
+    if not path.is_file():
+        return None
+    try:
+        return load_run(path)
+    except UserError:
+        return None
+
+
+def load_runs(output_dir: Path) -> list[RunRecord]:
+    """Every run record under ``output_dir/runs``, sorted by system, task, implementation."""
+    root = Path(output_dir) / RUNS_DIR
+    if not root.is_dir():
+        return []
+    records = [load_run(path) for path in root.glob(f"*/*/*/{RUN_FILE}")]
+    records.sort(key=lambda r: (r.system, r.task, r.implementation))
+    return records

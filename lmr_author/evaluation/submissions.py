@@ -1,0 +1,281 @@
+"""Submissions in their two forms, turned into one candidate goal file per implementation.
+
+A submission is either a folder that mirrors the benchmark with the goal files replaced
+(what an agent leaves behind) or a JSONL file of predictions, one function source per
+implementation (what a prompting baseline produces; schemas/predictions.schema.json).
+Predictions are spliced into the masked goal file with the libcst engine. An
+implementation without a candidate, or whose prediction cannot be spliced, still gets a
+`Candidate` with a reason, so that it is counted against the system instead of dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lmr_author.errors import UserError
+from lmr_author.evaluation.records import NO_SUBMISSION
+from lmr_author.task import Implementation, Task
+
+#: System names become folder names: keep them path-safe.
+SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A submission on disk and, optionally, the system name to record it under.
+
+    For a folder, ``system`` defaults to the folder's name. For a JSONL file it names the
+    lines that carry no ``system`` of their own.
+    """
+
+    path: Path
+    system: str | None = None
+
+    @property
+    def is_predictions(self) -> bool:
+        return self.path.is_file()
+
+
+@dataclass
+class Candidate:
+    """What one system submitted for one implementation of one task."""
+
+    system: str
+    task: Task
+    implementation: Implementation
+    #: The whole goal file to test, or None when there is nothing to run.
+    source: bytes | None
+    #: The raw prediction (JSONL form), kept next to the run for the judge.
+    prediction: str | None = None
+    #: Why there is nothing to run (``no submission``, a splice error).
+    reason: str = ""
+
+
+def check_system_name(name: str, *, origin: str) -> str:
+    """Return ``name`` if it is a path-safe system name, else raise `UserError`."""
+    if not SYSTEM_NAME.match(name):
+        raise UserError(
+            f"system name {name!r} ({origin}) is not path-safe",
+            hint="Use letters, digits, '.', '_', '+' and '-' (such as no_agent-gpt4o).",
+        )
+    return name
+
+
+def load_candidates(
+    submission: Submission, tasks: list[Task], *, whole_benchmark: bool = True
+) -> list[Candidate]:
+    """The candidates of one submission for every implementation of ``tasks``.
+
+    With ``whole_benchmark`` (``tasks`` is all of it), a folder holding no goal file of
+    any task is taken for a wrong path and refused.
+    """
+    if not submission.path.exists():
+        raise UserError(
+            "no such submission",
+            file=submission.path,
+            hint="Give a folder mirroring the benchmark or a predictions .jsonl file.",
+        )
+    if submission.is_predictions:
+        return _from_predictions(submission, tasks)
+    return _from_folder(submission, tasks, whole_benchmark)
+
+
+def _from_folder(
+    submission: Submission, tasks: list[Task], whole_benchmark: bool
+) -> list[Candidate]:
+    root = submission.path
+    system = check_system_name(
+        submission.system or root.resolve().name, origin=f"submission folder {root}"
+    )
+    candidates: list[Candidate] = []
+    found_any = False
+    for task in tasks:
+        for impl in task.implementations:
+            path = _mirrored_goal_file(root, task, impl)
+            if path is None:
+                candidates.append(Candidate(system, task, impl, None, reason=NO_SUBMISSION))
+                continue
+            found_any = True
+            candidates.append(Candidate(system, task, impl, path.read_bytes()))
+    if tasks and whole_benchmark and not found_any:
+        example = tasks[0].implementations[0] if tasks[0].implementations else None
+        where = (
+            f"{tasks[0].name}/{tasks[0].repo_folder_name}/{example.goal_file}" if example else ""
+        )
+        raise UserError(
+            "this submission folder holds no goal file of any task of the benchmark",
+            file=root,
+            hint=f"A submission folder mirrors the benchmark, e.g. {where}.",
+        )
+    return candidates
+
+
+def _mirrored_goal_file(root: Path, task: Task, impl: Implementation) -> Path | None:
+    """The goal file of ``impl`` in a mirrored folder: with or without the repo folder."""
+    for path in (
+        root / task.name / task.repo_folder_name / impl.goal_file,
+        root / task.name / impl.goal_file,
+    ):
+        if path.is_file():
+            return path
+    return None
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One line of a predictions JSONL file."""
+
+    system: str
+    task: str
+    implementation: int
+    source: str
+    line: int
+
+
+def read_predictions(path: Path, default_system: str | None = None) -> list[Prediction]:
+    """Parse a predictions JSONL file; raise `UserError` naming the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise UserError(
+            f"not UTF-8 text (byte {error.start})", file=path, hint="Save it as UTF-8."
+        ) from None
+    except OSError as error:
+        raise UserError(f"cannot read the file ({error.strerror})", file=path) from None
+    predictions: list[Prediction] = []
+    seen: dict[tuple[str, str, int], int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        prediction = _parse_line(path, number, raw, default_system)
+        slot = (prediction.system, prediction.task, prediction.implementation)
+        if slot in seen:
+            raise UserError(
+                f"a second prediction for system {slot[0]}, task {slot[1]}, implementation "
+                f"{slot[2]} (the first is on line {seen[slot]})",
+                file=path,
+                where=f"line {number}",
+                hint="Keep one prediction per system, task and implementation.",
+            )
+        seen[slot] = number
+        predictions.append(prediction)
+    if not predictions:
+        raise UserError("no predictions in this file", file=path, hint="Write one JSON per line.")
+    return predictions
+
+
+def _parse_line(path: Path, number: int, raw: str, default_system: str | None) -> Prediction:
+    where = f"line {number}"
+
+    def fail(message: str, hint: str) -> UserError:
+        return UserError(message, file=path, where=where, hint=hint)
+
+    try:
+        data: Any = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise fail(f"invalid JSON: {error.msg} (column {error.colno})", "Fix the line.") from None
+    if not isinstance(data, dict):
+        raise fail("a prediction must be a JSON object", 'Write {"task": ..., ...}.')
+    task = data.get("task")
+    if not isinstance(task, str) or not task:
+        raise fail("'task' must be the task folder name (a string)", 'For example "01-DPO".')
+    index = data.get("implementation")
+    if not isinstance(index, int) or isinstance(index, bool) or index < 1:
+        raise fail(
+            "'implementation' must be the 1-based implementation index of info.json",
+            "The first implementation is 1.",
+        )
+    source = data.get("source")
+    if not isinstance(source, str):
+        raise fail("'source' must be the function's source code (a string)", "Add it.")
+    system = data.get("system", default_system)
+    if not isinstance(system, str) or not system:
+        raise fail(
+            "'system' is missing",
+            'Give each line a "system", or pass --system for the whole file.',
+        )
+    check_system_name(system, origin=f"{path}, {where}")
+    return Prediction(system, task, index, source, number)
+
+
+def _from_predictions(submission: Submission, tasks: list[Task]) -> list[Candidate]:
+    path = submission.path
+    predictions = read_predictions(path, submission.system)
+    by_name = {task.name: task for task in tasks}
+    systems: list[str] = []
+    slots: dict[tuple[str, str, int], Prediction] = {}
+    for prediction in predictions:
+        if prediction.system not in systems:
+            systems.append(prediction.system)
+        task = by_name.get(prediction.task)
+        if task is None:
+            continue  # a task outside the benchmark or outside --task
+        if prediction.implementation not in {impl.index for impl in task.implementations}:
+            raise UserError(
+                f"task {task.name} has no implementation {prediction.implementation}",
+                file=path,
+                where=f"line {prediction.line}",
+                hint="Use one of: " + ", ".join(str(i.index) for i in task.implementations) + ".",
+            )
+        slots[(prediction.system, prediction.task, prediction.implementation)] = prediction
+    candidates: list[Candidate] = []
+    for system in systems:
+        for task in tasks:
+            for impl in task.implementations:
+                found = slots.get((system, task.name, impl.index))
+                if found is None:
+                    candidates.append(Candidate(system, task, impl, None, reason=NO_SUBMISSION))
+                else:
+                    candidates.append(_splice(system, task, impl, found))
+    return candidates
+
+
+def _splice(system: str, task: Task, impl: Implementation, prediction: Prediction) -> Candidate:
+    """Put a predicted function into the masked goal file; a failure is the candidate's."""
+    try:
+        from lmr_author.cst.splice import splice_function
+    except ImportError as error:  # pragma: no cover - the cst engine ships with the package
+        raise UserError(
+            f"predictions need the libcst splice engine, which cannot be imported ({error})",
+            hint="Reinstall lmr-author.",
+        ) from None
+    try:
+        masked = impl.goal_path.read_bytes()
+    except OSError as error:
+        raise UserError(
+            f"cannot read the masked goal file ({error.strerror})",
+            file=impl.goal_path,
+            hint="Check the task with 'lmr-author validate'.",
+        ) from None
+    try:
+        data = splice_function(
+            masked,
+            prediction.source,
+            impl.goal_function,
+            impl.class_name,
+            filename=f"{task.name}/{task.repo_folder_name}/{impl.goal_file}",
+        )
+    except Exception as error:  # SpliceError, or anything libcst raises on odd input
+        return Candidate(
+            system,
+            task,
+            impl,
+            None,
+            prediction=prediction.source,
+            reason=f"cannot splice the prediction: {' '.join(str(error).split())}",
+        )
+    return Candidate(system, task, impl, data, prediction=prediction.source)
+
+
+def systems_of(candidates: Iterable[Candidate]) -> list[str]:
+    """The systems of ``candidates`` in first-seen order."""
+    seen: list[str] = []
+    for candidate in candidates:
+        if candidate.system not in seen:
+            seen.append(candidate.system)
+    return seen

@@ -1,0 +1,128 @@
+"""Read the judge's three-way category and rationale out of whatever text it returned.
+
+Models answer in many shapes even when asked for JSON: bare JSON, JSON in a ```json
+fence, JSON followed by prose, ``"category": "1"`` as a string, the category's name
+instead of its number, or the paper's own unquoted pseudo-JSON. The published judge
+outputs (``reference/formats/judge-output-*.txt``) show the first two.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+#: Three-way labels: 1 logically incorrect, 2 logically correct with implementation
+#: errors, 3 completely correct (paper section 3.3).
+LABELS = {1: "LI", 2: "LC", 3: "CC"}
+UNPARSED = "unparsed"
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
+_LOOSE_CATEGORY = re.compile(r"""["']?category["']?\s*[:=]\s*["']?\s*([123])\b""", re.IGNORECASE)
+_LOOSE_RATIONALE = re.compile(r"rationale[\"']?\s*[:=]\s*\[(.*?)\]", re.IGNORECASE | re.DOTALL)
+_NAMES = (
+    # Longest, most specific phrases first: "logically incorrect" contains "logic".
+    ("completely correct", 3),
+    ("fully correct", 3),
+    ("logically incorrect", 1),
+    ("incorrect logic", 1),
+    ("logic correct", 2),
+    ("logically correct", 2),
+    ("subtle error", 2),
+)
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """A readable answer: category 1, 2 or 3 and the rationale points."""
+
+    category: int
+    rationale: list[str]
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.category]
+
+
+def label_for(category: int | None) -> str:
+    """``LI``/``LC``/``CC`` for 1/2/3, ``unparsed`` for anything else."""
+    return LABELS.get(category, UNPARSED) if category is not None else UNPARSED
+
+
+def coerce_category(value: Any) -> int | None:
+    """1, 2 or 3 from an int, a float, ``"2"``, ``"Category 2"`` or a category name."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value in LABELS else None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and int(value) in LABELS else None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        digits = re.fullmatch(r"(?:category\s*)?\(?([123])\)?(?:\s*[.:)-].*)?", text, re.DOTALL)
+        if digits:
+            return int(digits.group(1))
+        for name, category in _NAMES:
+            if name in text:
+                return category
+    return None
+
+
+def _rationale(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(item).strip() for item in value if str(item).strip()]
+    if isinstance(value, str) and value.strip():
+        lines = [line.strip(" \t-*•") for line in value.strip().splitlines()]
+        return [line for line in lines if line]
+    return []
+
+
+def _from_object(obj: Any) -> ParsedAnswer | None:
+    if not isinstance(obj, dict):
+        return None
+    lowered = {str(key).lower(): value for key, value in obj.items()}
+    category = coerce_category(lowered.get("category", lowered.get("label")))
+    if category is None:
+        return None
+    rationale = _rationale(lowered.get("rationale", lowered.get("reasons")))
+    return ParsedAnswer(category, rationale)
+
+
+def _json_objects(text: str) -> list[Any]:
+    """Every JSON value that starts at a ``{`` in ``text``, in order."""
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    position = text.find("{")
+    while position != -1:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except ValueError:
+            position = text.find("{", position + 1)
+            continue
+        found.append(value)
+        position = text.find("{", end)
+    return found
+
+
+def parse_judge_answer(text: str | None) -> ParsedAnswer | None:
+    """The category and rationale in ``text``, or None when no category can be read."""
+    if not text or not text.strip():
+        return None
+    candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
+    for candidate in candidates:
+        for obj in _json_objects(candidate):
+            parsed = _from_object(obj)
+            if parsed is not None:
+                return parsed
+    loose = _LOOSE_CATEGORY.search(text)
+    if loose:  # the paper's unquoted pseudo-JSON: {category: 2, rationale: [a, b]}
+        points: list[str] = []
+        block = _LOOSE_RATIONALE.search(text, loose.end())
+        if block:
+            for line in block.group(1).splitlines():
+                point = line.strip().rstrip(",").strip().strip("\"'").strip()
+                if point:
+                    points.append(point)
+        return ParsedAnswer(int(loose.group(1)), points)
+    return None

@@ -1,0 +1,330 @@
+"""Judge every run of an eval output folder: bounded concurrency, cached, resumable.
+
+Worker threads (the openai client is synchronous and thread-safe, and the work is waiting
+on the network) judge the runs; a semaphore in `JudgeClient` bounds the requests in
+flight to ``config.concurrency``. There are more workers than slots, so that building
+prompts and writing files overlaps with requests instead of holding a slot.
+Per run: build the prompt, keep an up-to-date judgment already on disk, else take the
+answer from the cache, else ask; an unreadable answer is asked again once and then
+recorded as ``unparsed``; a server that never answers gives an ``unparsed`` judgment
+with ``error`` set (asked again next time). Only a bad key or unknown model stops the
+batch, since every other request would fail the same way.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from lmr_author.atomic import atomic_write_json
+from lmr_author.errors import UserError
+from lmr_author.judge.cache import JudgeCache, cache_key
+from lmr_author.judge.client import (
+    JudgeClient,
+    JudgeFatalError,
+    JudgeRequestError,
+    Usage,
+)
+from lmr_author.judge.config import JudgeConfig
+from lmr_author.judge.inputs import RunToJudge, find_runs, read_benchmark_path
+from lmr_author.judge.parse import UNPARSED, label_for, parse_judge_answer
+from lmr_author.judge.prompt import REASK, JudgePrompt, PromptTemplate, build_prompt, load_template
+from lmr_author.judge.store import (
+    JUDGMENTS_DIR,
+    Judgment,
+    judgment_path,
+    load_judgments,
+    read_judgment,
+)
+from lmr_author.judge.store import save_judgment as _save
+from lmr_author.judge.summary import JudgeSummary, summarize_systems
+from lmr_author.task import Task, load_task
+
+#: The summary of the last judging run, beside the judgments (token usage, counts).
+SUMMARY_FILE = "summary.json"
+REASK_SEPARATOR = "\n\n----- asked again -----\n\n"
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    kind: str  # "kept" | "cached" | "asked" | "skipped"
+    judgment: Judgment | None = None
+    usage: Usage = field(default_factory=Usage)
+    problem: str | None = None
+
+
+class _Batch:
+    """The shared state of one judging run (read-only after construction)."""
+
+    def __init__(
+        self, output_dir: Path, config: JudgeConfig, force: bool, template: PromptTemplate
+    ) -> None:
+        self.output_dir = output_dir
+        self.config = config
+        self.force = force
+        self.template = template
+        self.benchmark = read_benchmark_path(output_dir)
+        self.cache = JudgeCache(config.cache_dir)
+        self.client = JudgeClient(config)
+        self.stop = threading.Event()
+        self.fatal: str | None = None
+        self._tasks: dict[str, Task | str] = {}
+        self._lock = threading.Lock()
+
+    def task(self, name: str) -> Task:
+        with self._lock:
+            if name not in self._tasks:
+                try:
+                    self._tasks[name] = load_task(self.benchmark / name)
+                except UserError as error:
+                    self._tasks[name] = str(error)
+            found = self._tasks[name]
+        if isinstance(found, str):
+            raise UserError(found)
+        return found
+
+    def prompt(self, run: RunToJudge) -> JudgePrompt:
+        task = self.task(run.task)
+        impl = task.implementation(run.implementation)
+        try:
+            golden = impl.golden_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UserError(
+                f"cannot read the golden file ({error})", file=impl.golden_path
+            ) from None
+        try:
+            candidate = run.candidate_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UserError(
+                f"cannot read the candidate ({error})", file=run.candidate_path
+            ) from None
+        return build_prompt(
+            self.template,
+            impl,
+            task_name=run.task,
+            golden_source=golden,
+            candidate_source=candidate,
+            scope=self.config.scope,
+        )
+
+    def up_to_date(self, run: RunToJudge, key: str) -> bool:
+        """A judgment on disk answered this very request for this very candidate."""
+        path = judgment_path(self.output_dir, run.system, run.task, run.implementation)
+        if self.force or not path.is_file():
+            return False
+        try:
+            old = read_judgment(path)
+        except UserError:
+            return False
+        return (
+            old.error is None
+            and old.candidate_sha256 == run.candidate_sha256
+            and old.request_key == key
+        )
+
+    def judge(self, run: RunToJudge) -> _Outcome:
+        if self.stop.is_set():
+            return _Outcome("skipped")
+        where = f"{run.system}/{run.task}/{run.implementation}"
+        try:
+            prompt = self.prompt(run)
+        except UserError as error:
+            return _Outcome("skipped", problem=f"{where}: {error}; not judged")
+        config = self.config
+        key = cache_key(self.client.endpoint, config.model, config.parameters(), prompt.messages)
+        if self.up_to_date(run, key):
+            return _Outcome("kept")
+        entry = self.cache.get(key) if config.use_cache else None
+        if entry is not None:
+            judgment = self._judgment(run, prompt, key, entry, cached=True)
+            _save(self.output_dir, judgment)
+            return _Outcome("cached", judgment)
+        try:
+            entry = self._ask(prompt.messages)
+        except JudgeFatalError as error:
+            self.fatal = str(error)
+            self.stop.set()
+            return _Outcome("skipped")
+        spent = Usage.from_json(entry.get("usage"))
+        if entry.get("error") is None:
+            self.cache.put(key, entry)
+        judgment = self._judgment(run, prompt, key, entry, cached=False)
+        _save(self.output_dir, judgment)
+        return _Outcome("asked", judgment, usage=spent)
+
+    def _ask(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        """Ask, and ask again once if the answer cannot be read; never raises for a bad answer."""
+        usage = Usage()
+        try:
+            first = self.client.complete(messages)
+        except JudgeFatalError:
+            raise
+        except JudgeRequestError as failure:
+            return {"raw": "", "category": None, "rationale": [], "error": str(failure)}
+        usage += first.usage
+        parsed = parse_judge_answer(first.text)
+        raw = first.text
+        error: str | None = None
+        if parsed is None:
+            followup = [
+                *messages,
+                {"role": "assistant", "content": first.text},
+                {"role": "user", "content": REASK},
+            ]
+            try:
+                second = self.client.complete(followup)
+            except JudgeFatalError:
+                raise
+            except JudgeRequestError as failure:
+                error = str(failure)  # recorded; this judgment is asked again next run
+            else:
+                usage += second.usage
+                parsed = parse_judge_answer(second.text)
+                raw = second.text if parsed is not None else raw + REASK_SEPARATOR + second.text
+        return {
+            "raw": raw,
+            "category": parsed.category if parsed else None,
+            "rationale": list(parsed.rationale) if parsed else [],
+            "usage": usage.to_json(),
+            "error": error,
+        }
+
+    def _judgment(
+        self,
+        run: RunToJudge,
+        prompt: JudgePrompt,
+        key: str,
+        entry: dict[str, Any],
+        *,
+        cached: bool,
+    ) -> Judgment:
+        category = entry.get("category")
+        category = category if category in (1, 2, 3) else None
+        rationale = entry.get("rationale")
+        error = entry.get("error")
+        return Judgment(
+            system=run.system,
+            task=run.task,
+            implementation=run.implementation,
+            candidate_sha256=run.candidate_sha256,
+            category=category,
+            label=label_for(category),
+            rationale=[str(r) for r in rationale] if isinstance(rationale, list) else [],
+            raw=str(entry.get("raw", "")),
+            model=self.config.model,
+            endpoint=self.client.endpoint,
+            scope=prompt.scope,
+            prompt_sha256=prompt.sha256,
+            usage=Usage.from_json(entry.get("usage")),
+            cached=cached,
+            error=error if isinstance(error, str) else None,
+            judged_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            request_key=key,
+        )
+
+
+@contextmanager
+def _progress_bar(total: int, enabled: bool) -> Iterator[Callable[[], None]]:
+    """A rich progress bar on stderr (only on a terminal); yields ``advance()``."""
+    if not enabled or total == 0 or not sys.stderr.isatty():
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "judging",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task_id = bar.add_task("judging", total=total)
+        yield lambda: bar.advance(task_id)
+
+
+def run_judging(
+    output_dir: Path, config: JudgeConfig, *, force: bool = False, progress: bool = True
+) -> JudgeSummary:
+    """Judge the runs of an eval output folder and return the per-system summary.
+
+    Judgments already on disk for the same candidate, prompt and model are kept unless
+    ``force``; answers come from the on-disk cache unless ``config.use_cache`` is off.
+    Raises `UserError` for an unusable folder or template, and when the endpoint refuses
+    the key or does not know the model (judgments made until then are kept).
+    """
+    started = time.monotonic()
+    output_dir = Path(output_dir)
+    template = load_template(config.template)
+    batch = _Batch(output_dir, config, force, template)
+    runs, problems = find_runs(output_dir)
+    summary = JudgeSummary(model=config.model, endpoint=batch.client.endpoint)
+    summary.problems.extend(problems)
+    workers = config.concurrency + min(config.concurrency, 8)
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="judge")
+    try:
+        with _progress_bar(len(runs), progress) as advance:
+            futures = [pool.submit(batch.judge, run) for run in runs]
+            for future in as_completed(futures):
+                outcome = future.result()
+                advance()
+                _tally(summary, outcome)
+    except BaseException:
+        # Ctrl-C or a bug: start nothing new; requests in flight end within the time-out.
+        batch.stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        batch.client.close()
+    summary.requests = batch.client.requests
+    summary.retries = batch.client.retries
+    if batch.fatal is not None:
+        raise UserError(
+            f"the judge endpoint refused the request: {batch.fatal}",
+            hint="Check the API key (--api-key-env), --base-url and --model; "
+            "judgments made so far are kept.",
+        )
+    judgments = load_judgments(output_dir)
+    for judgment in judgments:
+        summary.usage_total += judgment.usage
+    summary.systems = summarize_systems(runs, judgments)
+    summary.duration_s = time.monotonic() - started
+    atomic_write_json(output_dir / JUDGMENTS_DIR / SUMMARY_FILE, summary.to_json(), indent=2)
+    return summary
+
+
+def _tally(summary: JudgeSummary, outcome: _Outcome) -> None:
+    if outcome.problem:
+        summary.problems.append(outcome.problem)
+    if outcome.kind == "kept":
+        summary.kept += 1
+    elif outcome.kind == "cached":
+        summary.cached += 1
+    elif outcome.kind == "asked":
+        summary.asked += 1
+        summary.usage += outcome.usage
+    judgment = outcome.judgment
+    if judgment is not None and outcome.kind != "kept":
+        summary.unparsed += judgment.label == UNPARSED
+        summary.errors += judgment.error is not None
+
+
+def summarize_output(output_dir: Path) -> JudgeSummary:
+    """The summary of what is on disk, without judging anything."""
+    runs, problems = find_runs(Path(output_dir))
+    judgments = load_judgments(Path(output_dir))
+    summary = JudgeSummary(problems=problems)
+    for judgment in judgments:
+        summary.usage_total += judgment.usage
+    summary.systems = summarize_systems(runs, judgments)
+    return summary

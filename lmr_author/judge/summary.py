@@ -1,0 +1,102 @@
+"""Per-system scores: CC / LC / LI percentages beside unit-test accuracy (paper Table 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lmr_author.judge.client import Usage
+from lmr_author.judge.inputs import RunToJudge
+from lmr_author.judge.parse import UNPARSED
+from lmr_author.judge.store import Judgment
+
+LABEL_ORDER = ("CC", "LC", "LI", UNPARSED)
+
+
+def _percent(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0
+
+
+@dataclass
+class SystemSummary:
+    """One system's runs: unit-test passes and judge labels (of the runs judged)."""
+
+    system: str
+    runs: int = 0
+    passed: int = 0
+    judged: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABEL_ORDER, 0))
+
+    @property
+    def unit_test_accuracy(self) -> float:
+        """Percent of runs whose unit tests all passed."""
+        return _percent(self.passed, self.runs)
+
+    def percent(self, label: str) -> float:
+        """Percent of judged runs with ``label`` (CC, LC, LI or unparsed)."""
+        return _percent(self.counts.get(label, 0), self.judged)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runs": self.runs,
+            "passed": self.passed,
+            "unit_test_accuracy": self.unit_test_accuracy,
+            "judged": self.judged,
+            "counts": dict(self.counts),
+            "percent": {label: self.percent(label) for label in LABEL_ORDER},
+        }
+
+
+@dataclass
+class JudgeSummary:
+    """What a judging run did, and the scores of every system it covers."""
+
+    systems: dict[str, SystemSummary] = field(default_factory=dict)
+    asked: int = 0  # judgments made by asking the server in this run
+    cached: int = 0  # judgments answered from the on-disk cache
+    kept: int = 0  # up-to-date judgments already on disk, left alone
+    unparsed: int = 0  # judgments of this run recorded as unparsed (incl. errors)
+    errors: int = 0  # judgments of this run where the server never answered
+    requests: int = 0  # HTTP requests made (retries included)
+    retries: int = 0
+    usage: Usage = field(default_factory=Usage)  # tokens spent in this run
+    usage_total: Usage = field(default_factory=Usage)  # tokens behind all judgments
+    problems: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    model: str = ""
+    endpoint: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "asked": self.asked,
+            "cached": self.cached,
+            "kept": self.kept,
+            "unparsed": self.unparsed,
+            "errors": self.errors,
+            "requests": self.requests,
+            "retries": self.retries,
+            "usage": self.usage.to_json(),
+            "usage_total": self.usage_total.to_json(),
+            "duration_s": round(self.duration_s, 3),
+            "problems": list(self.problems),
+            "systems": {name: s.to_json() for name, s in sorted(self.systems.items())},
+        }
+
+
+def summarize_systems(
+    runs: list[RunToJudge], judgments: list[Judgment]
+) -> dict[str, SystemSummary]:
+    """Scores per system; a judgment counts only if it judged the run's current candidate."""
+    current = {(j.system, j.task, j.implementation): j for j in judgments if j.error is None}
+    systems: dict[str, SystemSummary] = {}
+    for run in runs:
+        summary = systems.setdefault(run.system, SystemSummary(run.system))
+        summary.runs += 1
+        summary.passed += run.verdict == "pass"
+        judgment = current.get((run.system, run.task, run.implementation))
+        if judgment is not None and judgment.candidate_sha256 == run.candidate_sha256:
+            summary.judged += 1
+            summary.counts[judgment.label] = summary.counts.get(judgment.label, 0) + 1
+    return systems

@@ -1,0 +1,203 @@
+"""Human labels in the published LMR-Bench shape: read them in, write them out.
+
+A published label file is a JSON list of records ``{annotator, agent_type, model_name,
+paper_index, function_index (from 0), human_judge_result (1..3), comment}``
+(schemas/labels.schema.json). Exports add three optional keys the published files lack
+(``task``, ``created_at``, ``candidate_sha256``) so that export then import gives back the
+same labels; ``bare=True`` leaves them out. A bad record is refused with the file and the
+record index named, and nothing of that file is imported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from lmr_author.atomic import atomic_write_text
+from lmr_author.errors import UserError
+from lmr_author.labels.aliases import Aliases, from_zero_based, split_system, to_zero_based
+from lmr_author.labels.model import InvalidLabelError, Label, now_iso
+
+#: Keys of the published record, in the published order.
+PUBLISHED_KEYS = (
+    "annotator",
+    "agent_type",
+    "model_name",
+    "paper_index",
+    "function_index",
+    "human_judge_result",
+    "comment",
+)
+#: Optional keys our exports add so that nothing is lost in a round trip.
+EXTRA_KEYS = ("task", "created_at", "candidate_sha256")
+_REQUIRED = PUBLISHED_KEYS[:-1]
+
+
+def task_names(benchmark: Path) -> dict[int, str]:
+    """Paper index -> task folder name for the task folders of ``benchmark``."""
+    from lmr_author.labels.aliases import paper_index
+    from lmr_author.task import find_task_dirs
+
+    names: dict[int, str] = {}
+    for folder in find_task_dirs(benchmark):
+        index = paper_index(folder.name)
+        if index is not None:
+            names[index] = folder.name
+    return names
+
+
+def read_label_file(
+    path: Path,
+    aliases: Aliases | None = None,
+    *,
+    tasks: Mapping[int, str] | None = None,
+    annotator: str | None = None,
+) -> list[Label]:
+    """The labels of a published-shape JSON file.
+
+    Args:
+        tasks: paper index -> task folder name (see `task_names`); without it a label's
+            task is its paper index as text (``"7"``), which still matches ``07-Name``.
+        annotator: fills in records without an annotator (never overrides one).
+    """
+    aliases = aliases or Aliases()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot read the label file: {error.strerror}", file=path) from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UserError(
+            f"is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})",
+            file=path,
+            hint="A label file is a JSON list of records in the published shape.",
+        ) from error
+    if isinstance(data, dict) and isinstance(data.get("labels"), list):
+        data = data["labels"]
+    if not isinstance(data, list):
+        raise UserError(
+            "must hold a JSON list of label records",
+            file=path,
+            hint="See schemas/labels.schema.json for the record shape.",
+        )
+    return [
+        label_from_record(record, aliases, tasks=tasks, annotator=annotator, file=path, index=i)
+        for i, record in enumerate(data)
+    ]
+
+
+def label_from_record(
+    record: Any,
+    aliases: Aliases,
+    *,
+    tasks: Mapping[int, str] | None = None,
+    annotator: str | None = None,
+    file: Path | None = None,
+    index: int = 0,
+) -> Label:
+    """One published record -> a `Label`; a UserError names the file and record index."""
+
+    def fail(message: str, key: str | None = None) -> UserError:
+        where = f"record {index}" + (f", key '{key}'" if key else "")
+        return UserError(
+            message,
+            file=file,
+            where=where,
+            hint="Fix or remove this record; no label of this file was imported.",
+        )
+
+    if not isinstance(record, dict):
+        raise fail(f"must be a JSON object, got {type(record).__name__}")
+    if annotator and not record.get("annotator"):
+        record = {**record, "annotator": annotator}
+    missing = [key for key in _REQUIRED if key not in record]
+    if missing:
+        raise fail("is missing " + ", ".join(repr(key) for key in missing))
+    for key in ("annotator", "agent_type"):
+        if not isinstance(record[key], str) or not record[key].strip():
+            raise fail(f"must be a non-empty string, got {record[key]!r}", key)
+    if not isinstance(record["model_name"], str):
+        raise fail(f"must be a string, got {record['model_name']!r}", "model_name")
+    for key in ("paper_index", "function_index"):
+        value = record[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise fail(f"must be a whole number >= 0, got {value!r}", key)
+    result = record["human_judge_result"]
+    if isinstance(result, bool) or result not in (1, 2, 3):
+        raise fail(
+            f"label must be 1, 2 or 3 (logically incorrect / logically correct with "
+            f"implementation errors / completely correct), got {result!r}",
+            "human_judge_result",
+        )
+    for key in ("comment", *EXTRA_KEYS):
+        value = record.get(key)
+        if value is not None and not isinstance(value, str):
+            raise fail(f"must be a string, got {value!r}", key)
+    paper_index = int(record["paper_index"])
+    task = record.get("task") or (tasks or {}).get(paper_index) or str(paper_index)
+    if aliases.paper_index(task) not in (None, paper_index):
+        raise fail(f"task {task!r} does not have paper index {paper_index}", "task")
+    try:
+        return Label(
+            annotator=record["annotator"].strip(),
+            system=aliases.system(record["agent_type"], record["model_name"]),
+            task=task,
+            implementation=from_zero_based(int(record["function_index"])),
+            label=int(result),
+            comment=record.get("comment") or "",
+            created_at=record.get("created_at") or now_iso(),
+            candidate_sha256=record.get("candidate_sha256") or "",
+        )
+    except InvalidLabelError as error:
+        raise fail(error.message) from error
+
+
+def label_to_record(label: Label, aliases: Aliases, *, bare: bool = False) -> dict[str, Any]:
+    """A `Label` -> a published record (plus our extra keys unless ``bare``)."""
+    agent_type, model_name = split_system(aliases.canonical_system(label.system))
+    paper_index = aliases.paper_index(label.task)
+    if paper_index is None:
+        raise UserError(
+            f"the label of {label.annotator} on task {label.task!r} cannot be exported: "
+            "the published shape needs a paper index and the task name has no number "
+            "before a dash",
+            hint="Add the task to the [tasks] table of an aliases file (--aliases).",
+        )
+    record: dict[str, Any] = {
+        "annotator": label.annotator,
+        "agent_type": agent_type,
+        "model_name": model_name,
+        "paper_index": paper_index,
+        "function_index": to_zero_based(label.implementation),
+        "human_judge_result": label.label,
+        "comment": label.comment,
+    }
+    if not bare:
+        record["task"] = label.task
+        record["created_at"] = label.created_at
+        record["candidate_sha256"] = label.candidate_sha256
+    return record
+
+
+def write_label_file(
+    path: Path, labels: Iterable[Label], aliases: Aliases | None = None, *, bare: bool = False
+) -> int:
+    """Write ``labels`` as a published-shape JSON file, atomically; return how many."""
+    records = labels_to_records(labels, aliases, bare=bare)
+    atomic_write_text(path, dumps_records(records))
+    return len(records)
+
+
+def labels_to_records(
+    labels: Iterable[Label], aliases: Aliases | None = None, *, bare: bool = False
+) -> list[dict[str, Any]]:
+    aliases = aliases or Aliases()
+    return [label_to_record(label, aliases, bare=bare) for label in labels]
+
+
+def dumps_records(records: list[dict[str, Any]]) -> str:
+    """The JSON text of an export (4-space indent like the published files)."""
+    return json.dumps(records, indent=4, ensure_ascii=False) + "\n"

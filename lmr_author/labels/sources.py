@@ -1,0 +1,227 @@
+"""Where the agreement analysis gets its ratings: label stores, label files, judge outputs.
+
+One function per kind of input, so the command and the TUI read the same way:
+`load_human_labels` (label stores and published-shape files), `load_judge_source` (our
+eval output folder with ``judgments/`` and ``runs/``, or a folder of published
+``<agent>/<model>/*_analysis.txt`` judge outputs) and `load_runs` (the candidate hashes
+and verdicts of an eval output folder, to flag labels of code that changed). The judge
+files themselves are read by `lmr_author.judge` (``load_judgments`` and
+``scan_published_judgments``); this module only maps them onto the label names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from lmr_author.errors import UserError
+from lmr_author.labels.aliases import Aliases, from_zero_based
+from lmr_author.labels.model import ItemKey, Label
+from lmr_author.labels.published import read_label_file
+from lmr_author.labels.store import LabelStore, default_store_path, is_store_file
+
+RUNS_DIR = "runs"
+JUDGMENTS_DIR = "judgments"
+RESULTS_FILE = "results.json"
+_STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the agreement needs from one run.json: its candidate hash and verdict."""
+
+    system: str
+    task: str
+    implementation: int
+    candidate_sha256: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One judge label; ``category`` None when the answer could not be parsed."""
+
+    system: str
+    task: str
+    implementation: int
+    category: int | None
+    candidate_sha256: str
+    origin: str
+
+
+@dataclass
+class JudgeSource:
+    """The judge labels (and, for our own output folders, the runs) of one folder."""
+
+    path: Path
+    kind: Literal["ours", "published"]
+    items: list[JudgeItem] = field(default_factory=list)
+    runs: dict[ItemKey, RunInfo] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def load_human_labels(
+    sources: Sequence[Path],
+    *,
+    aliases: Aliases | None = None,
+    tasks: Mapping[int, str] | None = None,
+) -> tuple[list[Label], list[str]]:
+    """The latest labels of every store and label file in ``sources``, and a line per source.
+
+    With no sources, the default label store. A path is a store when it is an SQLite
+    file (or has a store suffix and does not exist yet: an error), else a label file.
+    """
+    if not sources:
+        path = default_store_path()
+        if not path.exists():
+            raise UserError(
+                "no human labels: the default label store does not exist yet",
+                file=path,
+                hint="Label with 'lmr-author eval RESULTS --human-review', import a file "
+                "with 'lmr-author labels import', or pass --human FILE.",
+            )
+        sources = [path]
+    labels: list[Label] = []
+    described: list[str] = []
+    for source in sources:
+        path = Path(source)
+        if not path.exists():
+            raise UserError(
+                "no such label store or label file",
+                file=path,
+                hint="Give a label store (.sqlite) or a JSON file in the published shape.",
+            )
+        if is_store_file(path) or (path.suffix.lower() in _STORE_SUFFIXES and path.is_file()):
+            with LabelStore(path) as store:
+                found = store.labels()
+            described.append(f"{path}: label store, {len(found)} labels")
+        else:
+            found = read_label_file(path, aliases, tasks=tasks)
+            described.append(f"{path}: label file, {len(found)} labels")
+        labels.extend(found)
+    return labels, described
+
+
+def is_eval_output(path: Path) -> bool:
+    """True for a folder written by ``lmr-author eval`` (results.json, runs/ or judgments/)."""
+    return any((path / name).exists() for name in (RESULTS_FILE, RUNS_DIR, JUDGMENTS_DIR))
+
+
+def load_judge_source(path: Path, aliases: Aliases | None = None) -> JudgeSource:
+    """The judge labels of an eval output folder or of a published judge-output folder."""
+    aliases = aliases or Aliases()
+    path = Path(path)
+    if not path.is_dir():
+        raise UserError(
+            "no such folder",
+            file=path,
+            hint="Give an eval output folder (with judgments/) or a folder of published "
+            "judge outputs (<agent>/<model>/*_analysis.txt).",
+        )
+    if is_eval_output(path):
+        return _load_our_judgments(path)
+    return _load_published(path, aliases)
+
+
+def _load_our_judgments(path: Path) -> JudgeSource:
+    from lmr_author.judge import load_judgments
+
+    source = JudgeSource(path=path, kind="ours")
+    source.runs, source.problems = load_runs(path)
+    judgments = load_judgments(path)
+    if not judgments:
+        source.problems.append(
+            f"{path / JUDGMENTS_DIR}: no judgments yet; run 'lmr-author judge {path}' "
+            "to compare the humans with the judge"
+        )
+    for judgment in judgments:
+        source.items.append(
+            JudgeItem(
+                system=judgment.system,
+                task=judgment.task,
+                implementation=judgment.implementation,
+                category=judgment.category,
+                candidate_sha256=judgment.candidate_sha256,
+                origin=str(
+                    path
+                    / JUDGMENTS_DIR
+                    / judgment.system
+                    / judgment.task
+                    / f"{judgment.implementation}.json"
+                ),
+            )
+        )
+    return source
+
+
+def _load_published(path: Path, aliases: Aliases) -> JudgeSource:
+    from lmr_author.judge import scan_published_judgments
+
+    scan = scan_published_judgments(path)
+    source = JudgeSource(path=path, kind="published", problems=list(scan.problems))
+    if not scan.judgments and not scan.problems:
+        raise UserError(
+            "holds neither an eval output (results.json, runs/, judgments/) nor published "
+            "judge outputs (<agent>/<model>/<NN-Task>_<repo>_<k>_analysis.txt)",
+            file=path,
+            hint="Point --judge at one of those.",
+        )
+    for judgment in scan.judgments:
+        source.items.append(
+            JudgeItem(
+                system=aliases.system(judgment.agent, judgment.model),
+                task=judgment.task,
+                implementation=from_zero_based(judgment.implementation_index0),
+                category=judgment.category,
+                candidate_sha256="",
+                origin=str(judgment.path),
+            )
+        )
+    return source
+
+
+def load_runs(output_dir: Path) -> tuple[dict[ItemKey, RunInfo], list[str]]:
+    """``runs/<system>/<task>/<index>/run.json`` by item, and a line per unreadable run.
+
+    The candidate hash is run.json's ``candidate_sha256``, or the hash of the
+    ``candidate.py`` beside it when the field is missing.
+    """
+    runs: dict[ItemKey, RunInfo] = {}
+    problems: list[str] = []
+    for run_path in sorted((output_dir / RUNS_DIR).glob("*/*/*/run.json")):
+        try:
+            info = _read_run(run_path)
+        except (OSError, ValueError) as error:
+            problems.append(f"{run_path}: cannot read the run ({error}); skipped")
+            continue
+        runs[(info.system, info.task, info.implementation)] = info
+    return runs, problems
+
+
+def _read_run(run_path: Path) -> RunInfo:
+    data: Any = json.loads(run_path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("run.json is not a JSON object")
+    folder = run_path.parent
+    system = data.get("system", folder.parent.parent.name)
+    task = data.get("task", folder.parent.name)
+    index = data.get("implementation", folder.name)
+    if isinstance(index, str) and index.isdigit():
+        index = int(index)
+    if not isinstance(system, str) or not isinstance(task, str) or not isinstance(index, int):
+        raise ValueError("system, task or implementation has the wrong type")
+    digest = data.get("candidate_sha256")
+    if not isinstance(digest, str) or not digest:
+        candidate = folder / "candidate.py"
+        digest = hashlib.sha256(candidate.read_bytes()).hexdigest() if candidate.is_file() else ""
+    return RunInfo(
+        system=system,
+        task=task,
+        implementation=index,
+        candidate_sha256=digest,
+        verdict=str(data.get("verdict", "")),
+    )

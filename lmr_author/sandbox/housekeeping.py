@@ -1,0 +1,200 @@
+"""List and prune the images and containers lmr-author made, so disk use stays in hand.
+
+Everything we make carries ``LABEL_KEY``; its value says what it is (``task-image``,
+``run`` container, ``base`` image) and ``TASK_LABEL`` names the task. Pruning removes
+stopped run containers and task images; running containers (an evaluation in progress)
+and the base image are kept unless asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.sandbox import KIND_BASE, KIND_RUN, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
+from lmr_author.sandbox.errors import InfraError
+from lmr_author.task import Task
+
+if TYPE_CHECKING:
+    import docker
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    id: str
+    tags: list[str]
+    kind: str
+    task: str
+    size_bytes: int
+    created: str
+
+
+@dataclass(frozen=True)
+class ContainerInfo:
+    id: str
+    name: str
+    kind: str
+    task: str
+    status: str
+    image: str
+
+
+@dataclass(frozen=True)
+class Resources:
+    images: list[ImageInfo]
+    containers: list[ContainerInfo]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "images": [asdict(item) for item in self.images],
+            "containers": [asdict(item) for item in self.containers],
+        }
+
+
+@dataclass
+class PruneResult:
+    removed_containers: list[str] = field(default_factory=list)
+    removed_images: list[str] = field(default_factory=list)
+    #: Sum of the removed images' sizes; layers they shared are counted in each.
+    removed_image_bytes: int = 0
+    #: Images kept because they are the current image of a task asked for.
+    kept_images: list[str] = field(default_factory=list)
+    #: Things that could not be removed, with why (e.g. an image a container still uses).
+    skipped: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def list_resources(
+    *, client: docker.DockerClient | None = None, task: str | None = None
+) -> Resources:
+    """Our images and containers (all states), optionally of one task only."""
+    import docker.errors
+
+    from lmr_author.sandbox.engine import get_client
+
+    client = client or get_client()
+    filters: dict[str, Any] = {"label": [LABEL_KEY] + ([f"{TASK_LABEL}={task}"] if task else [])}
+    # The low-level calls list in one request each; the high-level ones inspect every
+    # item afterwards and fail when a running evaluation removes one in between.
+    try:
+        images = client.api.images(filters=filters)
+        containers = client.api.containers(all=True, filters=filters)
+    except docker.errors.DockerException as error:
+        raise InfraError(f"the Docker engine failed to list resources: {error}") from None
+    image_infos = []
+    for image in images:
+        labels = image.get("Labels") or {}
+        image_infos.append(
+            ImageInfo(
+                id=str(image.get("Id", "")),
+                tags=[tag for tag in image.get("RepoTags") or [] if tag != "<none>:<none>"],
+                kind=labels.get(LABEL_KEY, ""),
+                task=labels.get(TASK_LABEL, ""),
+                size_bytes=int(image.get("Size") or 0),
+                created=_iso(image.get("Created")),
+            )
+        )
+    container_infos = []
+    for container in containers:
+        labels = container.get("Labels") or {}
+        names = container.get("Names") or [""]
+        container_infos.append(
+            ContainerInfo(
+                id=str(container.get("Id", "")),
+                name=str(names[0]).lstrip("/"),
+                kind=labels.get(LABEL_KEY, ""),
+                task=labels.get(TASK_LABEL, ""),
+                status=str(container.get("State", "")),
+                image=str(container.get("Image", "")),
+            )
+        )
+    image_infos.sort(key=lambda item: (item.task, item.created))
+    container_infos.sort(key=lambda item: (item.task, item.name))
+    return Resources(images=image_infos, containers=container_infos)
+
+
+def prune(
+    *,
+    client: docker.DockerClient | None = None,
+    task: str | None = None,
+    images: bool = True,
+    containers: bool = True,
+    include_running: bool = False,
+    include_base: bool = False,
+    keep_tags: Collection[str] = (),
+    dry_run: bool = False,
+) -> PruneResult:
+    """Remove our containers (stopped ones unless ``include_running``) and task images.
+
+    Images tagged with one of ``keep_tags`` stay (see `current_tags`), and so does the
+    base image unless ``include_base``. With ``dry_run`` nothing is removed and the
+    result says what would be.
+    """
+    import docker.errors
+
+    from lmr_author.sandbox.engine import get_client
+
+    client = client or get_client()
+    found = list_resources(client=client, task=task)
+    result = PruneResult(dry_run=dry_run)
+    if containers:
+        for item in found.containers:
+            if item.kind != KIND_RUN:
+                continue  # e.g. a build step's container, which inherits the base's label
+            if item.status == "running" and not include_running:
+                result.skipped.append(f"container {item.name}: running (use --running)")
+                continue
+            if not dry_run:
+                try:
+                    client.api.remove_container(item.id, force=True)
+                except docker.errors.NotFound:
+                    continue
+                except docker.errors.APIError as error:
+                    result.skipped.append(f"container {item.name}: {error.explanation or error}")
+                    continue
+            result.removed_containers.append(item.name)
+    if images:
+        for image in found.images:
+            wanted = {KIND_TASK_IMAGE, KIND_BASE} if include_base else {KIND_TASK_IMAGE}
+            if image.kind not in wanted:
+                continue
+            name = image.tags[0] if image.tags else image.id[:19]
+            if any(tag in keep_tags for tag in image.tags):
+                result.kept_images.append(name)
+                continue
+            if not dry_run:
+                try:
+                    client.images.remove(image.id, force=True)
+                except docker.errors.ImageNotFound:
+                    continue
+                except docker.errors.APIError as error:
+                    result.skipped.append(f"image {name}: {error.explanation or error}")
+                    continue
+            result.removed_images.append(name)
+            result.removed_image_bytes += image.size_bytes
+    return result
+
+
+def current_tags(
+    tasks: Iterable[Task],
+    *,
+    client: docker.DockerClient | None = None,
+    base_image: str | None = None,
+) -> set[str]:
+    """The tags the tasks' images have now (what `ensure_image` would use), to keep."""
+    from lmr_author.sandbox.engine import get_client
+    from lmr_author.sandbox.images import plan_build
+
+    client = client or get_client()
+    return {plan_build(task, client=client, base_image=base_image).tag for task in tasks}
+
+
+def _iso(timestamp: Any) -> str:
+    if isinstance(timestamp, int | float):
+        return datetime.fromtimestamp(timestamp, tz=UTC).isoformat()
+    return str(timestamp or "")

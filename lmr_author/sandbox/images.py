@@ -1,0 +1,328 @@
+"""Task images, built once per content: the tag is a hash of everything that went in.
+
+A task's image is built from its own Dockerfile with the task folder as context and
+the build args the published Dockerfiles expect (``UID``, ``GID``, ``DIR`` = repo
+folder). Where the Dockerfile's base cannot be pulled, ``base_image`` replaces the
+image of every ``FROM`` that does not name an earlier build stage. The tag
+``lmr-author/<task>:<hash>`` hashes the (rewritten) Dockerfile, every file of the
+context (honouring ``.dockerignore``), the build args and the id of each base image, so
+an unchanged task is never rebuilt and any change gives a new tag and a build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.sandbox import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
+from lmr_author.sandbox.errors import InfraError
+from lmr_author.task import Task
+
+if TYPE_CHECKING:
+    import docker
+
+#: Bump when the way images are built changes, so old tags stop matching.
+RECIPE_VERSION = "1"
+IMAGE_REPOSITORY = "lmr-author"
+DEFAULT_UID = 1000
+DEFAULT_GID = 1000
+#: Context files that never matter to a build but change whenever tests run.
+_ALWAYS_IGNORED = ("**/__pycache__", "**/*.pyc", ".git")
+_FROM_LINE = re.compile(
+    r"^(?P<lead>\s*FROM\s+(?:--\S+\s+)*)(?P<image>\S+)(?P<rest>(?:\s+AS\s+(?P<alias>\S+))?\s*)$",
+    re.IGNORECASE,
+)
+_BUILD_LOCKS: dict[str, threading.Lock] = {}
+_BUILD_LOCKS_GUARD = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """A built task image: its tag, its id, whether this call built it, and where the
+    repository folder is inside it (tests run from there)."""
+
+    tag: str
+    image_id: str
+    built: bool
+    workdir: str
+    user: str = ""
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """Everything that goes into a task image, and the tag it hashes to."""
+
+    tag: str
+    key: str
+    dockerfile: str
+    files: list[str]
+    buildargs: dict[str, str]
+    labels: dict[str, str]
+    base_images: list[str]
+
+
+def rewrite_from(dockerfile: str, base_image: str | None) -> tuple[str, list[str]]:
+    """Replace the base of each ``FROM`` (not naming an earlier stage) by ``base_image``.
+
+    Returns the new text and the external base images it now names.
+    """
+    stages: set[str] = set()
+    bases: list[str] = []
+    out: list[str] = []
+    for line in dockerfile.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        match = _FROM_LINE.match(body)
+        if match is None:
+            out.append(line)
+            continue
+        image = match.group("image")
+        alias = match.group("alias")
+        if image.lower() not in stages:
+            if base_image is not None:
+                image = base_image
+                line = match.group("lead") + image + match.group("rest") + line[len(body) :]
+            if image not in bases:
+                bases.append(image)
+        if alias:
+            stages.add(alias.lower())
+        out.append(line)
+    return "".join(out), bases
+
+
+def image_name(task: Task) -> str:
+    """The repository part of a task image's tag: lowercase, Docker-safe."""
+    safe = re.sub(r"[^a-z0-9._-]+", "-", task.name.lower()).strip("._-") or "task"
+    return f"{IMAGE_REPOSITORY}/{safe}"
+
+
+def context_files(task_dir: Path) -> list[str]:
+    """Relative paths of the build context, as the engine would receive them."""
+    from docker.utils.build import exclude_paths
+
+    patterns = list(_ALWAYS_IGNORED)
+    ignore_file = task_dir / ".dockerignore"
+    if ignore_file.is_file():
+        for line in ignore_file.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                patterns.append(line)
+    paths = exclude_paths(str(task_dir), patterns, dockerfile="Dockerfile")
+    return sorted(str(p) for p in paths)
+
+
+def plan_build(
+    task: Task,
+    *,
+    client: docker.DockerClient,
+    base_image: str | None = None,
+    uid: int = DEFAULT_UID,
+    gid: int = DEFAULT_GID,
+) -> BuildPlan:
+    """Read the task folder and compute what a build would use and its content tag."""
+    dockerfile_path = task.dockerfile_path
+    try:
+        original = dockerfile_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InfraError(
+            "the task has no Dockerfile, so its test image cannot be built",
+            file=dockerfile_path,
+            hint="Write one (lmr-author new-task makes a scaffold from templates/Dockerfile).",
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InfraError(
+            f"cannot read the Dockerfile ({error})", file=dockerfile_path, hint="Fix the file."
+        ) from None
+    dockerfile, bases = rewrite_from(original, base_image)
+    if not bases:
+        raise InfraError(
+            "the Dockerfile has no FROM line",
+            file=dockerfile_path,
+            hint="Start it with 'FROM <base image>'.",
+        )
+    buildargs = {"UID": str(uid), "GID": str(gid), "DIR": task.repo_folder_name}
+    digest = hashlib.sha256()
+
+    def feed(*parts: str | bytes) -> None:
+        for part in parts:
+            data = part.encode("utf-8") if isinstance(part, str) else part
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
+
+    feed("recipe", RECIPE_VERSION, "dockerfile", dockerfile)
+    for name, value in sorted(buildargs.items()):
+        feed("arg", name, value)
+    for base in bases:
+        feed("base", base, _image_id_or_empty(client, base))
+    files = context_files(task.path)
+    for rel in files:
+        full = task.path / rel
+        if full.is_symlink():
+            feed("link", rel, str(full.readlink()))
+        elif full.is_file():
+            mode = "x" if full.stat().st_mode & 0o111 else "-"
+            feed("file", rel, mode, _file_sha256(full))
+        elif full.is_dir():
+            feed("dir", rel)
+    key = digest.hexdigest()
+    labels = {LABEL_KEY: KIND_TASK_IMAGE, TASK_LABEL: task.name, KEY_LABEL: key}
+    return BuildPlan(
+        tag=f"{image_name(task)}:{key[:16]}",
+        key=key,
+        dockerfile=dockerfile,
+        files=files,
+        buildargs=buildargs,
+        labels=labels,
+        base_images=bases,
+    )
+
+
+def ensure_image(
+    task: Task,
+    *,
+    client: docker.DockerClient | None = None,
+    base_image: str | None = None,
+    rebuild: bool = False,
+    on_log: Callable[[str], None] | None = None,
+    uid: int = DEFAULT_UID,
+    gid: int = DEFAULT_GID,
+) -> ImageRef:
+    """The task's image, built only when no image of its content tag exists.
+
+    ``rebuild`` builds again without the layer cache (e.g. to fetch dependencies anew)
+    and removes the image it replaces when nothing uses it any more. Raises `InfraError`
+    when the engine is unreachable or the build fails (with the tail of the build log).
+    """
+    import docker.errors
+
+    from lmr_author.sandbox.engine import get_client
+
+    client = client or get_client()
+    plan = plan_build(task, client=client, base_image=base_image, uid=uid, gid=gid)
+    with _lock_for(plan.tag):
+        previous = _image_id_or_empty(client, plan.tag)
+        if previous and not rebuild:
+            return _ref(task, plan.tag, client.images.get(previous).attrs, built=False)
+        image_id = _build(task, plan, client, on_log, nocache=rebuild)
+        try:
+            attrs = client.images.get(image_id or plan.tag).attrs
+        except docker.errors.DockerException as error:
+            raise InfraError(f"the image just built is not there: {error}") from None
+        if previous and previous != attrs.get("Id"):
+            # Untagged by the rebuild; a container still running from it keeps it alive.
+            with contextlib.suppress(docker.errors.APIError):
+                client.api.remove_image(previous)
+        return _ref(task, plan.tag, attrs, built=True)
+
+
+def _build(
+    task: Task,
+    plan: BuildPlan,
+    client: docker.DockerClient,
+    on_log: Callable[[str], None] | None,
+    *,
+    nocache: bool = False,
+) -> str:
+    import docker.errors
+    import requests
+    from docker.utils.build import create_archive
+
+    tail: list[str] = []
+
+    def log(text: str) -> None:
+        for line in text.splitlines():
+            tail.append(line)
+            del tail[:-40]
+            if on_log is not None:
+                on_log(line)
+
+    image_id = ""
+    try:
+        with tempfile.TemporaryFile() as context:
+            create_archive(
+                str(task.path),
+                files=plan.files,
+                fileobj=context,
+                extra_files=[("Dockerfile", plan.dockerfile)],
+            )
+            stream: Iterable[dict[str, Any]] = client.api.build(
+                fileobj=context,
+                custom_context=True,
+                tag=plan.tag,
+                buildargs=plan.buildargs,
+                labels=plan.labels,
+                rm=True,
+                forcerm=True,
+                nocache=nocache,
+                pull=False,
+                decode=True,
+            )
+            for chunk in stream:
+                if "stream" in chunk:
+                    log(str(chunk["stream"]))
+                if "aux" in chunk and isinstance(chunk["aux"], dict):
+                    image_id = str(chunk["aux"].get("ID", image_id))
+                if "error" in chunk:
+                    log(str(chunk["error"]))
+                    raise InfraError(
+                        f"the image of task {task.name} did not build: "
+                        f"{str(chunk['error']).strip()}\n" + "\n".join(tail[-15:]),
+                        file=task.dockerfile_path,
+                        hint="Fix the Dockerfile (or pass a base image the engine has).",
+                    )
+    except (docker.errors.DockerException, requests.RequestException, OSError) as error:
+        raise InfraError(
+            f"the image of task {task.name} did not build: {error}\n" + "\n".join(tail[-15:]),
+            file=task.dockerfile_path,
+            hint="Check that the Docker engine runs and the Dockerfile builds.",
+        ) from None
+    if not image_id:
+        image_id = client.images.get(plan.tag).id or ""
+    return image_id
+
+
+def _ref(task: Task, tag: str, attrs: dict[str, Any], *, built: bool) -> ImageRef:
+    config = attrs.get("Config") or {}
+    workdir = str(config.get("WorkingDir") or "")
+    repo = task.repo_folder_name
+    if not workdir:
+        workdir = f"/workspace/{repo}"
+    elif Path(workdir).name != repo:
+        workdir = f"{workdir.rstrip('/')}/{repo}"
+    return ImageRef(
+        tag=tag,
+        image_id=str(attrs.get("Id", "")),
+        built=built,
+        workdir=workdir,
+        user=str(config.get("User") or ""),
+    )
+
+
+def _image_id_or_empty(client: docker.DockerClient, name: str) -> str:
+    import docker.errors
+
+    try:
+        return client.images.get(name).id or ""
+    except docker.errors.ImageNotFound:
+        return ""
+    except docker.errors.APIError as error:
+        raise InfraError(f"the Docker engine failed: {error}") from None
+
+
+def _file_sha256(path: Path) -> bytes:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.digest()
+
+
+def _lock_for(tag: str) -> threading.Lock:
+    with _BUILD_LOCKS_GUARD:
+        return _BUILD_LOCKS.setdefault(tag, threading.Lock())

@@ -1,0 +1,95 @@
+"""What a sandbox run is given (limits) and what it gives back (verdicts).
+
+Plain frozen dataclasses with no Docker in them, so that evaluation, validation and the
+TUI can hold, compare and serialise results without an engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+TestOutcome = Literal["pass", "fail", "error", "timeout"]
+RunOutcome = Literal["pass", "fail", "error", "timeout", "infra-error"]
+
+#: Order of badness when several test files give different verdicts.
+_SEVERITY: dict[str, int] = {"pass": 0, "fail": 1, "error": 2, "timeout": 3}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one test container (untrusted code runs inside)."""
+
+    memory_mb: int = 1024
+    cpus: float = 1.0
+    pids: int = 256
+    timeout_s: float = 120.0
+    network: bool = False
+
+
+@dataclass(frozen=True)
+class TestVerdict:
+    """The verdict of one unit test file, with why and the container's output."""
+
+    __test__ = False  # not a pytest test class
+
+    test_file: str
+    verdict: TestOutcome
+    reason: str
+    duration_s: float
+    log: str
+    exit_code: int | None
+    #: The legacy log (``unit_test/logs/unit_test_<k>.log``) when the test wrote one.
+    legacy_log: str | None = None
+    #: "exit-code" or "legacy": the protocol that decided the verdict.
+    protocol: str = "exit-code"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "test_file": self.test_file,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "duration_s": round(self.duration_s, 3),
+            "exit_code": self.exit_code,
+            "protocol": self.protocol,
+        }
+
+
+@dataclass(frozen=True)
+class ImplementationRun:
+    """All test files of one implementation run against one candidate."""
+
+    verdicts: list[TestVerdict]
+    image_id: str
+    infra_error: str | None = None
+    #: Wall-clock seconds of the whole run, container creation to removal.
+    wall_s: float = 0.0
+
+    @property
+    def verdict(self) -> RunOutcome:
+        """``pass`` only if every test file passes; ``infra-error`` beats everything."""
+        if self.infra_error is not None:
+            return "infra-error"
+        if not self.verdicts:
+            return "error"
+        worst = max(self.verdicts, key=lambda v: _SEVERITY[v.verdict])
+        return worst.verdict
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    @property
+    def test_duration_s(self) -> float:
+        """Seconds the tests themselves ran (inside their containers)."""
+        return sum(v.duration_s for v in self.verdicts)
+
+    @property
+    def reason(self) -> str:
+        """One line: the infra error, or the reason of the first test that did not pass."""
+        if self.infra_error is not None:
+            return self.infra_error
+        for item in self.verdicts:
+            if item.verdict != "pass":
+                return f"{item.test_file}: {item.reason}"
+        return "all tests passed"

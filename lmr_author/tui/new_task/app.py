@@ -1,0 +1,85 @@
+"""The new-task app: eight steps, back and forward, with the draft autosaved.
+
+The app holds the draft (`TaskSpec`) and moves between step screens; each step reads
+the draft when it opens and writes its changes back, and every change is saved to the
+draft file at once, so quitting anywhere and starting again resumes at the same step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from lmr_author.authoring.source import SourceCheckout
+from lmr_author.authoring.spec import TaskSpec, draft_path, load_spec, save_spec
+from lmr_author.errors import UserError
+from lmr_author.tui.new_task.steps import STEPS, StepScreen
+
+
+class NewTaskApp(App[int]):
+    """Walks an annotator through authoring one task."""
+
+    CSS_PATH = "new_task.tcss"
+    TITLE = "lmr-author new-task"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+n", "next_step", "Next step", priority=True),
+        Binding("ctrl+b", "previous_step", "Back", priority=True),
+        Binding("ctrl+q", "quit", "Quit (draft kept)", priority=True),
+    ]
+
+    def __init__(self, *, benchmark_dir: Path, draft_name: str = "current") -> None:
+        super().__init__()
+        self.benchmark_dir = benchmark_dir
+        self.draft_file = draft_path(draft_name)
+        self.spec = self._load_draft()
+        self.checkout: SourceCheckout | None = None
+        self.paper_pages: dict[str, str] = {}
+
+    def _load_draft(self) -> TaskSpec:
+        if self.draft_file.exists():
+            try:
+                return load_spec(self.draft_file)
+            except UserError:
+                pass  # an unreadable draft starts over; the file is overwritten on save
+        return TaskSpec()
+
+    def on_mount(self) -> None:
+        names = [name for name, _ in STEPS]
+        start = self.spec.step if self.spec.step in names else names[0]
+        self.push_screen(self._make(start))
+
+    def autosave(self) -> None:
+        """Write the draft now (atomic), so nothing typed is lost."""
+        save_spec(self.spec, self.draft_file)
+
+    def _make(self, name: str) -> StepScreen:
+        return dict(STEPS)[name]()
+
+    def _step_index(self) -> int:
+        names = [name for name, _ in STEPS]
+        return names.index(self.spec.step) if self.spec.step in names else 0
+
+    def go_to(self, index: int) -> None:
+        name = STEPS[index][0]
+        self.spec.step = name
+        self.autosave()
+        self.switch_screen(self._make(name))
+
+    def action_next_step(self) -> None:
+        screen = self.screen
+        if isinstance(screen, StepScreen):
+            problem = screen.can_leave()
+            if problem:
+                self.notify(problem, title="Not yet", severity="warning")
+                return
+        index = self._step_index()
+        if index + 1 < len(STEPS):
+            self.go_to(index + 1)
+
+    def action_previous_step(self) -> None:
+        index = self._step_index()
+        if index > 0:
+            self.go_to(index - 1)

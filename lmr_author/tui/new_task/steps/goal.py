@@ -1,0 +1,196 @@
+"""Step 3: pick the goal function(s) from a file tree and a fuzzy-searchable list.
+
+The list comes from the function index (`lmr_author.cst.index`), filled file by file in
+a worker so that it appears at once and grows, even on very large repositories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.fuzzy import Matcher
+from textual.widgets import DirectoryTree, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from lmr_author.authoring.spec import GoalSpec
+from lmr_author.cst.index import FunctionInfo
+from lmr_author.tui.new_task.steps.base import StepScreen
+
+_MAX_SHOWN = 500  # options rendered at once; the search narrows the rest
+
+
+class PythonTree(DirectoryTree):
+    """A directory tree that shows folders and Python files only."""
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [
+            p for p in paths if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".py")
+        ]
+
+
+class GoalStep(StepScreen):
+    STEP_NUMBER = 3
+    HELP: ClassVar[str] = (
+        "Type to search functions and methods; Enter adds or removes a goal function. "
+        "Pick a file in the tree to list only its functions."
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.functions: list[tuple[str, FunctionInfo]] = []
+        self.file_filter = ""
+
+    def compose_step(self) -> ComposeResult:
+        with Horizontal(id="goal-panes"):
+            yield PythonTree(self.spec.repo_path or ".", id="tree")
+            with Vertical(id="goal-list"):
+                yield Input(placeholder="search functions (fuzzy)…", id="fn-search")
+                yield OptionList(id="functions")
+                yield Static(self._chosen_text(), id="chosen")
+            with VerticalScroll(id="source-pane"):
+                yield Static("", id="source-preview")
+
+    def on_mount(self) -> None:
+        self.set_status("indexing…")
+        self._index(Path(self.spec.repo_path))
+        self.query_one("#fn-search", Input).focus()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _index(self, root: Path) -> None:
+        from lmr_author.cst.index import iter_repository_functions
+
+        batch: list[tuple[str, FunctionInfo]] = []
+        for relative, functions in iter_repository_functions(root):
+            batch.extend((relative, info) for info in functions)
+            if len(batch) >= 2000:
+                self.app.call_from_thread(self._add, batch)
+                batch = []
+        self.app.call_from_thread(self._add, batch, True)
+
+    def _add(self, batch: list[tuple[str, FunctionInfo]], done: bool = False) -> None:
+        self.functions.extend(batch)
+        self._refresh_list()
+        state = "" if done else " (indexing…)"
+        self.set_status(f"{len(self.functions)} functions{state}")
+
+    def _key(self, relative: str, info: FunctionInfo) -> str:
+        return f"{relative}::{info.qualname}::{info.def_line}"
+
+    def _refresh_list(self) -> None:
+        query = self.query_one("#fn-search", Input).value.strip()
+        matcher = Matcher(query) if query else None
+        scored: list[tuple[float, str, FunctionInfo]] = []
+        for relative, info in self.functions:
+            if self.file_filter and relative != self.file_filter:
+                continue
+            label = f"{info.qualname}  {relative}:{info.def_line}"
+            score = matcher.match(label) if matcher else 1.0
+            if score > 0:
+                scored.append((score, relative, info))
+        if matcher:
+            scored.sort(key=lambda item: -item[0])
+        chosen = {(g.goal_file, g.class_name, g.goal_function) for g in self.spec.goals}
+        options = []
+        for _, relative, info in scored[:_MAX_SHOWN]:
+            mark = "✓ " if (relative, info.class_name, info.name) in chosen else "  "
+            options.append(
+                Option(
+                    f"{mark}{info.qualname}  [dim]{relative}:{info.def_line}[/]",
+                    id=self._key(relative, info),
+                )
+            )
+        option_list = self.query_one("#functions", OptionList)
+        highlighted = option_list.highlighted
+        option_list.clear_options()
+        option_list.add_options(options)
+        if options:
+            option_list.highlighted = min(highlighted or 0, len(options) - 1)
+
+    def _lookup(self, option_id: str | None) -> tuple[str, FunctionInfo] | None:
+        for relative, info in self.functions:
+            if self._key(relative, info) == option_id:
+                return relative, info
+        return None
+
+    @on(Input.Changed, "#fn-search")
+    def _search(self) -> None:
+        self._refresh_list()
+
+    @on(Input.Submitted, "#fn-search")
+    def _focus_list(self) -> None:
+        self.query_one("#functions", OptionList).focus()
+
+    @on(DirectoryTree.FileSelected)
+    def _file_selected(self, event: DirectoryTree.FileSelected) -> None:
+        relative = event.path.relative_to(Path(self.spec.repo_path)).as_posix()
+        self.file_filter = "" if self.file_filter == relative else relative
+        self._refresh_list()
+
+    @on(OptionList.OptionHighlighted, "#functions")
+    def _preview(self, event: OptionList.OptionHighlighted) -> None:
+        found = self._lookup(event.option.id)
+        if found is None:
+            return
+        relative, info = found
+        try:
+            code = (Path(self.spec.repo_path) / relative).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        lines = code.splitlines()
+        start = max(info.start_line - 3, 1)
+        end = min(info.end_line + 2, len(lines))
+        syntax = Syntax(
+            "\n".join(lines[start - 1 : end]),
+            "python",
+            line_numbers=True,
+            start_line=start,
+            highlight_lines=set(range(info.start_line, info.end_line + 1)),
+            theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+        )
+        self.query_one("#source-preview", Static).update(syntax)
+
+    @on(OptionList.OptionSelected, "#functions")
+    def _toggle(self, event: OptionList.OptionSelected) -> None:
+        found = self._lookup(event.option.id)
+        if found is None:
+            return
+        relative, info = found
+        for goal in self.spec.goals:
+            if (goal.goal_file, goal.class_name, goal.goal_function) == (
+                relative,
+                info.class_name,
+                info.name,
+            ):
+                self.spec.goals.remove(goal)
+                break
+        else:
+            self.spec.goals.append(
+                GoalSpec(
+                    goal_file=relative,
+                    goal_function=info.name,
+                    class_name=info.class_name,
+                )
+            )
+        self.changed()
+        self.query_one("#chosen", Static).update(self._chosen_text())
+        self._refresh_list()
+
+    def _chosen_text(self) -> str:
+        if not self.spec.goals:
+            return "Goal functions: none yet"
+        names = ", ".join(
+            f"{g.class_name + '.' if g.class_name else ''}{g.goal_function} ({g.goal_file})"
+            for g in self.spec.goals
+        )
+        return f"Goal functions: {names}"
+
+    def can_leave(self) -> str | None:
+        if not self.spec.goals:
+            return "Pick at least one goal function (Enter on a function)."
+        return None

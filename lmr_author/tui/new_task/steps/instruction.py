@@ -1,0 +1,96 @@
+"""Step 5: the instruction (prefilled draft), the category, and the retrieval context."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import Label, Select, SelectionList, Static, TextArea
+
+from lmr_author.authoring.instruction import InstructionDraft, draft_instruction
+from lmr_author.categories import CATEGORIES
+from lmr_author.errors import UserError
+from lmr_author.tui.new_task.steps._goal_picker import goal_select
+from lmr_author.tui.new_task.steps.base import StepScreen
+
+
+class InstructionStep(StepScreen):
+    STEP_NUMBER = 5
+    HELP: ClassVar[str] = (
+        "Edit the drafted instruction: what the function does, its inputs and outputs, "
+        "and anything the agent may ignore."
+    )
+
+    current = 0
+
+    def compose_step(self) -> ComposeResult:
+        yield goal_select(self.spec.goals)
+        yield Static("", id="signature")
+        yield Label("Instruction")
+        yield TextArea("", id="instruction", soft_wrap=True)
+        yield Label("Category (the paper's Table 4)")
+        yield Select(
+            [(name, name) for name in CATEGORIES], id="category", prompt="choose a category"
+        )
+        yield Label("Retrieval context: files the agent is shown for reference")
+        yield SelectionList[str](id="retrieval")
+
+    def on_mount(self) -> None:
+        self._load(0)
+
+    def _load(self, index: int) -> None:
+        if not self.spec.goals:
+            return
+        self.current = index
+        goal = self.spec.goals[index]
+        try:
+            draft = draft_instruction(
+                Path(self.spec.repo_path), goal.goal_file, goal.goal_function, goal.class_name
+            )
+        except UserError as error:
+            self.set_status(str(error), error=True)
+            draft = InstructionDraft(text="", signature="", summary="")
+        if not goal.instruction:
+            goal.instruction = draft.text
+            self.changed()
+        self.query_one("#signature", Static).update(draft.signature)
+        self.query_one("#instruction", TextArea).load_text(goal.instruction)
+        category = self.query_one("#category", Select)
+        category.value = goal.category if goal.category in CATEGORIES else Select.NULL
+        selection = self.query_one("#retrieval", SelectionList)
+        selection.clear_options()
+        candidates = list(dict.fromkeys(draft.retrieval_candidates + goal.retrieval_context))
+        selection.add_options([(path, path, path in goal.retrieval_context) for path in candidates])
+
+    @on(Select.Changed, "#goal-select")
+    def _goal_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, int) and event.value != self.current:
+            self._load(event.value)
+
+    @on(TextArea.Changed, "#instruction")
+    def _instruction_changed(self, event: TextArea.Changed) -> None:
+        if self.spec.goals and event.text_area.text != self.spec.goals[self.current].instruction:
+            self.spec.goals[self.current].instruction = event.text_area.text
+            self.changed()
+
+    @on(Select.Changed, "#category")
+    def _category_changed(self, event: Select.Changed) -> None:
+        if self.spec.goals and isinstance(event.value, str):
+            self.spec.goals[self.current].category = event.value
+            self.changed()
+
+    @on(SelectionList.SelectedChanged, "#retrieval")
+    def _retrieval_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
+        if self.spec.goals:
+            self.spec.goals[self.current].retrieval_context = list(event.selection_list.selected)
+            self.changed()
+
+    def can_leave(self) -> str | None:
+        for goal in self.spec.goals:
+            if not goal.instruction.strip():
+                return f"Write the instruction of {goal.goal_function}."
+            if goal.category not in CATEGORIES:
+                return f"Choose the category of {goal.goal_function}."
+        return None

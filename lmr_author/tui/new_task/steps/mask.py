@@ -1,0 +1,85 @@
+"""Step 4: the diff between the golden file and the masked file, per mask style."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Label, RadioButton, RadioSet, Select, Static
+
+from lmr_author.authoring.preview import MaskPreview, mask_preview
+from lmr_author.authoring.spec import MASK_STYLES
+from lmr_author.errors import UserError
+from lmr_author.tui.new_task.steps._goal_picker import goal_select
+from lmr_author.tui.new_task.steps.base import StepScreen
+
+STYLE_HELP = {
+    "lmr": "as the published tasks: docstring, a TODO comment, the final return line kept",
+    "todo": "docstring, a TODO comment and raise NotImplementedError",
+}
+
+
+class MaskStep(StepScreen):
+    STEP_NUMBER = 4
+    HELP: ClassVar[str] = "What the agent will see: the goal function's body is masked."
+
+    current = 0
+    #: The preview on screen (the diff of the selected goal).
+    preview: MaskPreview | None = None
+
+    def compose_step(self) -> ComposeResult:
+        with Horizontal(classes="row"):
+            yield goal_select(self.spec.goals)
+            with RadioSet(id="mask-style"):
+                style = self.spec.goals[0].mask_style if self.spec.goals else "lmr"
+                for name in MASK_STYLES:
+                    yield RadioButton(f"{name}: {STYLE_HELP[name]}", value=name == style, name=name)
+        yield Label("golden → masked")
+        with VerticalScroll(id="diff-pane"):
+            yield Static("", id="diff")
+
+    def on_mount(self) -> None:
+        self._update()
+
+    @on(Select.Changed, "#goal-select")
+    def _goal_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, int):
+            self.current = event.value
+            self._update()
+
+    @on(RadioSet.Changed, "#mask-style")
+    def _style_changed(self, event: RadioSet.Changed) -> None:
+        if not self.spec.goals or event.pressed.name is None:
+            return
+        self.spec.goals[self.current].mask_style = event.pressed.name
+        self.changed()
+        self._update()
+
+    def _update(self) -> None:
+        if self.spec.goals:
+            self._preview(self.current)
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _preview(self, index: int) -> None:
+        goal = self.spec.goals[index]
+        try:
+            preview = mask_preview(Path(self.spec.repo_path), goal)
+        except UserError as error:
+            self.app.call_from_thread(self.set_status, str(error), error=True)
+            return
+        self.app.call_from_thread(self._show, preview)
+
+    def _show(self, preview: MaskPreview) -> None:
+        self.preview = preview
+        theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
+        self.query_one("#diff", Static).update(Syntax(preview.diff, "diff", theme=theme))
+        removed = sum(
+            1
+            for line in preview.diff.splitlines()
+            if line.startswith("-") and not line.startswith("---")
+        )
+        self.set_status(f"{removed} line(s) masked")

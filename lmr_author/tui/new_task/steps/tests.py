@@ -1,0 +1,144 @@
+"""Step 6: unit tests and environment: fixtures recorded from the golden function.
+
+The annotator writes a driver, a few lines that call the golden code the way the
+paper's experiments do; "Record" runs it and shows what would be recorded, and the
+build records the fixtures for real. The unit-test scaffold replays them; the
+Dockerfile comes from templates/.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import ClassVar
+
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Select, Static, TabbedContent, TabPane, TextArea
+
+from lmr_author.authoring.fixtures import record_fixtures
+from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
+from lmr_author.errors import UserError
+from lmr_author.tui.new_task.steps._goal_picker import goal_select
+from lmr_author.tui.new_task.steps.base import StepScreen
+
+
+class TestsStep(StepScreen):
+    STEP_NUMBER = 6
+    HELP: ClassVar[str] = (
+        "Driver: Python that calls the golden function (or a script path). Its first three "
+        "calls become the unit test's fixtures: inputs and expected outputs."
+    )
+
+    current = 0
+
+    def compose_step(self) -> ComposeResult:
+        yield goal_select(self.spec.goals)
+        with TabbedContent(id="tests-tabs"):
+            with TabPane("Driver", id="tab-driver"):
+                yield TextArea("", id="driver", soft_wrap=False)
+                with Horizontal(classes="row"):
+                    yield Button("Record (dry run)", id="record", variant="success")
+                    yield Button("Open in $EDITOR", id="edit")
+                yield Static("", id="recorded")
+            with TabPane("Unit test", id="tab-test"), VerticalScroll():
+                yield Static("", id="unit-test")
+            with TabPane("Dockerfile", id="tab-docker"), VerticalScroll():
+                yield Static("", id="dockerfile")
+
+    def on_mount(self) -> None:
+        self._load(0)
+
+    def _theme(self) -> str:
+        return "ansi_dark" if self.app.current_theme.dark else "ansi_light"
+
+    def _load(self, index: int) -> None:
+        if not self.spec.goals:
+            return
+        self.current = index
+        goal = self.spec.goals[index]
+        self.query_one("#driver", TextArea).load_text(goal.driver)
+        test = render_unit_test(
+            goal_file=goal.goal_file,
+            goal_function=goal.goal_function,
+            class_name=goal.class_name,
+            unit_test_file=f"unit_test/unit_test_{index + 1}.py",
+        )
+        self.query_one("#unit-test", Static).update(Syntax(test, "python", theme=self._theme()))
+        folder = self.spec.repo_folder_name or Path(self.spec.repo_path).name
+        dockerfile = render_dockerfile(folder)
+        self.query_one("#dockerfile", Static).update(
+            Syntax(dockerfile, "docker", theme=self._theme())
+        )
+
+    @on(Select.Changed, "#goal-select")
+    def _goal_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, int) and event.value != self.current:
+            self._load(event.value)
+
+    @on(TextArea.Changed, "#driver")
+    def _driver_changed(self, event: TextArea.Changed) -> None:
+        if self.spec.goals and event.text_area.text != self.spec.goals[self.current].driver:
+            self.spec.goals[self.current].driver = event.text_area.text
+            self.changed()
+
+    @on(Button.Pressed, "#edit")
+    def _edit(self) -> None:
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            self.set_status("Set $EDITOR to edit in your editor.", error=True)
+            return
+        area = self.query_one("#driver", TextArea)
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+            handle.write(area.text)
+        try:
+            with self.app.suspend():
+                subprocess.run([*shlex.split(editor), handle.name], check=False)
+            area.load_text(Path(handle.name).read_text(encoding="utf-8"))
+        finally:
+            Path(handle.name).unlink(missing_ok=True)
+
+    @on(Button.Pressed, "#record")
+    def _record_pressed(self) -> None:
+        if self.spec.goals:
+            self.set_status("running the driver…")
+            self._record(self.current)
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _record(self, index: int) -> None:
+        goal = self.spec.goals[index]
+        with tempfile.TemporaryDirectory() as scratch:
+            try:
+                paths = record_fixtures(
+                    Path(self.spec.repo_path),
+                    goal.goal_file,
+                    goal.goal_function,
+                    goal.driver,
+                    class_name=goal.class_name,
+                    out_dir=Path(scratch),
+                )
+            except UserError as error:
+                self.app.call_from_thread(self.set_status, str(error), error=True)
+                return
+            lines = []
+            for path in paths:
+                with path.open("rb") as handle:
+                    case = pickle.load(handle)
+                lines.append(f"{path.name}: args={case['args']!r:.80} → {case['output']!r:.60}")
+        self.app.call_from_thread(self._recorded, lines)
+
+    def _recorded(self, lines: list[str]) -> None:
+        self.query_one("#recorded", Static).update("\n".join(lines))
+        self.set_status(f"{len(lines)} call(s) would be recorded ✓")
+
+    def can_leave(self) -> str | None:
+        for goal in self.spec.goals:
+            if not goal.driver.strip():
+                return f"Write a driver for {goal.goal_function}, to record its fixtures."
+        return None

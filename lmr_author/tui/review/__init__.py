@@ -1,0 +1,10 @@
+"""The human review TUI: a thin Textual client of `lmr_author.review`.
+
+`run_review` is what ``lmr-author eval RESULTS --human-review`` calls.
+"""
+
+from __future__ import annotations
+
+from lmr_author.tui.review.app import ReviewApp, run_review
+
+__all__ = ["ReviewApp", "run_review"]

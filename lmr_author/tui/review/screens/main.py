@@ -1,0 +1,239 @@
+"""The review screen: one item at a time, labeled with 1/2/3, moved through with n/p.
+
+Labels go through `ReviewSession.label`, which writes to the label store before it
+returns, so a label is durable the moment its key is handled. Reading an item's files
+happens in a thread worker that posts the content back; the screen never waits on disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Static
+from textual.widgets.button import ButtonVariant
+from textual.worker import Worker, WorkerState
+
+from lmr_author.errors import UserError
+from lmr_author.review.content import ItemContent
+from lmr_author.review.items import ReviewItem
+from lmr_author.review.session import LABEL_DESCRIPTIONS, LABEL_NAMES, ReviewSession
+from lmr_author.tui.review.screens.comment import CommentScreen
+from lmr_author.tui.review.widgets import CodeView, ItemInfo
+
+
+class ReviewScreen(Screen[None]):
+    """Label the items of a review session, keyboard or mouse."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "label(1)", "LI"),
+        Binding("2", "label(2)", "LC"),
+        Binding("3", "label(3)", "CC"),
+        Binding("c", "comment", "Comment"),
+        Binding("n", "next", "Next"),
+        Binding("p", "previous", "Prev"),
+        Binding("u", "toggle_unlabeled", "Unlabeled only"),
+        Binding("d", "toggle_diff", "Diff/side"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    position: reactive[int] = reactive(0, init=False)
+    only_unlabeled: reactive[bool] = reactive(False, init=False)
+
+    @dataclass
+    class ContentLoaded(Message):
+        """An item's files were read by the worker."""
+
+        item: ReviewItem
+        content: ItemContent
+
+    def __init__(self, session: ReviewSession, *, only_unlabeled: bool = False) -> None:
+        super().__init__()
+        self.session = session
+        self.set_reactive(ReviewScreen.only_unlabeled, only_unlabeled)
+        self.set_reactive(ReviewScreen.position, session.first_position())
+
+    @property
+    def item(self) -> ReviewItem:
+        return self.session.items[self.position]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield ItemInfo(id="item-info")
+        with VerticalScroll(id="instruction-pane"):
+            yield Static("", id="instruction")
+        yield CodeView(id="code")
+        with Horizontal(id="buttons"):
+            variants: tuple[tuple[int, ButtonVariant], ...] = (
+                (1, "error"),
+                (2, "warning"),
+                (3, "success"),
+            )
+            for value, variant in variants:
+                yield Button(
+                    f"{value} · {LABEL_NAMES[value]}",
+                    id=f"label-{value}",
+                    classes="label-button",
+                    variant=variant,
+                    tooltip=LABEL_DESCRIPTIONS[value],
+                )
+            yield Button("◀ Prev", id="previous")
+            yield Button("Next ▶", id="next")
+            yield Button("Comment", id="comment-button")
+            yield Button("Diff/side", id="diff-button")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#instruction-pane").border_title = "instruction"
+        self._show_item()
+        labeled, total, _stale = self.session.progress()
+        if labeled == total:
+            self.notify(f"All {total} items are labeled.", title="Review")
+
+    # -- showing ---------------------------------------------------------------------
+    def watch_position(self) -> None:
+        self._show_item()
+
+    def watch_only_unlabeled(self) -> None:
+        self._refresh_info()
+
+    def _show_item(self) -> None:
+        self._refresh_info()
+        cached = self.session.cached_content(self.item)
+        if cached is not None:
+            self._show_content(cached)
+            return
+        self.query_one("#instruction", Static).update("Loading…")
+        self.query_one(CodeView).show_loading()
+        self._load_content(self.item)
+
+    def _refresh_info(self) -> None:
+        item = self.item
+        self.query_one(ItemInfo).show(
+            item=item,
+            position=self.position,
+            total=len(self.session.items),
+            progress=self.session.progress(),
+            only_unlabeled=self.only_unlabeled,
+            state=self.session.state(item),
+            comment=self.session.comment_for(item),
+            comment_pending=self.session.has_pending_comment(item),
+            verdicts_visible=self.session.verdicts_visible(item),
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="content")
+    def _load_content(self, item: ReviewItem) -> None:
+        content = self.session.content(item)
+        self.post_message(self.ContentLoaded(item, content))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "content" and event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.query_one("#instruction", Static).update(f"Could not load this item: {error}")
+            self.query_one(CodeView).show_error(f"Could not load this item: {error}")
+
+    def on_review_screen_content_loaded(self, message: ContentLoaded) -> None:
+        if message.item.key == self.item.key:  # else the annotator has moved on
+            self._show_content(message.content)
+
+    def _show_content(self, content: ItemContent) -> None:
+        self.query_one("#instruction-pane").border_title = f"instruction  ·  {content.goal_label}"
+        self.query_one("#instruction", Static).update(
+            content.instruction or "(no instruction: the task could not be loaded)"
+        )
+        self.query_one(CodeView).show(content)
+
+    # -- actions ---------------------------------------------------------------------
+    def action_label(self, value: int) -> None:
+        item = self.item
+        try:
+            label = self.session.label(item, value)
+        except UserError as error:
+            self.notify(str(error), title="Label not saved", severity="error", timeout=10)
+            return
+        self._refresh_info()
+        self.notify(f"Saved {label.label} {LABEL_NAMES[label.label]}", title=item.task)
+
+    def action_next(self) -> None:
+        target = self.session.next_position(self.position, only_unlabeled=self.only_unlabeled)
+        if target is None:
+            what = "unlabeled item" if self.only_unlabeled else "item"
+            self.notify(f"This is the last {what}.", severity="warning")
+            return
+        self.position = target
+
+    def action_previous(self) -> None:
+        target = self.session.previous_position(self.position, only_unlabeled=self.only_unlabeled)
+        if target is None:
+            what = "unlabeled item" if self.only_unlabeled else "item"
+            self.notify(f"This is the first {what}.", severity="warning")
+            return
+        self.position = target
+
+    def action_toggle_unlabeled(self) -> None:
+        self.only_unlabeled = not self.only_unlabeled
+        if self.only_unlabeled and self.session.is_done(self.item):
+            target = self.session.next_position(self.position, only_unlabeled=True)
+            if target is None:
+                target = self.session.previous_position(self.position, only_unlabeled=True)
+            if target is None:
+                self.notify("Every item is labeled.")
+            else:
+                self.position = target
+
+    def action_toggle_diff(self) -> None:
+        self.query_one(CodeView).toggle_mode()
+
+    def action_comment(self) -> None:
+        item = self.item
+        title = f"{item.system} · {item.task} · implementation {item.implementation}"
+        self.app.push_screen(
+            CommentScreen(title, self.session.comment_for(item)),
+            lambda text: self._save_comment(item, text),
+        )
+
+    def _save_comment(self, item: ReviewItem, text: str | None) -> None:
+        if text is None:
+            return
+        try:
+            saved = self.session.comment(item, text)
+        except UserError as error:
+            self.notify(str(error), title="Comment not saved", severity="error", timeout=10)
+            return
+        if saved is None:
+            self.notify("The comment will be saved with your label.")
+        else:
+            self.notify("Comment saved.")
+        self._refresh_info()
+
+    def action_quit(self) -> None:
+        self.app.exit(0)
+
+    # -- mouse -----------------------------------------------------------------------
+    @on(Button.Pressed, ".label-button")
+    def _label_button(self, event: Button.Pressed) -> None:
+        assert event.button.id is not None
+        self.action_label(int(event.button.id.rsplit("-", 1)[1]))
+
+    @on(Button.Pressed, "#next")
+    def _next_button(self) -> None:
+        self.action_next()
+
+    @on(Button.Pressed, "#previous")
+    def _previous_button(self) -> None:
+        self.action_previous()
+
+    @on(Button.Pressed, "#comment-button")
+    def _comment_button(self) -> None:
+        self.action_comment()
+
+    @on(Button.Pressed, "#diff-button")
+    def _diff_button(self) -> None:
+        self.action_toggle_diff()

@@ -1,0 +1,152 @@
+"""The dynamic proof that a task works: run its tests in Docker on golden and masked code.
+
+A task is only useful when its unit tests tell a right implementation from a wrong one.
+For each implementation this runs the tests three times in the task's image: with the
+golden goal file (must pass, else error ``golden-fails``), with the masked goal file
+(must not pass, else error ``test-does-not-discriminate``) and with the golden file
+again (both golden runs must agree, else warning ``flaky``). When the engine or the
+image build fails, one error ``infra`` says so, plainly not blaming the task's tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.results import ImplementationRun, Limits
+from lmr_author.task import Implementation, Task
+from lmr_author.validate.findings import Finding
+
+if TYPE_CHECKING:
+    import docker
+
+RULE_GOLDEN_FAILS = "golden-fails"
+RULE_NOT_DISCRIMINATING = "test-does-not-discriminate"
+RULE_FLAKY = "flaky"
+RULE_INFRA = "infra"
+
+
+def run_dynamic_checks(
+    task: Task,
+    *,
+    base_image: str | None = None,
+    timeout_s: float = 120.0,
+    client: docker.DockerClient | None = None,
+    protocol: str = "auto",
+    on_progress: Callable[[str], None] | None = None,
+) -> list[Finding]:
+    """Build the task's image and prove, per implementation, that its tests discriminate."""
+    from lmr_author.sandbox.engine import get_client
+    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.sandbox.runner import run_tests
+
+    try:
+        client = client or get_client()
+        image = ensure_image(task, client=client, base_image=base_image)
+    except InfraError as error:
+        return [_infra_finding(error.render(), file="Dockerfile")]
+    limits = Limits(timeout_s=timeout_s)
+    findings: list[Finding] = []
+    for impl in task.implementations:
+        golden_file = _relative(task, impl.golden_path)
+        try:
+            golden = impl.golden_path.read_bytes()
+        except OSError as error:
+            findings.append(
+                Finding(
+                    rule=RULE_GOLDEN_FAILS,
+                    severity="error",
+                    message=f"implementation {impl.index}: cannot read the golden file "
+                    f"({error.strerror}), so the tests cannot be proven",
+                    file=golden_file,
+                    hint="Restore the golden file named by golden_file in info.json.",
+                )
+            )
+            continue
+        runs: list[ImplementationRun] = []
+        for label, candidate in (("golden", golden), ("masked", None), ("golden again", golden)):
+            if on_progress is not None:
+                on_progress(f"{task.name} #{impl.index}: {label}")
+            run = run_tests(
+                task, impl, candidate, image=image, limits=limits, protocol=protocol, client=client
+            )
+            runs.append(run)
+            if run.infra_error is not None:
+                break
+        findings.extend(findings_from_runs(task, impl, runs))
+    return findings
+
+
+def findings_from_runs(
+    task: Task, impl: Implementation, runs: list[ImplementationRun]
+) -> list[Finding]:
+    """Judge the runs [golden, masked, golden again] of one implementation (fewer on infra)."""
+    for run in runs:
+        if run.infra_error is not None:
+            return [_infra_finding(f"implementation {impl.index}: {run.infra_error}")]
+    findings: list[Finding] = []
+    test_file = _relative(task, impl.unit_test_path)
+    golden = runs[0] if runs else None
+    masked = runs[1] if len(runs) > 1 else None
+    again = runs[2] if len(runs) > 2 else None
+    if golden is not None and not golden.passed:
+        findings.append(
+            Finding(
+                rule=RULE_GOLDEN_FAILS,
+                severity="error",
+                message=f"implementation {impl.index}: the tests do not pass on the golden "
+                f"goal file ({golden.verdict}: {golden.reason})",
+                file=_relative(task, impl.golden_path),
+                hint="Fix the golden file, the tests or the Dockerfile until the golden code "
+                "passes; run the test in the image to see its log.",
+            )
+        )
+    if masked is not None and masked.passed:
+        findings.append(
+            Finding(
+                rule=RULE_NOT_DISCRIMINATING,
+                severity="error",
+                message=f"implementation {impl.index}: the tests pass on the masked goal file, "
+                "so they cannot tell a wrong implementation from a right one",
+                file=test_file,
+                hint="Make the tests check the goal function's results (assert on outputs); "
+                "a legacy test must log 'Failed' when they are wrong.",
+            )
+        )
+    if golden is not None and again is not None and _outcome(golden) != _outcome(again):
+        findings.append(
+            Finding(
+                rule=RULE_FLAKY,
+                severity="warning",
+                message=f"implementation {impl.index}: two runs on the golden goal file "
+                f"disagree ({golden.verdict}, then {again.verdict})",
+                file=test_file,
+                hint="Seed random generators and avoid timing, network or order dependence.",
+            )
+        )
+    return findings
+
+
+def _outcome(run: ImplementationRun) -> list[tuple[str, str]]:
+    return [(item.test_file, item.verdict) for item in run.verdicts]
+
+
+def _infra_finding(detail: str, *, file: str = "") -> Finding:
+    return Finding(
+        rule=RULE_INFRA,
+        severity="error",
+        message="the Docker sandbox failed, so the task could not be checked "
+        f"(this is not a finding about the task's tests): {detail}",
+        file=file,
+        hint="Check that the Docker engine runs and that the task image builds, then run "
+        "'lmr-author validate --run' again.",
+    )
+
+
+def _relative(task: Task, path: Path) -> str:
+    try:
+        return path.relative_to(task.path).as_posix()
+    except ValueError:
+        return str(path)

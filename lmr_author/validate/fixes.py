@@ -1,0 +1,109 @@
+"""Safe mechanical repairs of info.json (``lmr-author validate --fix``).
+
+Only repairs that cannot change what a task means: the published alias key renamed,
+a category spelled differently from a canonical one, folder_name set to the folder's
+name. The file is edited as parsed JSON, keeping every other key and the key order,
+and written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lmr_author.atomic import atomic_write_json
+from lmr_author.categories import match_category
+from lmr_author.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY
+from lmr_author.validate.rules_info import alias_fixable
+
+
+@dataclass(frozen=True)
+class Change:
+    """One repair made to info.json."""
+
+    rule: str
+    where: str
+    description: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"rule": self.rule, "where": self.where, "description": self.description}
+
+
+def plan_fixes(task_dir: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[Change]]:
+    """The repaired copy of ``data`` and the changes made (``data`` is not modified)."""
+    fixed: dict[str, Any] = json.loads(json.dumps(data))
+    changes: list[Change] = []
+    name = task_dir.name
+    folder_name = fixed.get("folder_name")
+    if isinstance(folder_name, str) and folder_name and folder_name != name:
+        fixed["folder_name"] = name
+        changes.append(
+            Change("folder-name", "$.folder_name", f"folder_name '{folder_name}' -> '{name}'")
+        )
+    entries = fixed.get("implementations")
+    if isinstance(entries, list):
+        for position, entry in enumerate(entries):
+            if isinstance(entry, dict):
+                entries[position] = _fix_implementation(entry, position, changes)
+    return fixed, changes
+
+
+def _fix_implementation(
+    entry: dict[str, Any], position: int, changes: list[Change]
+) -> dict[str, Any]:
+    prefix = f"$.implementations[{position}]"
+    category = entry.get("category")
+    if isinstance(category, str):
+        match = match_category(category)
+        if match.fixable and match.category is not None:
+            entry["category"] = match.category
+            changes.append(
+                Change(
+                    "unknown-category",
+                    f"{prefix}.category",
+                    f"category '{category}' -> '{match.category}'",
+                )
+            )
+    if not alias_fixable(entry):
+        return entry
+    if RETRIEVAL_KEY in entry:
+        del entry[RETRIEVAL_ALIAS]
+        changes.append(
+            Change(
+                "alias-key",
+                f"{prefix}.{RETRIEVAL_ALIAS}",
+                f"removed '{RETRIEVAL_ALIAS}' (same as '{RETRIEVAL_KEY}')",
+            )
+        )
+        return entry
+    renamed = {(RETRIEVAL_KEY if key == RETRIEVAL_ALIAS else key): v for key, v in entry.items()}
+    changes.append(
+        Change(
+            "alias-key",
+            f"{prefix}.{RETRIEVAL_ALIAS}",
+            f"renamed '{RETRIEVAL_ALIAS}' to '{RETRIEVAL_KEY}'",
+        )
+    )
+    return renamed
+
+
+def apply_fixes(task_dir: str | Path) -> list[Change]:
+    """Repair the task's info.json in place (atomically); return what changed.
+
+    Does nothing when info.json is missing or not a JSON object: there is nothing safe
+    to repair, and validation reports why.
+    """
+    folder = Path(task_dir)
+    info = folder / INFO_FILE
+    try:
+        data = json.loads(info.read_bytes().decode("utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    fixed, changes = plan_fixes(folder.absolute(), data)
+    if changes:
+        atomic_write_json(info, fixed)
+    return changes

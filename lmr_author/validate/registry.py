@@ -1,0 +1,79 @@
+"""The registry of validation rules: stable ids, default severities, one-line summaries.
+
+A rule is a small function ``check(ctx) -> Iterable[Finding]`` registered with the
+`rule` decorator. The registry is what ``lmr-author validate --list-rules`` prints and
+what the runner walks, in registration order.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from lmr_author.validate.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from lmr_author.validate.context import TaskContext
+
+#: ``info`` rules read only info.json (they run with ``--schema-only``); ``task`` rules
+#: need the loaded Task model and read the files of the task folder.
+Stage = Literal["info", "task"]
+Check = Callable[["TaskContext"], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered check."""
+
+    id: str
+    severity: Severity
+    summary: str
+    stage: Stage
+    check: Check
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "rule": self.id,
+            "severity": self.severity,
+            "stage": self.stage,
+            "summary": self.summary,
+        }
+
+
+RULES: dict[str, Rule] = {}
+
+#: Not a check: reported when a rule itself fails, so a bug never becomes a traceback.
+INTERNAL_ERROR = "internal-error"
+
+
+def rule(
+    rule_id: str, severity: Severity, summary: str, *, stage: Stage = "task"
+) -> Callable[[Check], Check]:
+    """Register ``check`` under ``rule_id`` (kebab-case, stable: users filter on it)."""
+
+    def register(check: Check) -> Check:
+        if rule_id in RULES:
+            raise ValueError(f"rule id {rule_id!r} is registered twice")
+        RULES[rule_id] = Rule(rule_id, severity, summary, stage, check)
+        return check
+
+    return register
+
+
+#: Rule modules in the order their rules run and appear in ``--list-rules``.
+_RULE_MODULES = (
+    "lmr_author.validate.rules_info",
+    "lmr_author.validate.rules_paths",
+    "lmr_author.validate.rules_functions",
+    "lmr_author.validate.rules_tests",
+    "lmr_author.validate.rules_docker",
+)
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, in the order they run (importing the rule modules first)."""
+    for module in _RULE_MODULES:
+        importlib.import_module(module)
+    return list(RULES.values())

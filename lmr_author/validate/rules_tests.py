@@ -1,0 +1,288 @@
+"""Rules about the unit tests and their fixtures.
+
+Published tasks ship fixtures that are Git LFS pointer files (the data never arrived)
+and tests that cannot fail: they catch their own assertions and only log "Test Passed"
+or "Test Failed" (the legacy log protocol of ``design.md``). Both make a verdict
+meaningless, so the validator says so before anyone runs a benchmark.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from lmr_author.validate.context import SourceFile, TaskContext
+from lmr_author.validate.findings import Finding
+from lmr_author.validate.registry import rule
+
+#: Every Git LFS pointer file starts with this line (git-lfs spec v1 and its pre-release).
+_LFS_PREFIX = b"version https://git-lfs."
+#: Pointer files are tiny; anything larger is real data.
+_LFS_MAX_BYTES = 1024
+_VERDICT_WORDS = re.compile(r"\b(passed|failed)\b", re.IGNORECASE)
+_SWALLOWING = {"Exception", "BaseException", "AssertionError"}
+_EXITS = {"exit", "_exit", "quit"}
+
+
+def unit_tests(ctx: TaskContext) -> Iterator[tuple[str, str, SourceFile]]:
+    """(goal function, class name, source) of each unit test that exists and parses."""
+    if ctx.task is None:
+        return
+    for impl in ctx.task.implementations:
+        path = ctx.safe_path(impl.repo_dir, impl.unit_test_file)
+        if path is None:
+            continue
+        source = ctx.source(path)
+        if source.text is not None and source.functions is not None:
+            yield impl.goal_function, impl.class_name, source
+
+
+@rule("lfs-pointer", "error", "a file is a Git LFS pointer, so its data is missing")
+def check_lfs_pointer(ctx: TaskContext) -> Iterator[Finding]:
+    test_folders = _unit_test_folders(ctx)
+    for entry in ctx.tree():
+        if entry.is_symlink or entry.size > _LFS_MAX_BYTES or entry.size < len(_LFS_PREFIX):
+            continue
+        try:
+            with entry.path.open("rb") as handle:
+                head = handle.read(_LFS_MAX_BYTES)
+        except OSError:
+            continue
+        if not head.startswith(_LFS_PREFIX):
+            continue
+        size = re.search(rb"^size (\d+)", head, re.MULTILINE)
+        detail = f" ({int(size.group(1)):,} bytes)" if size else ""
+        is_fixture = any(folder in entry.path.parents for folder in test_folders)
+        yield ctx.finding(
+            "lfs-pointer",
+            f"{'fixture' if is_fixture else 'file'} is a Git LFS pointer; the data{detail} "
+            "is missing",
+            file=ctx.rel(entry.path),
+            severity="error" if is_fixture else "warning",
+            hint="Run 'git lfs pull' in the source repository and copy the real file here.",
+        )
+
+
+def _unit_test_folders(ctx: TaskContext) -> set[Path]:
+    folders: set[Path] = set()
+    if ctx.task is None:
+        return folders
+    for impl in ctx.task.implementations:
+        path = ctx.safe_path(impl.repo_dir, impl.unit_test_file)
+        if path is not None:
+            folders.add(path.parent)
+    return folders
+
+
+@rule(
+    "test-never-fails",
+    "warning",
+    "the unit test has no uncaught assertion (legacy Passed/Failed logs only)",
+)
+def check_test_can_fail(ctx: TaskContext) -> Iterator[Finding]:
+    seen: set[Path] = set()
+    for _, _, source in unit_tests(ctx):
+        if source.path in seen or source.text is None:
+            continue
+        seen.add(source.path)
+        try:
+            tree = ast.parse(source.text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        shape = _TestShape()
+        shape.visit(tree)
+        if shape.can_fail:
+            continue
+        if shape.logs_verdict:
+            message = (
+                "the unit test never fails: its checks are caught and it only logs "
+                "Passed/Failed (the legacy log protocol)"
+            )
+        else:
+            message = "the unit test can never fail: it has no assert, raise or non-zero exit"
+        yield ctx.finding(
+            "test-never-fails",
+            message,
+            file=ctx.rel(source.path),
+            hint="Let a failed check raise (assert) so the exit code gives the verdict.",
+        )
+
+
+class _TestShape(ast.NodeVisitor):
+    """Does a test file have a way to fail that is not swallowed by a try/except?"""
+
+    def __init__(self) -> None:
+        self.can_fail = False
+        self.logs_verdict = False
+        self._swallowed = 0
+
+    def _fails(self) -> None:
+        if self._swallowed == 0:
+            self.can_fail = True
+
+    def visit_Try(self, node: ast.Try) -> None:
+        swallows = any(_swallows(handler) for handler in node.handlers)
+        self._swallowed += swallows
+        for statement in node.body:
+            self.visit(statement)
+        self._swallowed -= swallows
+        for part in (*node.handlers, *node.orelse, *node.finalbody):
+            self.visit(part)
+
+    visit_TryStar = visit_Try  # type: ignore[assignment]
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self._fails()
+        self.generic_visit(node)
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        self._fails()
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _call_name(node.func)
+        if name.startswith("assert") or name in {"fail", "main"}:
+            self._fails()  # self.assertEqual, np.testing.assert_allclose, unittest.main
+        elif name in _EXITS and node.args and not _is_zero(node.args[0]):
+            self._fails()
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and _VERDICT_WORDS.search(node.value):
+            self.logs_verdict = True
+
+
+def _call_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (0, None, False)
+
+
+def _swallows(handler: ast.ExceptHandler) -> bool:
+    """A handler that catches assertion errors and neither re-raises nor exits."""
+    kind = handler.type
+    names: list[str] = []
+    if kind is None:
+        names = ["BaseException"]
+    elif isinstance(kind, ast.Tuple):
+        names = [_call_name(element) for element in kind.elts]
+    else:
+        names = [_call_name(kind)]
+    if not _SWALLOWING.intersection(names):
+        return False
+    for node in ast.walk(ast.Module(body=handler.body, type_ignores=[])):
+        if isinstance(node, ast.Raise):
+            return False
+        if isinstance(node, ast.Call) and _call_name(node.func) in _EXITS:
+            return False
+    return True
+
+
+@rule(
+    "test-missing-target",
+    "warning",
+    "the unit test never references the goal function or its class",
+)
+def check_test_target(ctx: TaskContext) -> Iterator[Finding]:
+    for goal_function, class_name, source in unit_tests(ctx):
+        assert source.text is not None
+        try:
+            tree = ast.parse(source.text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        names = _referenced_names(tree)
+        targets = {goal_function}
+        if class_name:
+            targets.add(class_name.rsplit(".", 1)[-1])
+        if targets & names:
+            continue
+        shown = " or ".join(f"'{t}'" for t in sorted(targets))
+        yield ctx.finding(
+            "test-missing-target",
+            f"the unit test never mentions {shown}, so it may not test the goal function",
+            file=ctx.rel(source.path),
+            hint="Import and call the goal function (or its class) in the test.",
+        )
+
+
+def _referenced_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.alias):
+            names.update(node.name.split("."))
+            if node.asname:
+                names.add(node.asname)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.isidentifier()
+        ):
+            names.add(node.value)
+    return names
+
+
+#: String constants that look like a data file a test reads (with a folder, to avoid
+#: guessing at bare names such as "results.json" that a test may write).
+_FIXTURE_PATH = re.compile(
+    r"^(?:\./)?[\w.-]+(?:/[\w.-]+)+\.(?:npy|npz|pt|pth|pkl|pickle|json|jsonl|csv|tsv|txt|"
+    r"bin|h5|hdf5|safetensors|parquet|arrow|tar|gz|zip)$"
+)
+
+
+@rule(
+    "test-missing-fixture",
+    "warning",
+    "the unit test names a data file that is not in the repository folder",
+)
+def check_test_fixtures(ctx: TaskContext) -> Iterator[Finding]:
+    if ctx.task is None:
+        return
+    seen: set[Path] = set()
+    for impl in ctx.task.implementations:
+        path = ctx.safe_path(impl.repo_dir, impl.unit_test_file)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        source = ctx.source(path)
+        if source.text is None or source.functions is None:
+            continue
+        try:
+            tree = ast.parse(source.text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+                continue
+            name = node.value
+            if not _FIXTURE_PATH.match(name) or "/logs/" in f"/{name}":
+                continue
+            bases = (impl.repo_dir, path.parent)
+            candidates = [ctx.safe_path(base, name) for base in bases]
+            if any(c is not None and _exists(c) for c in candidates):
+                continue
+            yield ctx.finding(
+                "test-missing-fixture",
+                f"the unit test reads '{name}', which is not in the repository folder",
+                file=ctx.rel(path),
+                where=f"line {node.lineno}",
+                hint="Add the fixture (tests run from the repository folder) or fix the path.",
+            )
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,75 @@
+"""A repository and a paper made by the tests, for driving the new-task app."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import git
+import pytest
+
+LOSSES = textwrap.dedent(
+    '''\
+    """Losses of the toy method."""
+    import math
+
+    from toy.utils import safe_log
+
+
+    def margin_loss(chosen, rejected, beta=0.1):
+        """Logistic loss on the margin between chosen and rejected scores.
+
+        Returns the mean loss over the batch.
+        """
+        total = 0.0
+        for c, r in zip(chosen, rejected):
+            total += -safe_log(1.0 / (1.0 + math.exp(-beta * (c - r))))
+        return total / len(chosen)
+
+
+    def unrelated(x):
+        return x + 1
+    '''
+)
+
+UTILS = "import math\n\n\ndef safe_log(x, eps=1e-12):\n    return math.log(max(x, eps))\n"
+
+DRIVER = (
+    "from toy.losses import margin_loss\n"
+    "for beta in (0.1, 0.5, 2.0):\n"
+    "    margin_loss([1.0, 2.0, 0.5], [0.5, 3.0, 0.5], beta=beta)\n"
+)
+
+
+@pytest.fixture
+def toy_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "toy-margin"
+    (root / "toy").mkdir(parents=True)
+    (root / "toy" / "__init__.py").write_text("")
+    (root / "toy" / "losses.py").write_text(LOSSES)
+    (root / "toy" / "utils.py").write_text(UTILS)
+    repo = git.Repo.init(root, initial_branch="main")
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "Test")
+        config.set_value("user", "email", "test@example.invalid")
+    repo.index.add(["toy/__init__.py", "toy/losses.py", "toy/utils.py"])
+    repo.index.commit("the toy method")
+    return root
+
+
+@pytest.fixture
+def toy_paper(tmp_path: Path) -> Path:
+    from lmr_author.paper import make_paper_pdf
+
+    out = tmp_path / "paper.pdf"
+    make_paper_pdf(
+        "Margin Losses for Toy Preferences",
+        [
+            ("Method", "We minimise a logistic loss on the score margin.\n\n"
+             "$$ L = -log sigmoid(beta (c - r))"),
+            ("Experiments", "The margin loss improves toy preference accuracy."),
+        ],
+        out,
+        authors="A. Tester",
+    )
+    return out

@@ -1,0 +1,162 @@
+"""End to end through every screen of the new-task app, with Pilot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, OptionList, Select, Static, TextArea
+
+from lmr_author.authoring.spec import draft_path, load_spec
+from lmr_author.task import load_task
+from lmr_author.tui.new_task.app import NewTaskApp
+from tests.functional.new_task.conftest import DRIVER
+
+SIZE = (150, 48)
+
+
+async def _settle(pilot: Pilot[int]) -> None:
+    """Wait for the app's own workers (not DirectoryTree's long-lived loader)."""
+    ours = [w for w in pilot.app.workers if w.name != "_loader"]
+    if ours:  # an empty list would mean "all workers" to wait_for_complete
+        await pilot.app.workers.wait_for_complete(ours)
+    await pilot.pause()
+
+
+async def test_every_screen_to_a_clean_task(
+    tmp_path: Path, toy_repo: Path, toy_paper: Path
+) -> None:
+    benchmark = tmp_path / "bench"
+    app = NewTaskApp(benchmark_dir=benchmark, draft_name="e2e")
+    async with app.run_test(size=SIZE) as pilot:
+        # 1. Source
+        assert app.screen.query_one("#step-title", Static).visual is not None
+        app.screen.query_one("#source", Input).value = str(toy_repo)
+        await pilot.click("#checkout")
+        await _settle(pilot)
+        assert app.spec.repo_commit and len(app.spec.repo_commit) == 40
+        await pilot.press("ctrl+n")
+        # 2. Paper
+        app.screen.query_one("#pdf", Input).value = str(toy_paper)
+        await pilot.click("#load")
+        await _settle(pilot)
+        assert "logistic loss" in app.paper_pages["1"]
+        assert app.spec.paper_name == "Margin Losses for Toy Preferences"
+        await pilot.press("ctrl+n")
+        # 3. Goal: fuzzy search, Enter picks
+        await _settle(pilot)
+        app.screen.query_one("#fn-search", Input).value = "margin"
+        await pilot.pause()
+        options = app.screen.query_one("#functions", OptionList)
+        assert options.option_count >= 1
+        options.focus()
+        options.highlighted = 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [(g.goal_file, g.goal_function) for g in app.spec.goals] == [
+            ("toy/losses.py", "margin_loss")
+        ]
+        await pilot.press("ctrl+n")
+        # 4. Mask: the diff removes the body
+        await _settle(pilot)
+        preview = app.screen.preview  # type: ignore[attr-defined]
+        assert "-    total = 0.0" in preview.diff.splitlines()
+        assert "total = 0.0" not in preview.masked
+        await pilot.press("ctrl+n")
+        # 5. Instruction: prefilled; choose a category; keep the suggested retrieval file
+        await pilot.pause()
+        instruction = app.screen.query_one("#instruction", TextArea).text
+        assert "`margin_loss`" in instruction and "toy/losses.py" in instruction
+        await pilot.press("ctrl+n")  # refused: no category yet
+        assert app.spec.step == "instruction"
+        app.screen.query_one("#category", Select).value = "Training Objectives & Optimization"
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        # 6. Tests: the driver records fixtures (dry run shows them)
+        await pilot.pause()
+        app.screen.query_one("#driver", TextArea).load_text(DRIVER)
+        await pilot.pause()
+        await pilot.click("#record")
+        await _settle(pilot)
+        assert "3 call(s)" in str(app.screen.query_one("#status", Static).visual)
+        await pilot.press("ctrl+n")
+        # 7. Check: schema live, static checks clean
+        await pilot.pause()
+        assert app.spec.step == "check"
+        app.screen.query_one("#field-folder_name", Input).value = "07-ToyMargin"
+        app.screen.query_one("#field-instance_id", Input).value = "7"
+        app.screen.query_one("#field-year", Input).value = "2025"
+        await pilot.pause()
+        assert "matches the schema" in str(app.screen.query_one("#schema-state", Static).visual)
+        await pilot.click("#static")
+        await _settle(pilot)
+        table = app.screen.query_one("#findings", DataTable)
+        rows = [table.get_row_at(i) for i in range(table.row_count)]
+        assert [r for r in rows if r[0] == "error"] == [], rows
+        await pilot.press("ctrl+n")
+        # 8. Save
+        await pilot.pause()
+        await pilot.click("#save")
+        await _settle(pilot)
+        assert "saved" in str(app.screen.query_one("#status", Static).visual)
+
+    task = load_task(benchmark / "07-ToyMargin")
+    assert task.repo_commit == app.spec.repo_commit
+    impl = task.implementations[0]
+    assert impl.category == "Training Objectives & Optimization"
+    assert impl.golden_path.read_text() == (toy_repo / "toy" / "losses.py").read_text()
+    assert "total = 0.0" not in impl.goal_path.read_text()
+    assert len(list((task.repo_dir / "unit_test" / "fixtures").glob("*.pkl"))) == 3
+    assert json.loads(task.paper_json_path.read_text())["1"].startswith("Margin Losses")
+
+    from lmr_author.validate.engine import validate_task_dir
+
+    assert [f for f in validate_task_dir(task.path)] == []
+
+
+async def test_quit_and_resume_at_the_same_step(tmp_path: Path, toy_repo: Path) -> None:
+    app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="resume")
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one("#source", Input).value = str(toy_repo)
+        app.screen.query_one("#ref", Input).value = "main"
+        await pilot.click("#checkout")
+        await _settle(pilot)
+        await pilot.press("ctrl+n")
+        app.screen.query_one("#pdf", Input).value = "/nowhere/paper.pdf"
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+    saved = load_spec(draft_path("resume"))
+    assert (saved.step, saved.source, saved.ref) == ("paper", str(toy_repo), "main")
+    assert saved.paper_pdf == "/nowhere/paper.pdf"
+
+    again = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="resume")
+    async with again.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        assert again.screen.query_one("#pdf", Input).value == "/nowhere/paper.pdf"
+        assert "no such PDF" in str(again.screen.query_one("#status", Static).visual)
+        await pilot.press("ctrl+n")  # refused: the paper is not loaded
+        assert again.spec.step == "paper"
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert again.screen.query_one("#source", Input).value == str(toy_repo)
+
+
+async def test_existing_task_is_not_replaced_without_confirmation(
+    tmp_path: Path, toy_repo: Path
+) -> None:
+    from lmr_author.authoring.spec import GoalSpec, TaskSpec, save_spec
+
+    benchmark = tmp_path / "bench"
+    (benchmark / "07-Toy").mkdir(parents=True)
+    (benchmark / "07-Toy" / "keep.txt").write_text("mine")
+    spec = TaskSpec(folder_name="07-Toy", source=str(toy_repo), repo_path=str(toy_repo),
+                    step="save", goals=[GoalSpec("toy/losses.py", "margin_loss")])
+    save_spec(spec, draft_path("confirm"))
+    app = NewTaskApp(benchmark_dir=benchmark, draft_name="confirm")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#save")
+        await pilot.pause()
+        await pilot.press("n")
+        await _settle(pilot)
+    assert (benchmark / "07-Toy" / "keep.txt").read_text() == "mine"

@@ -1,0 +1,37 @@
+"""Child process of the kill test: label items through the review app, then wait to be killed.
+
+Usage: python kill_child.py OUTPUT_DIR STORE_PATH ANNOTATOR KEYS
+
+Presses each key of KEYS (e.g. "3n1n2") in the app; after each label key it prints
+``labeled <n>`` once the app has handled the key, then prints ``waiting`` and sleeps with
+the app still running, so the parent can SIGKILL it mid-session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from lmr_author.labels.store import LabelStore
+from lmr_author.review.session import open_session
+from lmr_author.tui.review import ReviewApp
+
+
+async def main(output_dir: Path, store_path: Path, annotator: str, keys: str) -> None:
+    store = LabelStore(store_path)
+    app = ReviewApp(open_session(output_dir, annotator, store))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        labeled = 0
+        for key in keys:
+            await pilot.press(key)
+            if key in "123":
+                labeled += 1
+                print(f"labeled {labeled}", flush=True)
+        print("waiting", flush=True)
+        await asyncio.sleep(3600)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]))

@@ -1,0 +1,1 @@
+"""Test helpers shared by several test folders (local servers, fixtures builders)."""

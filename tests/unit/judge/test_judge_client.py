@@ -1,0 +1,140 @@
+"""The judge's HTTP client against a real local server: retries, time-outs, fallbacks."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+
+import pytest
+
+from lmr_author.judge.client import JudgeClient, JudgeFatalError, JudgeRequestError
+from lmr_author.judge.config import JudgeConfig
+from tests.support.openai_server import OpenAIServer, Reply
+
+MESSAGES = [{"role": "user", "content": "judge this"}]
+
+
+def test_answer_usage_and_structured_request(
+    server: OpenAIServer, make_config: Callable[..., JudgeConfig]
+) -> None:
+    server.enqueue(
+        Reply(
+            content='{"category": 3, "rationale": []}',
+            usage={"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        )
+    )
+    client = JudgeClient(make_config())
+    completion = client.complete(MESSAGES)
+    assert completion.text == '{"category": 3, "rationale": []}'
+    assert (completion.usage.prompt_tokens, completion.usage.total_tokens) == (11, 18)
+    body = server.requests[0].body
+    assert body["model"] == "judge-model"
+    assert body["temperature"] == 0.0
+    assert body["response_format"]["type"] == "json_schema"
+    assert server.requests[0].headers["authorization"] == "Bearer test-key"
+    assert client.endpoint == server.base_url
+
+
+def test_429_then_success(server: OpenAIServer, make_config: Callable[..., JudgeConfig]) -> None:
+    server.enqueue(Reply.error(429, "slow down"), Reply.answer(2))
+    client = JudgeClient(make_config())
+    assert '"category": 2' in client.complete(MESSAGES).text
+    assert server.request_count == 2
+    assert (client.requests, client.retries) == (2, 1)
+
+
+def test_retry_after_is_honoured(
+    server: OpenAIServer, make_config: Callable[..., JudgeConfig]
+) -> None:
+    server.enqueue(Reply.error(429, "later", retry_after="0.4"), Reply.answer(2))
+    client = JudgeClient(make_config(backoff_max_s=2.0))
+    client.complete(MESSAGES)
+    gap = server.requests[1].received_at - server.requests[0].received_at
+    assert gap >= 0.4
+
+
+def test_repeated_500_gives_up(
+    server: OpenAIServer, make_config: Callable[..., JudgeConfig]
+) -> None:
+    server.default = Reply.error(500, "boom")
+    client = JudgeClient(make_config(max_attempts=4))
+    with pytest.raises(JudgeRequestError, match="500"):
+        client.complete(MESSAGES)
+    assert server.request_count == 4
+    assert client.retries == 3
+
+
+def test_backoff_grows(server: OpenAIServer, make_config: Callable[..., JudgeConfig]) -> None:
+    server.default = Reply.error(503, "busy")
+    client = JudgeClient(make_config(max_attempts=4, backoff_initial_s=0.1, backoff_max_s=1.0))
+    with pytest.raises(JudgeRequestError):
+        client.complete(MESSAGES)
+    times = [r.received_at for r in server.requests]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert gaps[0] >= 0.1
+    assert gaps[2] >= 0.4  # 0.1, 0.2, 0.4: exponential
+
+
+def test_timeout_then_success(
+    server: OpenAIServer, make_config: Callable[..., JudgeConfig]
+) -> None:
+    server.enqueue(Reply.answer(1, delay_s=2.0), Reply.answer(3))
+    client = JudgeClient(make_config(timeout_s=0.3))
+    started = time.monotonic()
+    assert '"category": 3' in client.complete(MESSAGES).text
+    assert time.monotonic() - started < 1.5
+    assert server.request_count == 2
+
+
+def test_timeouts_give_up(server: OpenAIServer, make_config: Callable[..., JudgeConfig]) -> None:
+    server.default = Reply.answer(1, delay_s=1.0)
+    client = JudgeClient(make_config(timeout_s=0.2, max_attempts=2))
+    with pytest.raises(JudgeRequestError, match="Timeout"):
+        client.complete(MESSAGES)
+    assert server.request_count == 2
+
+
+def test_structured_output_rejected_falls_back_to_text() -> None:
+    with OpenAIServer(reject_structured=True, default=Reply.answer(2)) as server:
+        config = JudgeConfig(api_key="k", base_url=server.base_url, backoff_initial_s=0.01)
+        client = JudgeClient(config)
+        assert client.complete(MESSAGES).structured is False
+        assert client.complete(MESSAGES).structured is False
+        formats = ["response_format" in r.body for r in server.requests]
+        assert formats == [True, False, False]  # asked once, then never again
+
+
+@pytest.mark.parametrize("status", [401, 404])
+def test_bad_key_or_model_is_fatal(
+    server: OpenAIServer, make_config: Callable[..., JudgeConfig], status: int
+) -> None:
+    server.default = Reply.error(status, "no")
+    with pytest.raises(JudgeFatalError):
+        JudgeClient(make_config()).complete(MESSAGES)
+    assert server.request_count == 1
+
+
+def test_garbage_body_is_text(
+    server: OpenAIServer, make_config: Callable[..., JudgeConfig]
+) -> None:
+    server.enqueue(Reply(body="<html>proxy error</html>"))
+    assert JudgeClient(make_config()).complete(MESSAGES).text == "<html>proxy error</html>"
+
+
+def test_no_server_is_a_request_error(make_config: Callable[..., JudgeConfig]) -> None:
+    client = JudgeClient(make_config(base_url="http://127.0.0.1:9/v1", max_attempts=2))
+    with pytest.raises(JudgeRequestError, match="Connection"):
+        client.complete(MESSAGES)
+
+
+def test_a_400_for_other_reasons_keeps_structured_output(
+    server: OpenAIServer, make_config: Callable[..., JudgeConfig]
+) -> None:
+    server.enqueue(Reply.error(400, "context length exceeded"), Reply.error(400, "still"))
+    client = JudgeClient(make_config())
+    with pytest.raises(JudgeRequestError, match="400"):
+        client.complete(MESSAGES)
+    assert server.request_count == 2  # not retried further: a 400 is not transient
+    client.complete(MESSAGES)
+    assert "response_format" in server.requests[2].body

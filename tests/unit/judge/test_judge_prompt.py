@@ -1,0 +1,106 @@
+"""The judge prompt: the default template (paper appendix C) and users' own templates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lmr_author.errors import UserError
+from lmr_author.judge.prompt import build_prompt, load_template
+from lmr_author.task import load_task
+from tests.support.eval_output import write_task
+
+GOLDEN_CLASS = '''class Loss:
+    """A loss."""
+
+    def other(self):
+        return 0
+
+    def forward(self, x):
+        return x * 2
+'''
+
+
+def _impl(tmp_path: Path):  # type: ignore[no-untyped-def]
+    return load_task(write_task(tmp_path / "bench")).implementation(1)
+
+
+def test_default_template_follows_appendix_c(tmp_path: Path) -> None:
+    template = load_template()
+    golden = tmp_path / "bench/01-Toy/golden_files/toy_golden.py"
+    impl = _impl(tmp_path)
+    prompt = build_prompt(
+        template,
+        impl,
+        task_name="01-Toy",
+        golden_source=golden.read_text(),
+        candidate_source="def scale(values, factor):\n    return values\n",
+        scope="file",
+    )
+    (message,) = prompt.messages
+    text = message["content"]
+    assert text.startswith("Instruction: Implement scale in toy.py")
+    for part in (
+        "Golden Reference (golden_files/toy_golden.py)",
+        "Agent Implementation (toy.py)",
+        "1. Incorrect Logic",
+        "2. Logic Correct but Subtle Errors",
+        "3. Completely Correct",
+        '"category"',
+        '"rationale"',
+        "return values",
+    ):
+        assert part in text
+    assert len(prompt.sha256) == 64
+
+
+def test_function_scope_keeps_class_context(tmp_path: Path) -> None:
+    impl = _impl(tmp_path)
+    impl.goal_function, impl.class_name = "forward", "Loss"
+    prompt = build_prompt(
+        load_template(),
+        impl,
+        task_name="01-Toy",
+        golden_source=GOLDEN_CLASS,
+        candidate_source=GOLDEN_CLASS.replace("x * 2", "x * 3"),
+        scope="function",
+    )
+    text = prompt.messages[0]["content"]
+    assert prompt.scope == "function"
+    assert "class Loss" in text and "x * 3" in text and "x * 2" in text
+    assert "def other" not in text
+
+
+def test_custom_template(tmp_path: Path) -> None:
+    custom = tmp_path / "mine.md"
+    custom.write_text("Task $task costs $$5.\n$goal_function\n---\n$goal_code\n")
+    prompt = build_prompt(
+        load_template(custom),
+        _impl(tmp_path),
+        task_name="01-Toy",
+        golden_source="",
+        candidate_source="x = 1\n",
+        scope="file",
+    )
+    assert prompt.messages[0]["content"] == "Task 01-Toy costs $5.\nscale\n---\nx = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("$goal_code\n$golden_code\n${golden}", "line 3.*unknown placeholder \\$golden\\."),
+        ("$goal_code costs $5", "not a placeholder"),
+        ("only $instruction", "never shows the candidate"),
+    ],
+)
+def test_bad_templates(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.md"
+    path.write_text(text)
+    with pytest.raises(UserError, match=message):
+        load_template(path)
+
+
+def test_missing_template(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="does not exist"):
+        load_template(tmp_path / "nope.md")

@@ -1,0 +1,47 @@
+"""`lmr-author validate --run`: the dynamic proof in Docker, after the static rules."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lmr_author.cli import main
+
+MakeTask = Callable[..., Path]
+
+
+def test_run_skips_tasks_with_static_errors(
+    make_task: MakeTask, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(data: dict) -> None:
+        data["implementations"][0]["goal_function"] = "missing"
+
+    task = make_task(info=broken)
+    assert main(["validate", "--run", "--json", str(task)]) == 1
+    captured = capsys.readouterr()
+    assert "not run in Docker" in captured.err
+    rules = {f["rule"] for f in json.loads(captured.out)["tasks"][0]["findings"]}
+    assert "function-not-found" in rules
+    assert not rules & {"golden-fails", "test-does-not-discriminate", "infra"}
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_run_proves_a_sample_task(
+    docker_client: Any, repo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = repo_root / "benchmark" / "01-DPO"
+    if not sample.is_dir():
+        pytest.skip("the sample benchmark is not there")
+    task = tmp_path / "01-DPO"
+    shutil.copytree(sample, task)
+    code = main(["validate", "--run", "--json", "--timeout", "120", str(task)])
+    document = json.loads(capsys.readouterr().out)
+    findings = document["tasks"][0]["findings"]
+    assert code == 0, findings
+    assert [f for f in findings if f["severity"] == "error"] == []
