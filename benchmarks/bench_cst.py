@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -33,15 +32,19 @@ from pathlib import Path
 
 CORPUS_PACKAGES = ("scipy", "statsmodels", "numpy", "pandas", "sympy", "openai", "textual")
 TARGET_FILES = 2400
+TARGET_LINES = 1_000_000
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", type=Path, help="index this folder instead of a corpus")
     parser.add_argument("--files", type=int, default=TARGET_FILES, help="corpus size in files")
+    parser.add_argument("--lines", type=int, default=TARGET_LINES, help="corpus size in lines")
     parser.add_argument("--workers", type=int, default=None, help="parallel parsers")
     parser.add_argument("--skip-index", action="store_true", help="skip the indexing figures")
-    parser.add_argument("--package", default="rich", help="installed package to round-trip")
+    parser.add_argument(
+        "--package", default="rich", help="installed package (or folder) to round-trip"
+    )
     parser.add_argument("--sdist", help="pip-download this sdist and round-trip it instead")
     parser.add_argument("--skip-roundtrip", action="store_true", help="skip the round trip")
     args = parser.parse_args()
@@ -50,33 +53,44 @@ def main() -> int:
         os.environ["LMR_AUTHOR_CACHE_DIR"] = str(Path(scratch) / "cache")
         failures = 0
         if not args.skip_index:
-            root = args.repo or build_corpus(Path(scratch) / "corpus", args.files)
+            root = args.repo or build_corpus(Path(scratch) / "corpus", args.files, args.lines)
             failures += bench_index(root, args.workers)
-            failures += bench_rewrite(root)
+            purelib = Path(sysconfig.get_paths()["purelib"])
+            failures += bench_rewrite(args.repo or purelib / CORPUS_PACKAGES[0])
         if not args.skip_roundtrip:
             if args.sdist:
                 package_root = download_sdist(args.sdist, Path(scratch) / "sdist")
             else:
-                package_root = Path(sysconfig.get_paths()["purelib"]) / args.package
+                package_root = Path(args.package)
+                if not package_root.is_dir():
+                    package_root = Path(sysconfig.get_paths()["purelib"]) / args.package
             failures += bench_round_trip(package_root)
     return 1 if failures else 0
 
 
-def build_corpus(target: Path, wanted: int) -> Path:
-    """Copy .py files of big installed packages until ``wanted`` files are there."""
+def build_corpus(target: Path, wanted_files: int, wanted_lines: int) -> Path:
+    """Copy .py files of big installed packages: about ``wanted_files`` files holding
+    about ``wanted_lines`` lines (files are skipped while the corpus runs ahead of the
+    average file length the two targets imply)."""
     purelib = Path(sysconfig.get_paths()["purelib"])
-    copied = 0
+    files = lines = 0
     for package in CORPUS_PACKAGES:
         source = purelib / package
         if not source.is_dir():
             continue
         for path in sorted(source.rglob("*.py")):
-            if copied >= wanted:
+            if files >= wanted_files:
                 return target
+            data = path.read_bytes()
+            count = data.count(b"\n")
+            budget = wanted_lines * (files + 1) / wanted_files + 20_000
+            if lines + count > budget:
+                continue
             destination = target / package / path.relative_to(source)
             destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, destination)
-            copied += 1
+            destination.write_bytes(data)
+            files += 1
+            lines += count
     return target
 
 
@@ -106,7 +120,8 @@ def bench_index(root: Path, workers: int | None) -> int:
 
 
 def bench_rewrite(root: Path) -> int:
-    """Mask, extract and splice the middle function of the file closest to 5,000 lines."""
+    """Mask, extract and splice the longest function in the second half of the real file
+    under ``root`` closest to (and not under) 5,000 lines."""
     from lmr_author.cst.extract import extract_function
     from lmr_author.cst.index import list_functions
     from lmr_author.cst.mask import mask_function
@@ -114,6 +129,8 @@ def bench_rewrite(root: Path) -> int:
 
     best: tuple[int, Path] | None = None
     for path in root.rglob("*.py"):
+        if "site-packages" in path.relative_to(root).parts:
+            continue
         lines = path.read_bytes().count(b"\n")
         if lines >= 5000 and (best is None or lines < best[0]):
             best = (lines, path)
@@ -155,14 +172,15 @@ def bench_rewrite(root: Path) -> int:
 def bench_round_trip(root: Path) -> int:
     """splice(mask(f), extract(f)) == f for every function of every file under ``root``."""
     from lmr_author.cst.extract import extract_function
-    from lmr_author.cst.index import list_functions
+    from lmr_author.cst.index import list_functions, python_files
     from lmr_author.cst.mask import mask_function
     from lmr_author.cst.splice import splice_function
 
     files = functions = skipped = 0
     failures: list[str] = []
     start = time.perf_counter()
-    for path in sorted(root.rglob("*.py")):
+    for rel in python_files(root):
+        path = root / rel
         source = path.read_bytes()
         try:
             infos = list_functions(source)

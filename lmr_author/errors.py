@@ -41,5 +41,6 @@ class UserError(Exception):
             location = f"{self.where}: "
         text = f"{location}{self.message}"
         if self.hint:
-            text += f" {self.hint}"
+            # A sentence break between what went wrong and what to do about it.
+            text += ("" if text.rstrip().endswith((".", "!", "?", ":")) else ".") + f" {self.hint}"
         return text

@@ -7,8 +7,10 @@ or to stdout as raw bytes (so CRLF, BOM and the file's encoding reach the pipe i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -151,14 +153,19 @@ def _functions(args: argparse.Namespace) -> int:
             raise UserError(
                 f"the file does not parse: {error.msg}",
                 file=path,
-                where=f"line {error.lineno}",
+                where=f"line {error.lineno}" if error.lineno else None,
                 hint="Fix the syntax error first.",
             ) from None
+        except ValueError as error:  # null bytes
+            raise UserError(f"the file is not Python source: {error}.", file=path) from None
         files: dict[str, list[FunctionInfo]] = {path.name: infos}
         errors: dict[str, str] = {}
         root = path.parent.resolve()
     elif path.is_dir():
-        index = index_repository(path, use_cache=not args.no_cache, workers=args.workers)
+        with _progress_bar() as progress:
+            index = index_repository(
+                path, use_cache=not args.no_cache, workers=args.workers, progress=progress
+            )
         files, errors, root = index.files, index.errors, index.root
     else:
         raise UserError(f"{path} does not exist.", hint="Pass a .py file or a folder.")
@@ -180,6 +187,24 @@ def _functions(args: argparse.Namespace) -> int:
     for rel, reason in errors.items():
         print(f"lmr-author: warning: skipped {rel}: {reason}", file=sys.stderr)
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def _progress_bar() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr when it is a terminal (rich respects ``NO_COLOR``)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("indexing", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
 
 
 def _describe(rel: str, info: Any) -> str:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands.judge import add_judge_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -54,7 +55,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "-s",
         dest="submissions",
         action=_SubmissionAction,
-        required=True,
         metavar="PATH",
         help="a mirrored submission folder or a predictions .jsonl (repeatable)",
     )
@@ -92,8 +92,35 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--timeout", type=float, metavar="S", help="time limit per test file in seconds"
     )
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
-    # The lead wires the LLM judge (--judge) and the labeling TUI (--human-review) in here:
-    # they read the runs this command writes via lmr_author.evaluate.load_runs().
+    judge = parser.add_argument_group(
+        "LLM judge",
+        "--judge: after the unit tests, label every run CC / LC / LI with an LLM judge "
+        "(as 'lmr-author judge' does). Without an endpoint (OPENAI_BASE_URL / "
+        "OPENAI_API_KEY or --judge-base-url) the judge is skipped with a notice.",
+    )
+    judge.add_argument("--judge", action="store_true", help="also run the LLM judge")
+    add_judge_options(judge, prefix="judge-")
+    review = parser.add_argument_group(
+        "human review",
+        "lmr-author eval RESULTS --human-review --annotator NAME: label the runs of an "
+        "earlier evaluation (RESULTS is its output folder) in a terminal app; 1/2/3 label, "
+        "c comment, n/p move, u unlabeled only, d diff, q quit. Labels are durable at once.",
+    )
+    review.add_argument(
+        "--human-review", action="store_true", help="open the labeling app on RESULTS"
+    )
+    review.add_argument("--annotator", metavar="NAME", help="who is labeling (required)")
+    review.add_argument("--sample", type=int, metavar="N", help="label a random sample of N")
+    review.add_argument("--seed", type=int, default=0, help="seed of the sample (default: 0)")
+    review.add_argument(
+        "--show-verdicts",
+        action="store_true",
+        help="show the judge's label and the test verdict from the start (default: blind)",
+    )
+    review.add_argument("--unlabeled", action="store_true", help="show only unlabeled items")
+    review.add_argument(
+        "--labels", type=Path, metavar="STORE", help="label store (default: your data folder)"
+    )
     parser.set_defaults(handler=_handle)
 
 
@@ -136,6 +163,14 @@ def _handle(args: argparse.Namespace) -> int:
 
     from lmr_author.evaluate import Submission
 
+    if args.human_review:
+        return _human_review(args)
+    if not args.submissions:
+        raise UserError(
+            "nothing to evaluate: give --submission PATH (a mirrored folder or a .jsonl)",
+            hint="Or, to label earlier results: lmr-author eval RESULTS --human-review "
+            "--annotator NAME.",
+        )
     submissions = [Submission(path, system) for path, system in args.submissions]
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
@@ -147,15 +182,62 @@ def _handle(args: argparse.Namespace) -> int:
         print(json.dumps(results.to_json(), indent=2, ensure_ascii=False))
     else:
         _print_summary(results, args.output)
+    judge_failed = False
+    if args.judge and not results.interrupted:
+        judge_failed = _run_judge(args, errors)
     if results.interrupted:
         errors.print(
             "[yellow]interrupted[/]: finished runs are kept; run the same command again "
             "to complete the rest."
         )
         return EXIT_INTERRUPTED
-    if results.infra_errors:
+    if results.infra_errors or judge_failed:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _run_judge(args: argparse.Namespace, console: Console) -> bool:
+    """Judge the runs just written; return True when some judgments got no answer."""
+    from lmr_author.commands.judge import format_summary, judge_config
+    from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
+    from lmr_author.judge.runner import run_judging
+
+    try:
+        config = judge_config(args)
+    except JudgeNotConfigured:
+        console.print(f"judge skipped: no LLM endpoint is configured. {ENABLE_HINT}")
+        return False
+    summary = run_judging(args.output, config, progress=not args.json)
+    if not args.json:
+        print(format_summary(summary))
+    for problem in summary.problems:
+        console.print(f"judge warning: {problem}")
+    if summary.errors:
+        console.print(
+            f"{summary.errors} judgment(s) got no answer from the server; run the same "
+            "command again to retry them (finished runs and judgments are kept)."
+        )
+    return bool(summary.errors)
+
+
+def _human_review(args: argparse.Namespace) -> int:
+    if args.submissions:
+        raise UserError(
+            "--human-review labels the results of an earlier evaluation and takes no --submission",
+            hint="Run 'lmr-author eval BENCHMARK --submission S' first, then "
+            "'lmr-author eval OUTPUT --human-review --annotator NAME'.",
+        )
+    from lmr_author.tui.review import run_review
+
+    return run_review(
+        args.benchmark,
+        args.annotator or "",
+        store_path=args.labels,
+        sample=args.sample,
+        seed=args.seed,
+        show_verdicts=args.show_verdicts,
+        only_unlabeled=args.unlabeled,
+    )
 
 
 def _run_with_progress(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
+    from lmr_author.judge.config import JudgeConfig
     from lmr_author.judge.summary import JudgeSummary
 
 
@@ -34,82 +35,103 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         type=Path,
         help="the folder 'lmr-author eval' wrote (results.json, runs/)",
     )
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
-    parser.add_argument("--model", help="judge model (default: OPENAI_MODEL, else gpt-4o)")
-    parser.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        metavar="NAME",
-        help="environment variable holding the API key (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--concurrency", type=int, default=4, metavar="N", help="requests in flight (default: 4)"
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=120.0,
-        metavar="S",
-        help="request time-out in seconds (default: 120)",
-    )
-    parser.add_argument(
-        "--max-attempts",
-        type=int,
-        default=5,
-        metavar="N",
-        help="tries per request on 429, 5xx and time-outs (default: 5)",
-    )
-    parser.add_argument(
-        "--temperature",
-        type=float,
-        default=0.0,
-        metavar="T",
-        help="sampling temperature (default: 0; reasoning models such as o4-mini need 1)",
-    )
-    parser.add_argument(
-        "--max-tokens", type=int, metavar="N", help="cap on answer tokens (default: none)"
-    )
-    parser.add_argument("--template", type=Path, metavar="FILE", help="own prompt template")
-    parser.add_argument(
-        "--judge-scope",
-        choices=("function", "file"),
-        default="function",
-        help="show the judge the goal function with its class context (default) or whole files",
-    )
-    parser.add_argument(
-        "--no-structured",
-        action="store_true",
-        help="never ask for structured (json_schema) output",
-    )
+    add_judge_options(parser)
     parser.add_argument(
         "--force", action="store_true", help="judge again runs that already have a judgment"
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true", help="ask the server even when the cache has the answer"
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=_judge)
 
 
+def add_judge_options(parser: Any, prefix: str = "") -> None:
+    """The options that configure the judge; ``eval`` adds them with prefix ``judge-``.
+
+    Their destinations are ``judge_<name>`` whatever the prefix, so `judge_config`
+    reads them the same way for both commands.
+    """
+
+    def option(name: str, *, flag: str | None = None, **kwargs: Any) -> None:
+        dest = "judge_" + name.replace("-", "_")
+        parser.add_argument(flag or f"--{prefix}{name}", dest=dest, **kwargs)
+
+    option("base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    option("model", help="judge model (default: OPENAI_MODEL, else gpt-4o)")
+    option(
+        "api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default: %(default)s)",
+    )
+    option("concurrency", type=int, default=4, metavar="N", help="requests in flight (default: 4)")
+    option(
+        "timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="request time-out in seconds (default: 120)",
+    )
+    option(
+        "max-attempts",
+        type=int,
+        default=5,
+        metavar="N",
+        help="tries per request on 429, 5xx and time-outs (default: 5)",
+    )
+    option(
+        "temperature",
+        type=float,
+        default=0.0,
+        metavar="T",
+        help="sampling temperature (default: 0; reasoning models such as o4-mini need 1)",
+    )
+    option("max-tokens", type=int, metavar="N", help="cap on answer tokens (default: none)")
+    option("template", type=Path, metavar="FILE", help="own prompt template")
+    option(
+        "scope",
+        flag="--judge-scope",  # the issue's name, the same for both commands
+        choices=("function", "file"),
+        default="function",
+        help="show the judge the goal function with its class context (default) or whole files",
+    )
+    option(
+        "no-structured",
+        action="store_true",
+        help="never ask for structured (json_schema) output",
+    )
+    option(
+        "no-cache", action="store_true", help="ask the server even when the cache has the answer"
+    )
+
+
+def judge_config(args: argparse.Namespace) -> JudgeConfig:
+    """The judge configuration from `add_judge_options`' flags and the environment.
+
+    Raises `JudgeNotConfigured` when no endpoint or key is given anywhere.
+    """
+    from lmr_author.judge.config import config_from_env
+
+    return config_from_env(
+        base_url=args.judge_base_url,
+        api_key_env=args.judge_api_key_env,
+        model=args.judge_model,
+        concurrency=args.judge_concurrency,
+        timeout_s=args.judge_timeout,
+        max_attempts=args.judge_max_attempts,
+        temperature=args.judge_temperature,
+        max_tokens=args.judge_max_tokens,
+        template=args.judge_template,
+        scope=args.judge_scope,
+        structured=not args.judge_no_structured,
+        use_cache=not args.judge_no_cache,
+    )
+
+
 def _judge(args: argparse.Namespace) -> int:
-    from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured, config_from_env
+    from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
     from lmr_author.judge.runner import run_judging
 
     try:
-        config = config_from_env(
-            base_url=args.base_url,
-            api_key_env=args.api_key_env,
-            model=args.model,
-            concurrency=args.concurrency,
-            timeout_s=args.timeout,
-            max_attempts=args.max_attempts,
-            temperature=args.temperature,
-            max_tokens=args.max_tokens,
-            template=args.template,
-            scope=args.judge_scope,
-            structured=not args.no_structured,
-            use_cache=not args.no_cache,
-        )
+        config = judge_config(args)
     except JudgeNotConfigured:
         print(f"lmr-author judge: not enabled. {ENABLE_HINT}", file=sys.stderr)
         return EXIT_USAGE

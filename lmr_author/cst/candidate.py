@@ -39,6 +39,7 @@ class Definition:
     text: str
     indent: str
     method_like: bool = False  # first parameter self/cls, or a static/class method
+    decorated: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,10 @@ def read_candidate(answer: str, function: str, class_name: str = "") -> Candidat
             hint=f"It defines: {', '.join(dict.fromkeys(defined))}.",
         )
     if errors:
+        # The error inside a code block (or code-like run) says more than the one at
+        # the first line of prose around it.
         raise SpliceError(
-            f"the implementation does not parse ({errors[0]}).",
+            f"the implementation does not parse ({errors[1] if len(errors) > 1 else errors[0]}).",
             hint="Give the function as Python code, optionally in a Markdown code block.",
         )
     raise SpliceError(
@@ -103,14 +106,17 @@ def read_candidate(answer: str, function: str, class_name: str = "") -> Candidat
 
 
 def _code_parts(answer: str) -> list[_Code]:
-    """Fenced code blocks if the answer has any, else the answer and its code-like runs."""
+    """What to try, in order: the whole answer (code whose docstrings hold Markdown
+    fences must not be cut up), then its fenced code blocks, else its code-like runs,
+    last first: models show the masked stub or a first attempt before the answer."""
+    whole = _Code(answer, 1)
     fenced = [
         _Code(match.group("code"), answer.count("\n", 0, match.start("code")) + 1)
         for match in _FENCE.finditer(answer)
     ]
     if fenced:
-        return fenced
-    parts = [_Code(answer, 1)]
+        return [whole, *reversed(fenced)]
+    parts = [whole]
     lines = split_lines(answer)
     index = 0
     while index < len(lines):
@@ -122,11 +128,13 @@ def _code_parts(answer: str) -> list[_Code]:
             end += 1
         parts.append(_Code("".join(lines[index:end]), index + 1))
         index = end
-    return parts
+    return [whole, *reversed(parts[1:])]
 
 
 def _parse(code: str) -> ast.Module | SyntaxError:
     """Parse ``code``; code indented as a whole (a method out of its class) is dedented."""
+    if "\0" in code:
+        return SyntaxError("the code contains a null byte")
     try:
         return ast.parse(code)
     except SyntaxError as error:
@@ -172,6 +180,7 @@ def _definition(node: _FunctionNode, lines: list[str]) -> Definition:
         text="".join(lines[start - 1 : end]),
         indent=leading_whitespace(lines[node.lineno - 1]),
         method_like=_method_like(node),
+        decorated=bool(node.decorator_list),
     )
 
 

@@ -175,6 +175,14 @@ def mask_functions(
     return _mask(source, resolved, style=style, filename=filename)
 
 
+@overload
+def mask_class(
+    source: str, class_name: str, *, style: str = "lmr", filename: str | None = None
+) -> str: ...
+@overload
+def mask_class(
+    source: bytes, class_name: str, *, style: str = "lmr", filename: str | None = None
+) -> bytes: ...
 def mask_class(
     source: str | bytes, class_name: str, *, style: str = "lmr", filename: str | None = None
 ) -> str | bytes:
@@ -225,4 +233,4 @@ def _mask(
     infos = [info for info, _ in pairs]
     for info in reversed(resolve_targets(infos, targets, filename=filename)):
         rewrite_region(text, info, MaskBody(style), node=nodes[info], filename=filename)
-    return text.to_source()
+    return text.to_source(filename=filename)

@@ -28,6 +28,8 @@ def parse_function_nodes(
     text: SourceText, *, filename: str | None = None
 ) -> list[tuple[FunctionInfo, FunctionNode]]:
     """`parse_functions` with the ``ast`` node of each definition."""
+    if "\0" in text.text:
+        raise UserError("the file contains a null byte; it is not Python source.", file=filename)
     try:
         return list_function_nodes(text.text)
     except SyntaxError as error:
@@ -46,6 +48,10 @@ def transform_function_text(
 
     Returns the new lines without a final line terminator.
     """
+    # A form feed before the first line resets Python's column count but confuses
+    # libcst's tokenizer; it is set aside and put back.
+    form_feeds = region[: len(region) - len(region.lstrip("\f"))]
+    region = region[len(form_feeds) :]
     indent = leading_whitespace(region)
     snippet = region if strip_terminator(region) != region else region + newline
     header = _HEADER + newline if indent else ""
@@ -58,7 +64,7 @@ def transform_function_text(
             hint="Please report this file; ast accepted it.",
         ) from None
     code = module.visit(transformer).code
-    return strip_terminator(code[len(header) :])
+    return form_feeds + strip_terminator(code[len(header) :])
 
 
 def rewrite_region(

@@ -61,7 +61,8 @@ def splice_function(
     """``masked_source`` with ``function`` replaced by the one defined in ``implementation``.
 
     ``implementation`` is a model's answer: a bare ``def``, fenced or in prose, indented
-    or not, with or without its class, or a whole file. Raises `SpliceError` when it does
+    or not, with or without its class, or a whole file. When the answer's ``def`` has no
+    decorators, the masked file's decorators are kept. Raises `SpliceError` when it does
     not parse or does not define the function; the goal function is located like
     `lmr_author.cst.locate.locate_function` does (``line`` settles ambiguity).
     """
@@ -82,12 +83,14 @@ def splice_function(
     module_level = _helper_block(at_top, "", newline)
     _check_parses(scoped + goal, indent, newline, filename)
     _check_parses(module_level, "", newline, filename)
-    text.replace(target.start_line, target.end_line, strip_terminator(goal))
+    # An answer without decorators keeps the file's (models often leave out @staticmethod).
+    first = target.start_line if candidate.goal.decorated else target.def_line
+    text.replace(first, target.end_line, strip_terminator(goal))
     if scoped:
         text.insert_before(target.start_line, scoped)
     if module_level:
         text.insert_before(top, module_level)
-    return text.to_source()
+    return text.to_source(filename=filename)
 
 
 def _new_helpers(

@@ -87,11 +87,22 @@ class SourceText:
         """The decoded text without the BOM: what ``ast.parse`` and libcst accept."""
         return "".join(self.lines)
 
-    def to_source(self) -> str | bytes:
+    def to_source(self, *, filename: str | None = None) -> str | bytes:
         """The lines back in the input's type, with BOM and encoding restored."""
         text = self.text
         if self.is_bytes:
-            return (_BOM_BYTES if self.bom else b"") + text.encode(self.encoding)
+            try:
+                data = text.encode(self.encoding)
+            except UnicodeEncodeError as error:
+                line = text.count("\n", 0, error.start) + 1
+                raise UserError(
+                    f"the new code has characters ({error.object[error.start : error.end]!r}) "
+                    f"that the file's encoding, {self.encoding}, cannot hold.",
+                    file=filename,
+                    where=f"line {line}",
+                    hint="Use only characters of that encoding, or convert the file to UTF-8.",
+                ) from None
+            return (_BOM_BYTES if self.bom else b"") + data
         return (_BOM_CHAR if self.bom else "") + text
 
     def newline(self) -> str:

@@ -24,7 +24,8 @@ NO_KEY = "not-needed"
 
 ENABLE_HINT = (
     "The LLM judge needs an OpenAI-compatible endpoint: set OPENAI_API_KEY (for OpenAI) "
-    "or OPENAI_BASE_URL (for a compatible server), or pass --base-url / --api-key-env."
+    "or OPENAI_BASE_URL (for a compatible server), or pass --base-url (--judge-base-url "
+    "with eval) and --api-key-env."
 )
 
 

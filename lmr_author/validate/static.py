@@ -77,9 +77,11 @@ def _tasks_at(path: Path) -> list[Path]:
             file=path,
             hint="Give a task folder (with info.json) or a folder of task folders.",
         )
-    if (path / INFO_FILE).exists():
+    if (path / INFO_FILE).exists() or (path / INFO_FILE).is_symlink():
         return [path]
     tasks = [child for child in _children(path) if _looks_like_task(child)]
+    if not tasks and _looks_like_task(path):
+        return [path]  # a task that lost its info.json: reported, not refused
     if not tasks:
         raise UserError(
             "no task folders here (none has an info.json)",

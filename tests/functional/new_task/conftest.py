@@ -65,8 +65,11 @@ def toy_paper(tmp_path: Path) -> Path:
     make_paper_pdf(
         "Margin Losses for Toy Preferences",
         [
-            ("Method", "We minimise a logistic loss on the score margin.\n\n"
-             "$$ L = -log sigmoid(beta (c - r))"),
+            (
+                "Method",
+                "We minimise a logistic loss on the score margin.\n\n"
+                "$$ L = -log sigmoid(beta (c - r))",
+            ),
             ("Experiments", "The margin loss improves toy preference accuracy."),
         ],
         out,

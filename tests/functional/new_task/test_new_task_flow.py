@@ -150,8 +150,13 @@ async def test_existing_task_is_not_replaced_without_confirmation(
     benchmark = tmp_path / "bench"
     (benchmark / "07-Toy").mkdir(parents=True)
     (benchmark / "07-Toy" / "keep.txt").write_text("mine")
-    spec = TaskSpec(folder_name="07-Toy", source=str(toy_repo), repo_path=str(toy_repo),
-                    step="save", goals=[GoalSpec("toy/losses.py", "margin_loss")])
+    spec = TaskSpec(
+        folder_name="07-Toy",
+        source=str(toy_repo),
+        repo_path=str(toy_repo),
+        step="save",
+        goals=[GoalSpec("toy/losses.py", "margin_loss")],
+    )
     save_spec(spec, draft_path("confirm"))
     app = NewTaskApp(benchmark_dir=benchmark, draft_name="confirm")
     async with app.run_test(size=SIZE) as pilot:

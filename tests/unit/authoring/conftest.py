@@ -38,13 +38,13 @@ LOSSES = textwrap.dedent(
 )
 
 UTILS = textwrap.dedent(
-    '''\
+    """\
     import math
 
 
     def safe_log(x, eps=1e-12):
         return math.log(max(x, eps))
-    '''
+    """
 )
 
 

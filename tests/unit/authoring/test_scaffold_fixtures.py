@@ -11,25 +11,34 @@ from lmr_author.authoring.fixtures import record_fixtures
 from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
 from lmr_author.errors import UserError
 
-DRIVER = "from toy.losses import margin_loss\nfor b in (0.1, 0.5, 1.0, 2.0):\n" \
-         "    margin_loss([1.0, 2.0], [0.5, 3.0], beta=b)\n"
+DRIVER = (
+    "from toy.losses import margin_loss\nfor b in (0.1, 0.5, 1.0, 2.0):\n"
+    "    margin_loss([1.0, 2.0], [0.5, 3.0], beta=b)\n"
+)
 
 
 def _run_test(repo: Path, test_file: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(repo)}
-    return subprocess.run([sys.executable, test_file], cwd=repo, env=env,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, test_file], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
 
 
 def test_recorded_fixtures_make_a_test_that_passes_on_golden_and_fails_on_wrong(
     toy_repo: Path,
 ) -> None:
     written = record_fixtures(toy_repo, "toy/losses.py", "margin_loss", DRIVER)
-    assert [p.name for p in written] == ["margin_loss_1.pkl", "margin_loss_2.pkl",
-                                         "margin_loss_3.pkl"]
+    assert [p.name for p in written] == [
+        "margin_loss_1.pkl",
+        "margin_loss_2.pkl",
+        "margin_loss_3.pkl",
+    ]
     test_file = "unit_test/unit_test_1.py"
-    (toy_repo / test_file).write_text(render_unit_test(
-        goal_file="toy/losses.py", goal_function="margin_loss", unit_test_file=test_file))
+    (toy_repo / test_file).write_text(
+        render_unit_test(
+            goal_file="toy/losses.py", goal_function="margin_loss", unit_test_file=test_file
+        )
+    )
     assert _run_test(toy_repo, test_file).returncode == 0
     losses = toy_repo / "toy" / "losses.py"
     losses.write_text(losses.read_text().replace("total / len(chosen)", "total"))
@@ -42,9 +51,14 @@ def test_method_fixtures_record_self(toy_repo: Path) -> None:
     driver = "from toy.losses import Scorer\nScorer(2.0).score([1, 2, 3])\n"
     record_fixtures(toy_repo, "toy/losses.py", "score", driver, class_name="Scorer")
     test_file = "unit_test/unit_test_2.py"
-    (toy_repo / test_file).write_text(render_unit_test(
-        goal_file="toy/losses.py", goal_function="score", class_name="Scorer",
-        unit_test_file=test_file))
+    (toy_repo / test_file).write_text(
+        render_unit_test(
+            goal_file="toy/losses.py",
+            goal_function="score",
+            class_name="Scorer",
+            unit_test_file=test_file,
+        )
+    )
     assert _run_test(toy_repo, test_file).returncode == 0
 
 

@@ -20,8 +20,10 @@ def test_spec_round_trip(tmp_path: Path) -> None:
     [
         ({"goals": [{"goal_file": "a.py"}]}, "$.goals[0].goal_function"),
         ({"bogus": 1}, "$"),
-        ({"goals": [{"goal_file": "a.py", "goal_function": "f", "mask_style": "x"}]},
-         "$.goals[0].mask_style"),
+        (
+            {"goals": [{"goal_file": "a.py", "goal_function": "f", "mask_style": "x"}]},
+            "$.goals[0].mask_style",
+        ),
         ({"goals": {}}, "$.goals"),
     ],
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from pathlib import Path
 from textwrap import dedent
 
@@ -61,6 +62,9 @@ def make_repo(root: Path) -> None:
     (root / "pkg" / "notes.txt").write_text("def not_python(): pass\n")
     (root / ".git" / "hook.py").write_text("def hidden(): pass\n")
     (root / "__pycache__" / "x.py").write_text("def cached(): pass\n")
+    (root / "venv" / "lib").mkdir(parents=True)
+    (root / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "venv" / "lib" / "dep.py").write_text("def dep(): pass\n")
 
 
 def test_iter_repository_functions_yields_file_by_file_and_reports_errors(
@@ -171,3 +175,19 @@ def test_abandoned_iteration_still_saves_what_it_parsed(tmp_path: Path) -> None:
     next(iterator)
     iterator.close()
     assert set(FunctionCache.load(tmp_path.resolve())._entries) == {"a.py"}
+
+
+def test_progress_reports_every_file(tmp_path: Path) -> None:
+    make_repo(tmp_path)
+    seen: list[tuple[int, int]] = []
+    index_repository(tmp_path, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    seen.clear()
+    index_repository(tmp_path, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(3, 3)]
+
+
+def test_syntax_warnings_of_indexed_files_are_not_shown() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [i.name for i in list_functions('def f():\n    return "\\d"\n')] == ["f"]

@@ -359,8 +359,21 @@ def test_body_statements_libcst_cannot_parse_are_masked_anyway() -> None:
 
 def test_long_function_is_masked_from_its_kept_lines_only() -> None:
     body = "".join(f"    x{n} = {n}\n" for n in range(3000))
-    source = f"@dec\ndef f(a,\n      b):  # c\n    # lead\n    '''Doc.'''\n{body}    return x1, x2\n"
+    source = (
+        f"@dec\ndef f(a,\n      b):  # c\n    # lead\n    '''Doc.'''\n{body}    return x1, x2\n"
+    )
     assert mask_function(source, "f") == (
         "@dec\ndef f(a,\n      b):  # c\n    # lead\n    '''Doc.'''\n"
         "    # TODO: Implement this function\n    return x1, x2\n"
+    )
+
+
+def test_form_feed_before_a_method_is_kept() -> None:
+    source = (
+        "class A:\n\x0c    def f(self):\n        x = 1\n        return x\n"
+        "\x0c\n    def g(self):\n        pass\n"
+    )
+    assert mask_function(source, "A.f") == (
+        "class A:\n\x0c    def f(self):\n        # TODO: Implement this function\n"
+        "        return x\n\x0c\n    def g(self):\n        pass\n"
     )

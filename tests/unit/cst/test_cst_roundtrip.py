@@ -7,6 +7,7 @@ endings, a BOM), and checks both properties byte for byte.
 
 from __future__ import annotations
 
+import os
 import re
 import sysconfig
 from pathlib import Path
@@ -20,6 +21,8 @@ from lmr_author.cst.index import FunctionInfo, list_functions
 from lmr_author.cst.mask import STYLES, mask_function
 from lmr_author.cst.splice import splice_function
 
+#: More examples for a deeper search: LMR_CST_ROUNDTRIP_EXAMPLES=1000 pytest ...
+EXAMPLES = int(os.environ.get("LMR_CST_ROUNDTRIP_EXAMPLES", "100"))
 _LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _PACKAGES = ("libcst", "rich", "textual", "hypothesis", "docker", "jsonschema", "platformdirs")
 
@@ -72,7 +75,7 @@ def _check(source: str | bytes, info: FunctionInfo, style: str) -> None:
 
 @pytest.mark.skipif(len(FILES) < 100, reason="no standard library sources to sample")
 @settings(
-    max_examples=40,
+    max_examples=EXAMPLES,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -101,7 +104,7 @@ def test_round_trip_on_real_files(data: st.DataObject) -> None:
 
 @pytest.mark.skipif(len(FILES) < 100, reason="no standard library sources to sample")
 @settings(
-    max_examples=4, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=10, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(path=st.sampled_from(FILES))
 def test_every_function_of_a_small_file(path: Path) -> None:

@@ -240,3 +240,77 @@ def test_result_that_would_not_parse_is_refused() -> None:
     answer = "    def loss(self, a, b):\n  return 1\n"
     with pytest.raises(SpliceError, match=r"would not parse once spliced: .*\(line 2 of"):
         splice_function(MASKED_METHOD, answer, "loss", "Trainer", filename="m.py")
+
+
+def test_decorators_are_kept_unless_the_answer_brings_its_own() -> None:
+    masked = dedent(
+        """\
+        class A:
+            @staticmethod
+            # a comment between
+            def f(x):
+                # TODO: Implement this function
+                pass
+        """
+    )
+    assert splice_function(masked, "def f(x):\n    return x\n", "A.f") == dedent(
+        """\
+        class A:
+            @staticmethod
+            # a comment between
+            def f(x):
+                return x
+        """
+    )
+    assert splice_function(masked, "@classmethod\ndef f(cls):\n    return cls\n", "A.f") == (
+        dedent(
+            """\
+            class A:
+                @classmethod
+                def f(cls):
+                    return cls
+            """
+        )
+    )
+
+
+def test_null_bytes_are_user_errors() -> None:
+    with pytest.raises(SpliceError, match="does not parse"):
+        splice_function(MASKED_METHOD, "def loss(self):\0\n    pass\n", "Trainer.loss")
+    with pytest.raises(UserError, match="null byte"):
+        splice_function(MASKED_METHOD + "\0", BARE, "Trainer.loss")
+
+
+def test_characters_the_file_encoding_cannot_hold() -> None:
+    masked = b"# -*- coding: latin-1 -*-\ndef f():\n    pass\n"
+    assert splice_function(masked, "def f():\n    return 'é'\n", "f").endswith(b"'\xe9'\n")
+    with pytest.raises(UserError, match=r"m\.py \(line 3\): .*'→'.*iso-8859-1"):
+        splice_function(masked, "def f():\n    return '→'\n", "f", filename="m.py")
+
+
+def test_markdown_fences_inside_a_docstring_do_not_split_the_code() -> None:
+    golden = dedent(
+        '''\
+        def on(selector):
+            """Decorator.
+
+            ```python
+            @on("#quit")
+            def quit_button(self):
+                pass
+            ```
+            """
+            return selector
+        '''
+    )
+    masked = mask_function(golden, "on")
+    assert splice_function(masked, extract_function(golden, "on"), "on") == golden
+
+
+def test_the_last_block_defining_the_function_wins() -> None:
+    answer = (
+        "The masked function was:\n```python\ndef loss(self, a, b):\n    pass\n```\n"
+        "My implementation:\n```python\ndef loss(self, a, b):  # goal\n    losses = a - b\n"
+        "    return losses\n```\nUsage:\n```python\nprint(Trainer().loss(1, 2))\n```\n"
+    )
+    assert splice_function(MASKED_METHOD, answer, "Trainer.loss") == SPLICED_METHOD

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -164,3 +166,53 @@ def test_unreadable_files_as_another_user() -> None:
     rules = [f.rule for f in report.findings]
     assert "unreadable-file" in rules and "internal-error" not in rules
     assert [f.rule for f in unreadable_info.findings] == ["unreadable-file"]
+
+
+TASK_FILES = [
+    "info.json",
+    "Dockerfile",
+    "golden_files/trainers_golden.py",
+    f"{REPO}/trainers.py",
+    f"{REPO}/unit_test/unit_test_1.py",
+    f"{REPO}/paper.pdf",
+    "golden_files",
+    REPO,
+    f"{REPO}/unit_test",
+]
+
+
+def mutate(path: Path, change: str, task: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if change == "folder":
+        path.mkdir()
+    elif change == "dangling-link":
+        path.symlink_to(task / "nowhere")
+    elif change == "loop-link":
+        path.symlink_to(path)
+    elif change == "empty":
+        path.write_bytes(b"")
+
+
+@FUZZ
+@given(
+    changes=st.lists(
+        st.tuples(
+            st.sampled_from(TASK_FILES),
+            st.sampled_from(["delete", "folder", "dangling-link", "loop-link", "empty"]),
+        ),
+        max_size=4,
+    )
+)
+def test_missing_and_strange_files(changes: list[tuple[str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        task = build_task(Path(folder))
+        for relative, change in changes:
+            with contextlib.suppress(OSError):  # a change made impossible by an earlier one
+                mutate(task / relative, change, task)
+        check(task)
+        # 2 only when nothing is left that looks like a task (usage error, no traceback).
+        assert main(["validate", "--json", str(task)]) in {0, 1, 2}
