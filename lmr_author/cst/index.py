@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import gc
 import os
+import sys
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
@@ -388,8 +389,27 @@ def _parse_files(
     import threading
 
     method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
-    with multiprocessing.get_context(method).Pool(min(workers, len(jobs))) as pool:
+    with _real_stderr():
+        pool = multiprocessing.get_context(method).Pool(min(workers, len(jobs)))
+    with pool:
         yield from pool.imap(_index_file, jobs, chunksize=16)
+
+
+@contextmanager
+def _real_stderr() -> Iterator[None]:
+    """Let multiprocessing see the process's real standard error while it starts.
+
+    Spawning starts a resource-tracker process that is handed ``sys.stderr.fileno()``;
+    a running Textual app replaces ``sys.stderr`` with an object whose descriptor is not
+    valid, and the start fails with "bad value(s) in fds_to_keep".
+    """
+    saved = sys.stderr
+    if sys.__stderr__ is not None:
+        sys.stderr = sys.__stderr__
+    try:
+        yield
+    finally:
+        sys.stderr = saved
 
 
 def _row_args(row: Sequence[Any]) -> tuple[Any, ...]:

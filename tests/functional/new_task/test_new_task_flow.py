@@ -165,3 +165,29 @@ async def test_existing_task_is_not_replaced_without_confirmation(
         await pilot.press("n")
         await _settle(pilot)
     assert (benchmark / "07-Toy" / "keep.txt").read_text() == "mine"
+
+
+async def test_function_list_fills_in_from_worker_processes(tmp_path: Path) -> None:
+    """Enough files for the parallel indexer, started from inside the running app.
+
+    Regression: spawning the worker pool under Textual failed ("bad value(s) in
+    fds_to_keep") because the app replaces sys.stderr, and the list stayed empty.
+    """
+    from lmr_author.authoring.spec import TaskSpec, save_spec
+    from lmr_author.cst.index import _PARALLEL_MIN_FILES
+
+    repo = tmp_path / "many"
+    for number in range(_PARALLEL_MIN_FILES + 40):
+        module = repo / f"pkg{number % 7}" / f"mod{number}.py"
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_text(
+            f"def f{number}(x):\n    return x\n\n\nclass C{number}:\n"
+            f"    def m(self):\n        return {number}\n"
+        )
+    save_spec(TaskSpec(source=str(repo), repo_path=str(repo), step="goal"), draft_path("many"))
+    app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="many")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        functions = app.screen.functions  # type: ignore[attr-defined]
+        assert len(functions) == 2 * (_PARALLEL_MIN_FILES + 40)
+        assert "indexing" not in str(app.screen.query_one("#status", Static).visual)

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.cst.index import FunctionInfo
+from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 
 _MAX_SHOWN = 500  # options rendered at once; the search narrows the rest
@@ -66,11 +67,14 @@ class GoalStep(StepScreen):
         from lmr_author.cst.index import iter_repository_functions
 
         batch: list[tuple[str, FunctionInfo]] = []
-        for relative, functions in iter_repository_functions(root):
-            batch.extend((relative, info) for info in functions)
-            if len(batch) >= 2000:
-                self.app.call_from_thread(self._add, batch)
-                batch = []
+        try:
+            for relative, functions in iter_repository_functions(root):
+                batch.extend((relative, info) for info in functions)
+                if len(batch) >= 2000:
+                    self.app.call_from_thread(self._add, batch)
+                    batch = []
+        except (OSError, UserError) as error:
+            self.app.call_from_thread(self.set_status, f"indexing failed: {error}", error=True)
         self.app.call_from_thread(self._add, batch, True)
 
     def _add(self, batch: list[tuple[str, FunctionInfo]], done: bool = False) -> None:
