@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lmr_author.authoring.fixtures import record_fixtures
 from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
-from lmr_author.authoring.source import resolve_source
+from lmr_author.authoring.source import resolve_source, source_folder_name
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.task import Implementation, Task, save_task
@@ -67,7 +67,7 @@ def build_task(
         checkout = resolve_source(spec.repo_path)  # already checked out at the ref
     else:
         checkout = resolve_source(spec.source, spec.ref)
-    repo_folder = spec.repo_folder_name or checkout.path.name
+    repo_folder = spec.repo_folder_name or source_folder_name(spec.source) or checkout.path.name
     benchmark_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{spec.folder_name}.", dir=benchmark_dir))
     try:

@@ -27,6 +27,15 @@ class SourceCheckout:
     dirty: bool = False  # local changes not in the commit
 
 
+def source_folder_name(source: str) -> str:
+    """The repository's own name (``.../KnowProb-main.git`` -> ``KnowProb-main``).
+
+    The default repo folder of a task: never the name of the cache folder a URL or a
+    ref was checked out into.
+    """
+    return Path(source.rstrip("/")).name.removesuffix(".git")
+
+
 def looks_like_url(source: str) -> bool:
     return "://" in source or source.startswith("git@") or source.endswith(".git")
 

@@ -36,15 +36,20 @@ def run_dynamic_checks(
     client: docker.DockerClient | None = None,
     protocol: str = "auto",
     on_progress: Callable[[str], None] | None = None,
+    on_log: Callable[[str], None] | None = None,
 ) -> list[Finding]:
-    """Build the task's image and prove, per implementation, that its tests discriminate."""
+    """Build the task's image and prove, per implementation, that its tests discriminate.
+
+    ``on_progress`` gets a line as each run starts; ``on_log`` the lines of the image
+    build as they come (nothing when the image is cached).
+    """
     from lmr_author.sandbox.engine import get_client
     from lmr_author.sandbox.images import ensure_image
     from lmr_author.sandbox.runner import run_tests
 
     try:
         client = client or get_client()
-        image = ensure_image(task, client=client, base_image=base_image)
+        image = ensure_image(task, client=client, base_image=base_image, on_log=on_log)
     except InfraError as error:
         return [_infra_finding(error.render(), file="Dockerfile")]
     limits = Limits(timeout_s=timeout_s)

@@ -144,7 +144,7 @@ class CheckStep(StepScreen):
             return
         try:
             say("building the image and running golden / masked / golden…")
-            findings = run_dynamic_checks(check.task, on_progress=say)
+            findings = run_dynamic_checks(check.task, on_progress=say, on_log=say)
         finally:
             check.cleanup()
         self.app.call_from_thread(self._verify_done, findings)

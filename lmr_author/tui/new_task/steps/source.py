@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.widgets import Button, Input, Label, Static
 
-from lmr_author.authoring.source import SourceCheckout, resolve_source
+from lmr_author.authoring.source import SourceCheckout, resolve_source, source_folder_name
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 
@@ -76,7 +75,7 @@ class SourceStep(StepScreen):
         self.spec.repo_commit = checkout.commit
         self.spec.repo_url = checkout.url
         if not self.spec.repo_folder_name:
-            name = Path(self.spec.source.rstrip("/")).name.removesuffix(".git")
+            name = source_folder_name(self.spec.source)
             self.spec.repo_folder_name = name or checkout.path.name
         self.changed()
         self.query_one("#checkout", Button).disabled = False
