@@ -194,6 +194,23 @@ def find_run(output: Path, system: str, task: str, implementation: int) -> RunRe
         return None
 
 
+def scan_runs(output_dir: Path) -> tuple[list[RunRecord], list[str]]:
+    """Like `load_runs`, but an unreadable run is a line in the second list, not an error.
+
+    For readers that should go on past one broken run (the judge, the agreement).
+    """
+    root = Path(output_dir) / RUNS_DIR
+    records: list[RunRecord] = []
+    problems: list[str] = []
+    for path in sorted(root.glob(f"*/*/*/{RUN_FILE}")):
+        try:
+            records.append(load_run(path))
+        except UserError as error:
+            problems.append(f"{error}; run skipped")
+    records.sort(key=lambda r: (r.system, r.task, r.implementation))
+    return records, problems
+
+
 def load_runs(output_dir: Path) -> list[RunRecord]:
     """Every run record under ``output_dir/runs``, sorted by system, task, implementation."""
     root = Path(output_dir) / RUNS_DIR

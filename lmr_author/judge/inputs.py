@@ -12,7 +12,6 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lmr_author.errors import UserError
 
@@ -60,43 +59,31 @@ def read_benchmark_path(output_dir: Path) -> Path:
     return path if path.is_absolute() else (output_dir / path).resolve()
 
 
-def _read_run(run_path: Path) -> RunToJudge:
-    data: Any = json.loads(run_path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError("run.json is not a JSON object")
-    folder = run_path.parent
-    system = data.get("system", folder.parent.parent.name)
-    task = data.get("task", folder.parent.name)
-    index = data.get("implementation", folder.name)
-    if isinstance(index, str) and index.isdigit():
-        index = int(index)
-    if not isinstance(system, str) or not isinstance(task, str) or not isinstance(index, int):
-        raise ValueError("system, task or implementation has the wrong type")
-    candidate = folder / CANDIDATE_FILE
-    if not candidate.exists() and (folder / PREDICTION_FILE).exists():
-        candidate = folder / PREDICTION_FILE  # judge what the system wrote, unspliced
-    digest = hashlib.sha256(candidate.read_bytes()).hexdigest()
-    return RunToJudge(
-        system=system,
-        task=task,
-        implementation=index,
-        verdict=str(data.get("verdict", "")),
-        run_path=run_path,
-        candidate_path=candidate,
-        candidate_sha256=digest,
-    )
-
-
 def find_runs(output_dir: Path) -> tuple[list[RunToJudge], list[str]]:
     """The runs of an output folder, sorted, and one line per run that cannot be read."""
+    from lmr_author.evaluation.records import RUN_FILE, run_dir, scan_runs
+
+    records, problems = scan_runs(output_dir)
     runs: list[RunToJudge] = []
-    problems: list[str] = []
-    for run_path in sorted((output_dir / RUNS_DIR).glob("*/*/*/run.json")):
+    for record in records:
+        folder = run_dir(output_dir, record.system, record.task, record.implementation)
+        candidate = folder / CANDIDATE_FILE
+        if not candidate.exists() and (folder / PREDICTION_FILE).exists():
+            candidate = folder / PREDICTION_FILE  # judge what the system wrote, unspliced
         try:
-            runs.append(_read_run(run_path))
-        except FileNotFoundError as error:
-            problems.append(f"{run_path}: {error.filename} is missing; run skipped")
-        except (OSError, ValueError) as error:
-            problems.append(f"{run_path}: cannot read the run ({error}); run skipped")
-    runs.sort(key=lambda run: (run.system, run.task, run.implementation))
+            digest = hashlib.sha256(candidate.read_bytes()).hexdigest()
+        except OSError as error:
+            problems.append(f"{folder / RUN_FILE}: {error.filename} is missing; run skipped")
+            continue
+        runs.append(
+            RunToJudge(
+                system=record.system,
+                task=record.task,
+                implementation=record.implementation,
+                verdict=record.verdict,
+                run_path=folder / RUN_FILE,
+                candidate_path=candidate,
+                candidate_sha256=digest,
+            )
+        )
     return runs, problems

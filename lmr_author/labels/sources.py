@@ -12,11 +12,10 @@ files themselves are read by `lmr_author.judge` (``load_judgments`` and
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from lmr_author.errors import UserError
 from lmr_author.labels.aliases import Aliases, from_zero_based
@@ -190,38 +189,22 @@ def load_runs(output_dir: Path) -> tuple[dict[ItemKey, RunInfo], list[str]]:
     The candidate hash is run.json's ``candidate_sha256``, or the hash of the
     ``candidate.py`` beside it when the field is missing.
     """
+    from lmr_author.evaluation.records import run_dir, scan_runs
+
+    records, problems = scan_runs(output_dir)
     runs: dict[ItemKey, RunInfo] = {}
-    problems: list[str] = []
-    for run_path in sorted((output_dir / RUNS_DIR).glob("*/*/*/run.json")):
-        try:
-            info = _read_run(run_path)
-        except (OSError, ValueError) as error:
-            problems.append(f"{run_path}: cannot read the run ({error}); skipped")
-            continue
-        runs[(info.system, info.task, info.implementation)] = info
+    for record in records:
+        digest = record.candidate_sha256 or ""
+        if not digest:
+            folder = run_dir(output_dir, record.system, record.task, record.implementation)
+            candidate = folder / "candidate.py"
+            if candidate.is_file():
+                digest = hashlib.sha256(candidate.read_bytes()).hexdigest()
+        runs[record.system, record.task, record.implementation] = RunInfo(
+            system=record.system,
+            task=record.task,
+            implementation=record.implementation,
+            candidate_sha256=digest,
+            verdict=record.verdict,
+        )
     return runs, problems
-
-
-def _read_run(run_path: Path) -> RunInfo:
-    data: Any = json.loads(run_path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError("run.json is not a JSON object")
-    folder = run_path.parent
-    system = data.get("system", folder.parent.parent.name)
-    task = data.get("task", folder.parent.name)
-    index = data.get("implementation", folder.name)
-    if isinstance(index, str) and index.isdigit():
-        index = int(index)
-    if not isinstance(system, str) or not isinstance(task, str) or not isinstance(index, int):
-        raise ValueError("system, task or implementation has the wrong type")
-    digest = data.get("candidate_sha256")
-    if not isinstance(digest, str) or not digest:
-        candidate = folder / "candidate.py"
-        digest = hashlib.sha256(candidate.read_bytes()).hexdigest() if candidate.is_file() else ""
-    return RunInfo(
-        system=system,
-        task=task,
-        implementation=index,
-        candidate_sha256=digest,
-        verdict=str(data.get("verdict", "")),
-    )

@@ -51,6 +51,7 @@ def write_eval_output(root: Path) -> Path:
             json.dumps(
                 {
                     "schema_version": 1,
+                    "run_key": f"{SYSTEM}/{task}/{index}",
                     "system": SYSTEM,
                     "task": task,
                     "implementation": index,
@@ -66,6 +67,7 @@ def write_eval_output(root: Path) -> Path:
             json.dumps(
                 {
                     "schema_version": 1,
+                    "run_key": f"{SYSTEM}/{task}/{index}",
                     "system": SYSTEM,
                     "task": task,
                     "implementation": index,
