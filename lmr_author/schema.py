@@ -17,10 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from lmr_author.errors import UserError
-
-_PACKAGE_DIR = Path(__file__).resolve().parent
-#: Where schemas are looked for: packaged copies first, then the source tree's schemas/.
-SCHEMA_DIRS: tuple[Path, ...] = (_PACKAGE_DIR / "data" / "schemas", _PACKAGE_DIR.parent / "schemas")
+from lmr_author.resources import resource_path
 
 _MAX_VALUE_CHARS = 80
 
@@ -35,16 +32,7 @@ class SchemaIssue:
 
 def schema_path(name: str) -> Path:
     """The file of schema ``name`` (``info`` -> ``info.schema.json``)."""
-    filename = f"{name}.schema.json"
-    for folder in SCHEMA_DIRS:
-        candidate = folder / filename
-        if candidate.is_file():
-            return candidate
-    raise UserError(
-        f"the JSON schema {filename} is not installed",
-        file=SCHEMA_DIRS[-1] / filename,
-        hint="Reinstall lmr-author (pip install -e .) from a complete source tree.",
-    )
+    return resource_path("schemas", f"{name}.schema.json")
 
 
 @cache

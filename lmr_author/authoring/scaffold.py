@@ -10,11 +10,11 @@ import re
 import string
 from pathlib import Path
 
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+from lmr_author.resources import resource_path
 
 
 def template_path(name: str) -> Path:
-    return TEMPLATES_DIR / name
+    return resource_path("templates", name)
 
 
 def render_dockerfile(repo_folder_name: str, template: Path | None = None) -> str:

@@ -205,7 +205,8 @@ def _run_judge(args: argparse.Namespace, console: Console) -> bool:
     try:
         config = judge_config(args)
     except JudgeNotConfigured:
-        console.print(f"judge skipped: no LLM endpoint is configured. {ENABLE_HINT}")
+        notice = f"judge skipped: no LLM endpoint is configured. {ENABLE_HINT}"
+        console.print(notice, soft_wrap=True)
         return False
     summary = run_judging(args.output, config, progress=not args.json)
     if not args.json:

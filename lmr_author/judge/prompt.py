@@ -39,7 +39,9 @@ PLACEHOLDERS = (
 
 def default_template_path() -> Path:
     """``templates/judge_prompt.md`` of the lmr-author checkout."""
-    return Path(__file__).resolve().parents[2] / "templates" / "judge_prompt.md"
+    from lmr_author.resources import resource_path
+
+    return resource_path("templates", "judge_prompt.md")
 
 
 @dataclass(frozen=True)
