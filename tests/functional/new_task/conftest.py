@@ -5,8 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import git
 import pytest
+
+from tests.support.git_repo import commit_files
 
 LOSSES = textwrap.dedent(
     '''\
@@ -44,16 +45,8 @@ DRIVER = (
 @pytest.fixture
 def toy_repo(tmp_path: Path) -> Path:
     root = tmp_path / "toy-margin"
-    (root / "toy").mkdir(parents=True)
-    (root / "toy" / "__init__.py").write_text("")
-    (root / "toy" / "losses.py").write_text(LOSSES)
-    (root / "toy" / "utils.py").write_text(UTILS)
-    repo = git.Repo.init(root, initial_branch="main")
-    with repo.config_writer() as config:
-        config.set_value("user", "name", "Test")
-        config.set_value("user", "email", "test@example.invalid")
-    repo.index.add(["toy/__init__.py", "toy/losses.py", "toy/utils.py"])
-    repo.index.commit("the toy method")
+    files = {"toy/__init__.py": "", "toy/losses.py": LOSSES, "toy/utils.py": UTILS}
+    commit_files(root, files, "the toy method")
     return root
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import git
 import pytest
+
+from tests.support.git_repo import commit_files
 
 LOSSES = textwrap.dedent(
     '''\
@@ -52,18 +53,7 @@ UTILS = textwrap.dedent(
 def toy_repo(tmp_path: Path) -> Path:
     """A git repository with one commit (tag v1) and a second commit on main."""
     root = tmp_path / "toy-repo"
-    (root / "toy").mkdir(parents=True)
-    (root / "toy" / "__init__.py").write_text("")
-    (root / "toy" / "losses.py").write_text(LOSSES)
-    (root / "toy" / "utils.py").write_text(UTILS)
-    repo = git.Repo.init(root, initial_branch="main")
-    with repo.config_writer() as config:
-        config.set_value("user", "name", "Test")
-        config.set_value("user", "email", "test@example.invalid")
-    repo.index.add(["toy/__init__.py", "toy/losses.py", "toy/utils.py"])
-    repo.index.commit("first")
-    repo.create_tag("v1")
-    (root / "README.md").write_text("toy\n")
-    repo.index.add(["README.md"])
-    repo.index.commit("second")
+    files = {"toy/__init__.py": "", "toy/losses.py": LOSSES, "toy/utils.py": UTILS}
+    commit_files(root, files, "first").create_tag("v1")
+    commit_files(root, {"README.md": "toy\n"}, "second")
     return root
