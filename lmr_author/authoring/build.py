@@ -34,6 +34,29 @@ def golden_name(goal_file: str, taken: dict[str, str]) -> str:
     return name
 
 
+def implementations_from_spec(
+    spec: TaskSpec, task_dir: Path, repo_dir: Path
+) -> list[Implementation]:
+    """The info.json implementations the draft's goals become (index from 1)."""
+    goldens: dict[str, str] = {}
+    return [
+        Implementation(
+            index=index,
+            instruction=goal.instruction,
+            goal_file=goal.goal_file,
+            goal_function=goal.goal_function,
+            golden_file=golden_name(goal.goal_file, goldens),
+            unit_test_file=f"unit_test/unit_test_{index}.py",
+            class_name=goal.class_name,
+            category=goal.category or None,
+            retrieval_context=list(goal.retrieval_context),
+            task_dir=task_dir,
+            repo_dir=repo_dir,
+        )
+        for index, goal in enumerate(spec.goals, start=1)
+    ]
+
+
 def build_task(
     spec: TaskSpec,
     benchmark_dir: Path,
@@ -78,17 +101,14 @@ def build_task(
             step("converting the paper")
             shutil.copyfile(spec.paper_pdf, repo_dir / "paper.pdf")
             write_paper_json(repo_dir / "paper.pdf", repo_dir / "paper.json")
-        goldens: dict[str, str] = {}
-        implementations: list[Implementation] = []
-        for index, goal in enumerate(spec.goals, start=1):
+        implementations = implementations_from_spec(spec, staging, repo_dir)
+        for goal, impl in zip(spec.goals, implementations, strict=True):
             goal_path = repo_dir / goal.goal_file
             if not goal_path.is_file():
                 raise UserError("no such goal file in the repository", file=goal.goal_file)
-            golden = golden_name(goal.goal_file, goldens)
-            if not (staging / golden).exists():
-                (staging / golden).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(goal_path, staging / golden)
-            unit_test_file = f"unit_test/unit_test_{index}.py"
+            if not impl.golden_path.exists():
+                impl.golden_path.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(goal_path, impl.golden_path)
             if goal.driver:
                 step(f"recording fixtures of {goal.goal_function}")
                 record_fixtures(
@@ -98,30 +118,17 @@ def build_task(
                     goal.driver,
                     class_name=goal.class_name,
                 )
-            if not (repo_dir / unit_test_file).exists():
-                (repo_dir / unit_test_file).parent.mkdir(parents=True, exist_ok=True)
-                (repo_dir / unit_test_file).write_text(
+            if not impl.unit_test_path.exists():
+                impl.unit_test_path.parent.mkdir(parents=True, exist_ok=True)
+                impl.unit_test_path.write_text(
                     render_unit_test(
                         goal_file=goal.goal_file,
                         goal_function=goal.goal_function,
                         class_name=goal.class_name,
-                        unit_test_file=unit_test_file,
+                        unit_test_file=impl.unit_test_file,
                     ),
                     encoding="utf-8",
                 )
-            implementations.append(
-                Implementation(
-                    index=index,
-                    instruction=goal.instruction,
-                    goal_file=goal.goal_file,
-                    goal_function=goal.goal_function,
-                    golden_file=golden,
-                    unit_test_file=unit_test_file,
-                    class_name=goal.class_name,
-                    category=goal.category or None,
-                    retrieval_context=list(goal.retrieval_context),
-                )
-            )
         step("masking the goal functions")
         for goal in spec.goals:
             goal_path = repo_dir / goal.goal_file

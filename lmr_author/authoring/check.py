@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.authoring.build import build_task, golden_name
+from lmr_author.authoring.build import build_task, implementations_from_spec
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.schema import SchemaIssue, schema_issues
 from lmr_author.task import Task
@@ -20,23 +20,10 @@ from lmr_author.task import Task
 
 def info_from_spec(spec: TaskSpec) -> dict[str, Any]:
     """The info.json the draft would produce (before building it)."""
-    goldens: dict[str, str] = {}
-    implementations = []
-    for index, goal in enumerate(spec.goals, start=1):
-        entry: dict[str, Any] = {
-            "instruction": goal.instruction,
-            "index": index,
-            "category": goal.category,
-            "goal_file": goal.goal_file,
-            "goal_function": goal.goal_function,
-            "class_name": goal.class_name,
-            "golden_file": golden_name(goal.goal_file, goldens),
-            "retrieval_context": list(goal.retrieval_context),
-            "unit_test_file": f"unit_test/unit_test_{index}.py",
-        }
-        if not goal.category:
-            del entry["category"]
-        implementations.append(entry)
+    repo_folder = spec.repo_folder_name or Path(spec.repo_path or ".").name
+    implementations = [
+        impl.to_info() for impl in implementations_from_spec(spec, Path(), Path(repo_folder))
+    ]
     info: dict[str, Any] = {
         "instance_id": spec.instance_id,
         "paper_name": spec.paper_name,
@@ -45,7 +32,7 @@ def info_from_spec(spec: TaskSpec) -> dict[str, Any]:
         "year": spec.year,
         "repo_url": spec.repo_url,
         "repo_commit": spec.repo_commit,
-        "repo_folder_name": spec.repo_folder_name or Path(spec.repo_path or ".").name,
+        "repo_folder_name": repo_folder,
         "implementations": implementations,
     }
     return {key: value for key, value in info.items() if value not in (None, "")} | {
