@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from lmr_author.judge.parse import coerce_category, label_for, parse_judge_answer
 
-FORMATS = Path("/work/shared/reference/formats")
+# The shared folder sits beside the repository (../shared), as the design says.
+FORMATS = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "formats"
 
 
 @pytest.mark.parametrize("name", ["judge-output-bare-json.txt", "judge-output-fenced-json.txt"])
