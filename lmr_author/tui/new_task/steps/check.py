@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Label, RichLog, Static
 
-from lmr_author.authoring.check import build_scratch, info_from_spec, schema_check
+from lmr_author.authoring.check import build_scratch, draft_info, schema_check
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.validate.findings import Finding
@@ -73,7 +73,7 @@ class CheckStep(StepScreen):
         self._refresh_info()
 
     def _refresh_info(self) -> None:
-        info = info_from_spec(self.spec)
+        info = draft_info(self.spec)
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
         self.query_one("#info-json", Static).update(
             Syntax(json.dumps(info, indent=4, ensure_ascii=False), "json", theme=theme)

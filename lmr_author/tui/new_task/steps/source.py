@@ -8,7 +8,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.widgets import Button, Input, Label, Static
 
-from lmr_author.authoring.source import SourceCheckout, resolve_source, source_folder_name
+from lmr_author.authoring.source import SourceCheckout, resolve_source
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 
@@ -74,9 +74,7 @@ class SourceStep(StepScreen):
         self.spec.repo_path = str(checkout.path)
         self.spec.repo_commit = checkout.commit
         self.spec.repo_url = checkout.url
-        if not self.spec.repo_folder_name:
-            name = source_folder_name(self.spec.source)
-            self.spec.repo_folder_name = name or checkout.path.name
+        self.spec.repo_folder_name = self.spec.repo_folder(checkout.path)
         self.changed()
         self.query_one("#checkout", Button).disabled = False
         self.query_one("#source-info", Static).update(self._describe())

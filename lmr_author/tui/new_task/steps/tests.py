@@ -71,8 +71,7 @@ class TestsStep(StepScreen):
             unit_test_file=f"unit_test/unit_test_{index + 1}.py",
         )
         self.query_one("#unit-test", Static).update(Syntax(test, "python", theme=self._theme()))
-        folder = self.spec.repo_folder_name or Path(self.spec.repo_path).name
-        dockerfile = render_dockerfile(folder)
+        dockerfile = render_dockerfile(self.spec.repo_folder())
         self.query_one("#dockerfile", Static).update(
             Syntax(dockerfile, "docker", theme=self._theme())
         )
