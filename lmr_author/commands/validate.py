@@ -107,7 +107,8 @@ def _validate(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from lmr_author.validate.fixes import apply_fixes
-    from lmr_author.validate.report import print_report, to_json
+    from lmr_author.commands._render_validate import print_report
+    from lmr_author.validate.report import to_json
     from lmr_author.validate.static import discover_tasks, select_rules, validate_task
 
     rules = select_rules(
