@@ -75,7 +75,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="RULE",
         help="run only these rules (repeatable, or comma-separated)",
     )
-    parser.add_argument("--list-rules", action="store_true", help="list the rules (static, and --run's) and exit")
+    parser.add_argument(
+        "--list-rules", action="store_true", help="list the rules (static, and --run's) and exit"
+    )
     dynamic = parser.add_argument_group("dynamic proof in Docker (--run)")
     dynamic.add_argument(
         "--run",
@@ -106,8 +108,8 @@ def _rule_ids(values: list[str]) -> list[str]:
 def _validate(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from lmr_author.validate.fixes import apply_fixes
     from lmr_author.commands._render_validate import print_report
+    from lmr_author.validate.fixes import apply_fixes
     from lmr_author.validate.report import to_json
     from lmr_author.validate.static import discover_tasks, select_rules, validate_task
 

@@ -227,7 +227,9 @@ def _mask(
     filename: str | None,
 ) -> str | bytes:
     if style not in MASK_STYLES:
-        raise UserError(f"unknown mask style {style!r}.", hint=f"Use one of: {', '.join(MASK_STYLES)}.")
+        raise UserError(
+            f"unknown mask style {style!r}.", hint=f"Use one of: {', '.join(MASK_STYLES)}."
+        )
     text = SourceText.from_source(source, filename=filename)
     pairs = parse_function_nodes(text, filename=filename)
     nodes = {info: node for info, node in pairs}

@@ -161,7 +161,7 @@ async def test_existing_task_is_not_replaced_without_confirmation(
     app = NewTaskApp(benchmark_dir=benchmark, draft_name="confirm")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.click("#save")
-        await pilot.pause()
+        await _settle(pilot)  # the worker looks whether the folder exists
         await pilot.press("n")
         await _settle(pilot)
     assert (benchmark / "07-Toy" / "keep.txt").read_text() == "mine"

@@ -15,9 +15,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.fuzzy import Matcher
+from textual.message import Message
 from textual.widgets import DirectoryTree, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from lmr_author.authoring.preview import FunctionExcerpt, function_excerpt
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.errors import UserError
@@ -41,6 +43,13 @@ class GoalStep(StepScreen):
         "Type to search functions and methods; Enter adds or removes a goal function. "
         "Pick a file in the tree to list only its functions."
     )
+
+    class Excerpted(Message):
+        """The highlighted function's source, read off disk for the preview."""
+
+        def __init__(self, excerpt: FunctionExcerpt) -> None:
+            super().__init__()
+            self.excerpt = excerpt
 
     def __init__(self) -> None:
         super().__init__()
@@ -142,19 +151,23 @@ class GoalStep(StepScreen):
         if found is None:
             return
         relative, info = found
-        try:
-            code = (Path(self.spec.repo_path) / relative).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return
-        lines = code.splitlines()
-        start = max(info.start_line - 3, 1)
-        end = min(info.end_line + 2, len(lines))
+        self._excerpt(Path(self.spec.repo_path) / relative, info.start_line, info.end_line)
+
+    @work(thread=True, exclusive=True, group="excerpt", exit_on_error=False)
+    def _excerpt(self, path: Path, start_line: int, end_line: int) -> None:
+        excerpt = function_excerpt(path, start_line, end_line)
+        if excerpt is not None:
+            self.post_message(self.Excerpted(excerpt))
+
+    @on(Excerpted)
+    def _show_excerpt(self, message: Excerpted) -> None:
+        excerpt = message.excerpt
         syntax = Syntax(
-            "\n".join(lines[start - 1 : end]),
+            excerpt.text,
             "python",
             line_numbers=True,
-            start_line=start,
-            highlight_lines=set(range(info.start_line, info.end_line + 1)),
+            start_line=excerpt.first_line,
+            highlight_lines=set(excerpt.highlighted),
             theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
         )
         self.query_one("#source-preview", Static).update(syntax)
