@@ -174,7 +174,7 @@ async def test_function_list_fills_in_from_worker_processes(tmp_path: Path) -> N
     fds_to_keep") because the app replaces sys.stderr, and the list stayed empty.
     """
     from lmr_author.authoring.spec import TaskSpec, save_spec
-    from lmr_author.cst.index import _PARALLEL_MIN_FILES
+    from lmr_author.cst.repository import _PARALLEL_MIN_FILES
 
     repo = tmp_path / "many"
     for number in range(_PARALLEL_MIN_FILES + 40):

@@ -11,12 +11,8 @@ from textwrap import dedent
 import pytest
 
 from lmr_author.cst.cache import FunctionCache
-from lmr_author.cst.index import (
-    index_repository,
-    iter_repository_functions,
-    list_functions,
-    python_files,
-)
+from lmr_author.cst.index import list_functions
+from lmr_author.cst.repository import index_repository, iter_repository_functions, python_files
 
 
 def test_definitions_in_every_kind_of_block_are_listed() -> None:

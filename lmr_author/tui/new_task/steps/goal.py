@@ -1,6 +1,6 @@
 """Step 3: pick the goal function(s) from a file tree and a fuzzy-searchable list.
 
-The list comes from the function index (`lmr_author.cst.index`), filled file by file in
+The list comes from the repository index (`lmr_author.cst.repository`), filled file by file in
 a worker so that it appears at once and grows, even on very large repositories.
 """
 
@@ -73,7 +73,7 @@ class GoalStep(StepScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _index(self, root: Path) -> None:
-        from lmr_author.cst.index import iter_repository_functions
+        from lmr_author.cst.repository import iter_repository_functions
 
         batch: list[tuple[str, FunctionInfo]] = []
         try:
