@@ -17,7 +17,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from lmr_author.authoring.source import SourceCheckout
 from lmr_author.authoring.spec import TaskSpec, draft_path, load_spec, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
@@ -46,7 +45,6 @@ class NewTaskApp(App[int]):
         self.benchmark_dir = benchmark_dir
         self.draft_file = draft_path(draft_name)
         self.spec = self._load_draft()  # before the app runs: no UI to freeze yet
-        self.checkout: SourceCheckout | None = None
         self.paper_pages: dict[str, str] = {}
         # Autosaves run in workers; the version makes an older snapshot that finishes
         # late never overwrite a newer one.

@@ -51,6 +51,17 @@ class GoalStep(StepScreen):
             super().__init__()
             self.excerpt = excerpt
 
+    class Indexed(Message):
+        """A batch of functions from the repository index (``done`` with the last one)."""
+
+        def __init__(
+            self, batch: list[tuple[str, FunctionInfo]], *, done: bool = False, error: str = ""
+        ) -> None:
+            super().__init__()
+            self.batch = batch
+            self.done = done
+            self.error = error
+
     def __init__(self) -> None:
         super().__init__()
         self.functions: list[tuple[str, FunctionInfo]] = []
@@ -80,16 +91,21 @@ class GoalStep(StepScreen):
             for relative, functions in iter_repository_functions(root):
                 batch.extend((relative, info) for info in functions)
                 if len(batch) >= 2000:
-                    self.app.call_from_thread(self._add, batch)
+                    self.post_message(self.Indexed(batch))
                     batch = []
         except (OSError, UserError) as error:
-            self.app.call_from_thread(self.set_status, f"indexing failed: {error}", error=True)
-        self.app.call_from_thread(self._add, batch, True)
+            self.post_message(self.Indexed(batch, done=True, error=f"indexing failed: {error}"))
+            return
+        self.post_message(self.Indexed(batch, done=True))
 
-    def _add(self, batch: list[tuple[str, FunctionInfo]], done: bool = False) -> None:
-        self.functions.extend(batch)
+    @on(Indexed)
+    def _add(self, message: Indexed) -> None:
+        self.functions.extend(message.batch)
         self._refresh_list()
-        state = "" if done else " (indexing…)"
+        if message.error:
+            self.set_status(message.error, error=True)
+            return
+        state = "" if message.done else " (indexing…)"
         self.set_status(f"{len(self.functions)} functions{state}")
 
     def _key(self, relative: str, info: FunctionInfo) -> str:
