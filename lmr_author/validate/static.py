@@ -133,7 +133,7 @@ def select_rules(
     return [
         r
         for r in rules
-        if (not schema_only or r.stage == "info")
+        if (not schema_only or r.stage != "task")  # --run still proves with --schema-only
         and r.id not in ignored
         and (not selected or r.id in selected)
     ]
