@@ -89,4 +89,5 @@ def all_rules() -> list[Rule]:
     """Every rule, in the order they run (importing the rule modules first)."""
     for module in _RULE_MODULES:
         importlib.import_module(module)
-    return list(RULES.values())
+    # The run rules come last even when `validate.dynamic` registered them first.
+    return sorted(RULES.values(), key=lambda r: r.stage == "run")

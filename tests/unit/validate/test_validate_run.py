@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -83,3 +85,18 @@ def test_ignored_run_rules_are_dropped_from_the_proof(
     found = [f["rule"] for f in json.loads(capsys.readouterr().out)["tasks"][0]["findings"]]
     assert found == ["flaky"]
     assert main(["validate", "--run", "--json", "--ignore", "infra,flaky", "--strict", task]) == 0
+
+
+def test_run_rules_are_listed_last_whoever_imports_them_first() -> None:
+    code = (
+        "import lmr_author.validate.dynamic\n"
+        "from lmr_author.validate.registry import all_rules\n"
+        "print(' '.join(r.stage for r in all_rules()))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    stages = result.stdout.split()
+    assert stages[-len(RUN_RULES) :] == ["run"] * len(RUN_RULES)
+    assert "run" not in stages[: -len(RUN_RULES)]
