@@ -13,10 +13,13 @@ repository itself; candidate code from models never runs here but in the sandbox
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.errors import UserError
@@ -122,3 +125,46 @@ def record_fixtures(
             hint="Make the driver call the goal function (directly or through the repository).",
         )
     return written
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One call of the goal function a driver would record: a fixture's contents."""
+
+    fixture: str  # file name, e.g. margin_loss_1.pkl
+    args: Any
+    output: Any
+
+    def describe(self) -> str:
+        """One short line: the fixture, its arguments and its expected output."""
+        return f"{self.fixture}: args={self.args!r:.80} → {self.output!r:.60}"
+
+
+def dry_run_fixtures(
+    repo_dir: Path,
+    goal_file: str,
+    goal_function: str,
+    driver: str,
+    *,
+    class_name: str = "",
+) -> list[RecordedCall]:
+    """What `record_fixtures` would record, without writing into the repository.
+
+    The driver runs as the build runs it, into a scratch folder that is removed after
+    the recorded calls are read back.
+    """
+    with tempfile.TemporaryDirectory(prefix="lmr-author-fixtures-") as scratch:
+        paths = record_fixtures(
+            repo_dir,
+            goal_file,
+            goal_function,
+            driver,
+            class_name=class_name,
+            out_dir=Path(scratch),
+        )
+        calls = []
+        for path in paths:
+            with path.open("rb") as handle:
+                case = pickle.load(handle)  # written just now by the annotator's own driver
+            calls.append(RecordedCall(path.name, case["args"], case["output"]))
+    return calls

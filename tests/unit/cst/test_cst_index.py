@@ -10,12 +10,8 @@ from textwrap import dedent
 import pytest
 
 from lmr_author.cst.cache import FunctionCache
-from lmr_author.cst.index import (
-    index_repository,
-    iter_repository_functions,
-    list_functions,
-    python_files,
-)
+from lmr_author.cst.index import list_functions
+from lmr_author.cst.repository import index_repository, iter_repository_functions, python_files
 from tests.support.unprivileged import shared_tmp_dir, unprivileged
 
 
