@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,36 @@ def test_judge_review_and_agreement_share_one_candidate_identity(tmp_path: Path)
     assert judged.candidate_sha256 == reviewed.candidate_sha256 == expected
     assert agreement_runs["s", "01-Toy", 1].candidate_sha256 == expected
     assert [r.key for r in load_runs(output)] == [reviewed.key] == [("s", "01-Toy", 1)]
+
+
+OWNER_VERDICTS = "lmr_author.verdicts"
+
+
+@pytest.mark.parametrize(
+    ("module", "allowed"),
+    [
+        ("lmr_author.verdicts", set()),
+        ("lmr_author.item_key", set()),
+        ("lmr_author.eval_output", {"lmr_author.atomic", "lmr_author.item_key", OWNER_VERDICTS}),
+    ],
+)
+def test_the_owners_stay_low_in_the_import_graph(module: str, allowed: set[str]) -> None:
+    """Everything imports the owners, so they import almost nothing of ours and never draw.
+
+    Counted beyond what ``import lmr_author`` itself loads (the package's public API).
+    """
+    code = (
+        "import importlib, json, sys\n"
+        "def ours(): return {m for m in sys.modules\n"
+        "    if m.split('.')[0] in ('lmr_author', 'rich', 'textual')}\n"
+        "import lmr_author\n"
+        "before = ours()\n"
+        f"importlib.import_module({module!r})\n"
+        "print(json.dumps(sorted(ours() - before)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    own = {module} | {m for m in json.loads(done.stdout) if m.startswith(module + ".")}
+    assert set(json.loads(done.stdout)) - own <= allowed
