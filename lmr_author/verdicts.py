@@ -73,13 +73,3 @@ def deciding_test(verdicts: Sequence[str]) -> int | None:
 def counts_for_accuracy(verdict: str) -> bool:
     """Whether a run with this verdict counts toward accuracy (infra-errors do not)."""
     return verdict != INFRA_ERROR
-
-
-def accuracy(verdicts: Iterable[str]) -> tuple[int, int]:
-    """``(passed, counted)`` of runs with these verdicts: accuracy is passed / counted."""
-    passed = counted = 0
-    for verdict in verdicts:
-        if counts_for_accuracy(verdict):
-            counted += 1
-            passed += verdict == PASS
-    return passed, counted

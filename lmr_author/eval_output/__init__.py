@@ -3,9 +3,9 @@
 ``eval`` writes the folder; the judge, the review and the agreement read it. All of
 them go through this package: the paths (`layout`), the run records (`records`), the
 item key of a run (`lmr_author.item_key.ItemKey`), the candidate hash
-(`candidate_sha256`), the benchmark folder of ``results.json`` (`read_benchmark`) and
-the accuracy rule (`lmr_author.verdicts.accuracy`: passes over runs that are not
-infra-errors).
+(`candidate_sha256`) and the benchmark folder of ``results.json`` (`read_benchmark`).
+Which runs count toward accuracy is `lmr_author.verdicts.counts_for_accuracy` (all but
+infra-errors), through `RunRecord.counted`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from lmr_author.eval_output.records import (
     stored_run,
 )
 from lmr_author.item_key import ItemKey
-from lmr_author.verdicts import accuracy
 
 __all__ = [
     "CANDIDATE_FILE",
@@ -60,7 +59,6 @@ __all__ = [
     "RunRecord",
     "StoredRun",
     "TestRecord",
-    "accuracy",
     "candidate_file",
     "candidate_sha256",
     "file_sha256",

@@ -24,7 +24,7 @@ from lmr_author.review.items import load_queue, load_review_items
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.task import load_task
 from lmr_author.validate.dynamic import findings_from_runs
-from lmr_author.verdicts import VERDICTS, accuracy, worst_of
+from lmr_author.verdicts import VERDICTS, counts_for_accuracy, worst_of
 from tests.support.eval_output import RunSpec, build_eval_output
 from tests.unit.evaluate.evaltasks import (
     CORRECT,
@@ -85,7 +85,7 @@ def test_worst_of_ranks_infra_error_then_timeout_then_error_then_fail() -> None:
     assert worst_of(["pass", "pass"]) == "pass"
     assert worst_of([]) == "error"  # no test ran: never a pass
     assert worst_of(["pass", "looks fine"]) == "error"  # an unknown word is no pass
-    assert accuracy(VERDICTS) == (1, 4)  # infra-error is not counted
+    assert [v for v in VERDICTS if not counts_for_accuracy(v)] == ["infra-error"]
 
 
 def test_eval_and_judge_table_agree_on_accuracy_with_an_infra_error(tmp_path: Path) -> None:
