@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
-from lmr_author.evaluation.records import NO_SUBMISSION
+from lmr_author.eval_output import NO_SUBMISSION
 from lmr_author.task import Implementation, Task
 
 #: System names become folder names: keep them path-safe.

@@ -13,11 +13,14 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+
+# Re-exported: the judge's modules find judgment files here, the layout is eval_output's.
+from lmr_author.eval_output import JUDGMENTS_DIR as JUDGMENTS_DIR
+from lmr_author.eval_output import judgment_path as judgment_path
 from lmr_author.judge.client import Usage
 from lmr_author.judge.parse import LABELS, UNPARSED
 
 SCHEMA_VERSION = 1
-JUDGMENTS_DIR = "judgments"
 
 
 @dataclass
@@ -115,10 +118,6 @@ class Judgment:
             judged_at=str(data.get("judged_at", "")),
             request_key=str(data.get("request_key", "")),
         )
-
-
-def judgment_path(output_dir: Path, system: str, task: str, implementation: int) -> Path:
-    return output_dir / JUDGMENTS_DIR / system / task / f"{implementation}.json"
 
 
 def save_judgment(output_dir: Path, judgment: Judgment) -> Path:

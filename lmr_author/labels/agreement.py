@@ -21,7 +21,7 @@ import numpy as np
 
 from lmr_author.labels import stats
 from lmr_author.labels.aliases import Aliases
-from lmr_author.labels.model import LABEL_NAMES, Label
+from lmr_author.labels.model import LABEL_NAMES, ItemKey, Label
 from lmr_author.labels.sources import JudgeSource, RunInfo
 
 #: The judge's name among the raters (annotators cannot take it).
@@ -160,7 +160,7 @@ class _Builder:
             item.task = task
         return item
 
-    def add_runs(self, runs: dict[tuple[str, str, int], RunInfo]) -> None:
+    def add_runs(self, runs: dict[ItemKey, RunInfo]) -> None:
         for run in runs.values():
             key = self.key(run.system, run.task, run.implementation)
             self.runs_by_key[key] = run

@@ -10,9 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from lmr_author.errors import UserError
-
-#: (system, task, implementation): the item a label is about; implementation is 1-based.
-ItemKey = tuple[str, str, int]
+from lmr_author.item_key import ItemKey as ItemKey  # the one item key, re-exported
 
 #: Three-way labels of the paper: 1 logically incorrect, 2 logically correct with
 #: implementation errors, 3 completely correct.
@@ -57,7 +55,7 @@ class Label:
 
     @property
     def item(self) -> ItemKey:
-        return (self.system, self.task, self.implementation)
+        return ItemKey(self.system, self.task, self.implementation)
 
     @property
     def name(self) -> str:
