@@ -35,7 +35,7 @@ from lmr_author.judge.client import (
 )
 from lmr_author.judge.config import JudgeConfig
 from lmr_author.judge.inputs import RunToJudge, find_runs, read_benchmark_path
-from lmr_author.judge.parse import UNPARSED, label_for, parse_judge_answer
+from lmr_author.judge.parse import parse_judge_answer
 from lmr_author.judge.prompt import REASK, JudgePrompt, PromptTemplate, build_prompt, load_template
 from lmr_author.judge.store import (
     JUDGMENTS_DIR,
@@ -47,6 +47,7 @@ from lmr_author.judge.store import (
 from lmr_author.judge.store import save_judgment as _save
 from lmr_author.judge.summary import JudgeSummary, summarize_systems
 from lmr_author.task import Task, load_task
+from lmr_author.three_way import UNPARSED, short_name
 
 #: The summary of the last judging run, beside the judgments (token usage, counts).
 SUMMARY_FILE = "summary.json"
@@ -216,7 +217,7 @@ class _Batch:
             implementation=run.implementation,
             candidate_sha256=run.candidate_sha256,
             category=category,
-            label=label_for(category),
+            label=short_name(category),
             rationale=[str(r) for r in rationale] if isinstance(rationale, list) else [],
             raw=str(entry.get("raw", "")),
             model=self.config.model,

@@ -14,7 +14,7 @@ from typing import Any
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
 from lmr_author.judge.client import Usage
-from lmr_author.judge.parse import LABELS, UNPARSED
+from lmr_author.three_way import ThreeWayLabel, short_name
 
 SCHEMA_VERSION = 1
 JUDGMENTS_DIR = "judgments"
@@ -88,7 +88,9 @@ class Judgment:
             return value
 
         category = data.get("category")
-        if category not in (None, *LABELS):
+        if category is not None and (
+            not isinstance(category, int) or ThreeWayLabel.parse(category) is None
+        ):
             raise UserError(
                 f"'category' must be 1, 2, 3 or null, got {category!r}",
                 file=path,
@@ -102,7 +104,7 @@ class Judgment:
             implementation=need("implementation", int),
             candidate_sha256=str(data.get("candidate_sha256", "")),
             category=category,
-            label=LABELS.get(category, UNPARSED) if category is not None else UNPARSED,
+            label=short_name(category),
             rationale=[str(item) for item in rationale] if isinstance(rationale, list) else [],
             raw=str(data.get("raw", "")),
             model=str(data.get("model", "")),

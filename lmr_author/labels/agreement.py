@@ -1,12 +1,10 @@
-"""The agreement analysis: human labels and judge labels in, one JSON-ready report out.
+"""The agreement statistics: matched items in, one JSON-ready report out.
 
-Items are matched on ``(canonical system, paper index or task name, implementation)``
-(see `lmr_author.labels.aliases`), so published label files, published judge outputs and
-our own runs line up without hand edits. Nothing is dropped silently: items that one
-source has and another lacks, judge answers that could not be parsed, and labels given
-to a candidate that has changed since (its hash differs from the run's) are listed in
-the report, and the last two are not counted. The numbers come from
-`lmr_author.labels.stats` (statsmodels, krippendorff, seeded numpy bootstrap).
+`lmr_author.labels.matching` lines the human and judge labels up and says what is not
+counted; this module computes the numbers over what is counted: per-system
+distributions, percent agreement, direct conflicts, Cohen's and Fleiss' kappas,
+Krippendorff's alpha and their bootstrap intervals, through `lmr_author.labels.stats`
+(statsmodels, krippendorff, seeded numpy bootstrap).
 """
 
 from __future__ import annotations
@@ -14,35 +12,21 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from lmr_author.labels import stats
 from lmr_author.labels.aliases import Aliases
-from lmr_author.labels.model import LABEL_NAMES, Label
+from lmr_author.labels.matching import JUDGE, Item, Matched, MatchKey, match_items
+from lmr_author.labels.model import Label
 from lmr_author.labels.sources import JudgeSource, RunInfo
+from lmr_author.three_way import ThreeWayLabel
 
-#: The judge's name among the raters (annotators cannot take it).
-JUDGE = "LLM judge"
 REPORT_VERSION = 1
 
-MatchKey = tuple[str, str, int]
-
-
-@dataclass
-class Item:
-    """One system × task × implementation and the counted ratings it got."""
-
-    key: MatchKey
-    system: str
-    task: str
-    implementation: int
-    ratings: dict[str, int] = field(default_factory=dict)
-    comments: dict[str, str] = field(default_factory=dict)
-    sources: set[str] = field(default_factory=set)
-    verdict: str | None = None
+__all__ = ["JUDGE", "REPORT_VERSION", "Options", "analyze", "report_of"]
 
 
 @dataclass(frozen=True)
@@ -71,35 +55,33 @@ def analyze(
     A statistic is ``{"value": float | None, "ci": [low, high] | None}``; None means
     undefined (e.g. kappa when every rating is the same).
     """
-    aliases = aliases or Aliases()
-    options = options or Options()
-    builder = _Builder(aliases)
-    if judge is not None:
-        builder.add_runs(judge.runs)
-        builder.add_judge(judge)
-    builder.add_humans(labels)
-    items = sorted(builder.items.values(), key=lambda x: _sort_key(x.key))
-    annotators = sorted({a for item in items for a in item.ratings if a != JUDGE})
-    has_judge = judge is not None
+    matched = match_items(labels, judge, aliases)
+    judge_input = None if judge is None else {"path": str(judge.path), "kind": judge.kind}
+    return report_of(matched, options or Options(), {**(inputs or {}), "judge": judge_input})
+
+
+def report_of(matched: Matched, options: Options, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The report of already matched items; ``inputs`` says where they came from."""
+    items = matched.items
+    annotators = matched.annotators
+    has_judge = matched.has_judge
     report: dict[str, Any] = {
         "schema_version": REPORT_VERSION,
         "inputs": {
-            **(inputs or {}),
+            **{k: v for k, v in inputs.items() if k != "judge"},
             "annotators": annotators,
-            "judge": None if judge is None else {"path": str(judge.path), "kind": judge.kind},
+            "judge": inputs.get("judge"),
             "items": len(items),
-            "human_labels_counted": sum(
-                1 for item in items for rater in item.ratings if rater != JUDGE
-            ),
-            "judge_labels_counted": sum(1 for item in items if JUDGE in item.ratings),
-            "human_labels_without_hash": builder.unhashed,
+            "human_labels_counted": matched.human_labels_counted,
+            "judge_labels_counted": matched.judge_labels_counted,
+            "human_labels_without_hash": matched.unhashed,
             "bootstrap": {
                 "resamples": options.bootstrap,
                 "seed": options.seed,
                 "level": options.level,
             },
         },
-        "distribution": _distribution(items, builder.runs_by_key, has_judge),
+        "distribution": _distribution(items, matched.runs, has_judge),
     }
     for name, categories, transform in (
         ("three_way", stats.THREE_WAY, _identity),
@@ -113,122 +95,12 @@ def analyze(
             else None,
             "between_annotators": _between(view, annotators, categories, options, name),
         }
-    expected = ([JUDGE] if has_judge else []) + annotators
-    if builder.runs_by_key:
-        expected = ["runs", *expected]
     report["disagreements"] = _disagreements(items)
-    report["missing"] = _missing(items, expected)
-    report["stale"] = builder.stale
-    report["unparsed"] = builder.unparsed
-    report["notes"] = builder.notes + (judge.problems if judge else [])
+    report["missing"] = [asdict(row) for row in matched.missing()]
+    report["stale"] = [asdict(row) for row in matched.stale]
+    report["unparsed"] = [asdict(row) for row in matched.unparsed]
+    report["notes"] = matched.notes
     return report
-
-
-# -- matching -----------------------------------------------------------------------
-
-
-def _sort_key(key: MatchKey) -> tuple[str, int, str, int]:
-    system, task, implementation = key
-    return (system, int(task) if task.isdigit() else 10**9, task, implementation)
-
-
-class _Builder:
-    """Collects ratings item by item, deciding what is counted and what is flagged."""
-
-    def __init__(self, aliases: Aliases) -> None:
-        self.aliases = aliases
-        self.items: dict[MatchKey, Item] = {}
-        self.runs_by_key: dict[MatchKey, RunInfo] = {}
-        self.stale: list[dict[str, Any]] = []
-        self.unparsed: list[dict[str, Any]] = []
-        self.notes: list[str] = []
-        self.unhashed = 0
-
-    def key(self, system: str, task: str, implementation: int) -> MatchKey:
-        return (
-            self.aliases.canonical_system(system),
-            self.aliases.task_key(task),
-            implementation,
-        )
-
-    def item(self, key: MatchKey, task: str) -> Item:
-        item = self.items.get(key)
-        if item is None:
-            item = self.items[key] = Item(key=key, system=key[0], task=task, implementation=key[2])
-        elif "-" not in item.task and "-" in task:
-            # Prefer a folder name (``01-DPO``) over a bare paper index (``1``).
-            item.task = task
-        return item
-
-    def add_runs(self, runs: dict[tuple[str, str, int], RunInfo]) -> None:
-        for run in runs.values():
-            key = self.key(run.system, run.task, run.implementation)
-            self.runs_by_key[key] = run
-            item = self.item(key, run.task)
-            item.sources.add("runs")
-            item.verdict = run.verdict
-
-    def add_judge(self, judge: JudgeSource) -> None:
-        for entry in judge.items:
-            key = self.key(entry.system, entry.task, entry.implementation)
-            item = self.item(key, entry.task)
-            item.sources.add(JUDGE)
-            where = {"system": key[0], "task": item.task, "implementation": key[2]}
-            if entry.category is None:
-                self.unparsed.append({**where, "file": entry.origin})
-                continue
-            run = self.runs_by_key.get(key)
-            if run and entry.candidate_sha256 and entry.candidate_sha256 != run.candidate_sha256:
-                self.stale.append(
-                    {
-                        **where,
-                        "rater": JUDGE,
-                        "label": LABEL_NAMES[entry.category],
-                        "labelled_sha256": entry.candidate_sha256,
-                        "run_sha256": run.candidate_sha256,
-                    }
-                )
-                continue
-            item.ratings[JUDGE] = entry.category
-
-    def add_humans(self, labels: Sequence[Label]) -> None:
-        chosen: dict[tuple[str, MatchKey], Label] = {}
-        for label in labels:
-            annotator = label.annotator if label.annotator != JUDGE else f"{JUDGE} (human)"
-            key = self.key(label.system, label.task, label.implementation)
-            previous = chosen.get((annotator, key))
-            if previous is not None:
-                if previous.label != label.label:
-                    self.notes.append(
-                        f"{annotator} labelled {key[0]} / {label.task} / {key[2]} twice "
-                        f"across the inputs ({previous.label} and {label.label}); "
-                        "the later one counts"
-                    )
-                if previous.created_at > label.created_at:
-                    continue
-            chosen[(annotator, key)] = label
-        for (annotator, key), label in chosen.items():
-            item = self.item(key, label.task)
-            item.sources.add(annotator)
-            run = self.runs_by_key.get(key)
-            if not label.candidate_sha256:
-                self.unhashed += 1
-            elif run and run.candidate_sha256 and label.candidate_sha256 != run.candidate_sha256:
-                self.stale.append(
-                    {
-                        "system": key[0],
-                        "task": item.task,
-                        "implementation": key[2],
-                        "rater": annotator,
-                        "label": label.name,
-                        "labelled_sha256": label.candidate_sha256,
-                        "run_sha256": run.candidate_sha256,
-                    }
-                )
-                continue
-            item.ratings[annotator] = label.label
-            if label.comment:
-                item.comments[annotator] = label.comment
 
 
 # -- the report sections ----------------------------------------------------------------
@@ -245,13 +117,13 @@ def _transformed(item: Item, transform: Callable[[int], int]) -> dict[str, int]:
 def _category_names(view: str) -> list[str]:
     if view == "binary":
         return ["not CC", "CC"]
-    return [LABEL_NAMES[value] for value in stats.THREE_WAY]
+    return [ThreeWayLabel(value).short for value in stats.THREE_WAY]
 
 
 def _counts(values: list[int]) -> dict[str, Any]:
     counter = Counter(values)
     n = len(values)
-    counts = {LABEL_NAMES[v]: counter.get(v, 0) for v in (3, 2, 1)}
+    counts = {ThreeWayLabel(v).short: counter.get(v, 0) for v in (3, 2, 1)}
     percent = {name: (100.0 * count / n if n else None) for name, count in counts.items()}
     not_cc = counts["LC"] + counts["LI"]
     return {
@@ -521,7 +393,7 @@ def _disagreements(items: list[Item]) -> list[dict[str, Any]]:
                 "system": item.system,
                 "task": item.task,
                 "implementation": item.implementation,
-                "ratings": {r: LABEL_NAMES[v] for r, v in sorted(item.ratings.items())},
+                "ratings": {r: ThreeWayLabel(v).short for r, v in sorted(item.ratings.items())},
                 "comments": dict(sorted(item.comments.items())),
                 "direct_conflict": {1, 3} <= values,
                 "between_humans": len(set(humans.values())) > 1,
@@ -529,21 +401,3 @@ def _disagreements(items: list[Item]) -> list[dict[str, Any]]:
             }
         )
     return found
-
-
-def _missing(items: list[Item], expected: list[str]) -> list[dict[str, Any]]:
-    """Items that some expected source (runs, judge, an annotator) does not have."""
-    rows = []
-    for item in items:
-        absent = [source for source in expected if source not in item.sources]
-        if absent:
-            rows.append(
-                {
-                    "system": item.system,
-                    "task": item.task,
-                    "implementation": item.implementation,
-                    "present_in": sorted(item.sources),
-                    "missing_from": absent,
-                }
-            )
-    return rows

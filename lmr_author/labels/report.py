@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lmr_author.labels.agreement import JUDGE
+from lmr_author.labels.matching import JUDGE
 
 
 @dataclass

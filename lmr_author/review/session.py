@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Protocol
 
 from lmr_author.errors import UserError
-from lmr_author.labels.model import LABEL_DESCRIPTIONS, LABEL_NAMES, Label, now_iso
+from lmr_author.labels.model import Label, now_iso
 from lmr_author.review.content import ItemContent, load_item_content
 from lmr_author.review.items import ReviewItem, ReviewKey, load_queue
+from lmr_author.three_way import ThreeWayLabel
 
 __all__ = [
-    "LABEL_DESCRIPTIONS",
-    "LABEL_NAMES",
     "ItemState",
     "LabelStatus",
     "ReviewSession",
@@ -160,7 +159,7 @@ class ReviewSession:
         A comment typed before labeling goes with the label; relabeling keeps the
         current comment.
         """
-        if value not in LABEL_NAMES:
+        if isinstance(value, bool) or ThreeWayLabel.parse(value) is None:
             raise UserError(
                 f"a label must be 1, 2 or 3, got {value}",
                 hint="1 = logically incorrect, 2 = logically correct with implementation "
