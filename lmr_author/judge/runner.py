@@ -13,12 +13,10 @@ batch, since every other request would fail the same way.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -232,31 +230,17 @@ class _Batch:
         )
 
 
-@contextmanager
-def _progress_bar(total: int, enabled: bool) -> Iterator[Callable[[], None]]:
-    """A rich progress bar on stderr (only on a terminal); yields ``advance()``."""
-    if not enabled or total == 0 or not sys.stderr.isatty():
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "judging",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task_id = bar.add_task("judging", total=total)
-        yield lambda: bar.advance(task_id)
-
-
 def run_judging(
-    output_dir: Path, config: JudgeConfig, *, force: bool = False, progress: bool = True
+    output_dir: Path,
+    config: JudgeConfig,
+    *,
+    force: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> JudgeSummary:
     """Judge the runs of an eval output folder and return the per-system summary.
+
+    ``on_progress(done, total)`` is called once before the first run (``done`` 0) and
+    after each run, from the calling thread.
 
     Judgments already on disk for the same candidate, prompt and model are kept unless
     ``force``; answers come from the on-disk cache unless ``config.use_cache`` is off.
@@ -273,12 +257,12 @@ def run_judging(
     workers = config.concurrency + min(config.concurrency, 8)
     pool = ThreadPoolExecutor(workers, thread_name_prefix="judge")
     try:
-        with _progress_bar(len(runs), progress) as advance:
-            futures = [pool.submit(batch.judge, run) for run in runs]
-            for future in as_completed(futures):
-                outcome = future.result()
-                advance()
-                _tally(summary, outcome)
+        report = on_progress or _ignore_progress
+        report(0, len(runs))
+        futures = [pool.submit(batch.judge, run) for run in runs]
+        for done, future in enumerate(as_completed(futures), start=1):
+            _tally(summary, future.result())
+            report(done, len(runs))
     except BaseException:
         # Ctrl-C or a bug: start nothing new; requests in flight end within the time-out.
         batch.stop.set()
@@ -302,6 +286,10 @@ def run_judging(
     summary.duration_s = time.monotonic() - started
     atomic_write_json(output_dir / JUDGMENTS_DIR / SUMMARY_FILE, summary.to_json(), indent=2)
     return summary
+
+
+def _ignore_progress(done: int, total: int) -> None:
+    pass
 
 
 def _tally(summary: JudgeSummary, outcome: _Outcome) -> None:

@@ -1,8 +1,8 @@
 """Turn an agreement report (the dict of `lmr_author.labels.agreement.analyze`) into tables.
 
-The report is first laid out as plain sections (title, header, rows) so that the rich
-terminal tables and the Markdown output show exactly the same numbers; ``--json``
-prints the dict itself.
+The report is first laid out as plain sections (title, header, rows) so that the
+terminal tables (drawn by `lmr_author.commands._render_agreement`) and the Markdown
+output show exactly the same numbers; ``--json`` prints the dict itself.
 """
 
 from __future__ import annotations
@@ -273,27 +273,3 @@ def to_markdown(report: dict[str, Any]) -> str:
 
 def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def print_rich(report: dict[str, Any], *, limit: int | None = 50) -> None:
-    """Print the report as rich tables on stdout (``NO_COLOR`` is honoured by rich)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    inputs = report["inputs"]
-    console.print(
-        f"[bold]Agreement[/bold]: annotators {', '.join(inputs['annotators']) or 'none'}; "
-        f"{inputs['items']} items; {inputs['human_labels_counted']} human and "
-        f"{inputs['judge_labels_counted']} judge labels counted."
-    )
-    for section in sections(report, limit=limit):
-        if not section.rows:
-            console.print(f"[bold]{section.title}[/bold]: none.")
-            continue
-        table = Table(title=section.title, title_justify="left", caption=section.note or None)
-        for column in section.header:
-            table.add_column(column, overflow="fold")
-        for row in section.rows:
-            table.add_row(*row)
-        console.print(table)
