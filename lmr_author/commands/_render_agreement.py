@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 
+from lmr_author.labels.agreement_report import AgreementReport
 from lmr_author.labels.report import sections
 
 
-def print_report(report: dict[str, Any], *, limit: int | None = 50) -> None:
+def print_report(report: AgreementReport, *, limit: int | None = 50) -> None:
     """The report's sections as tables; ``limit`` caps the rows of the long lists."""
     console = Console()
-    inputs = report["inputs"]
+    inputs = report.inputs
     console.print(
-        f"[bold]Agreement[/bold]: annotators {', '.join(inputs['annotators']) or 'none'}; "
-        f"{inputs['items']} items; {inputs['human_labels_counted']} human and "
-        f"{inputs['judge_labels_counted']} judge labels counted."
+        f"[bold]Agreement[/bold]: annotators {', '.join(inputs.annotators) or 'none'}; "
+        f"{inputs.items} items; {inputs.human_labels_counted} human and "
+        f"{inputs.judge_labels_counted} judge labels counted."
     )
     for section in sections(report, limit=limit):
         if not section.rows:

@@ -111,7 +111,7 @@ def _agreement(args: argparse.Namespace) -> int:
         inputs={"human": described},
     )
     if args.json or args.markdown:
-        text = json.dumps(report, indent=2) + "\n" if args.json else to_markdown(report)
+        text = json.dumps(report.to_json(), indent=2) + "\n" if args.json else to_markdown(report)
         if args.output is not None:
             atomic_write_text(args.output, text)
             print(f"wrote {args.output}", file=sys.stderr)

@@ -12,21 +12,39 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from lmr_author.labels import stats
+from lmr_author.labels.agreement_report import (
+    AgreementReport,
+    Alpha,
+    AnnotatorAgreement,
+    BetweenAnnotators,
+    Bootstrap,
+    Disagreement,
+    Fleiss,
+    GroupAgreement,
+    JudgeVsHuman,
+    LabelCounts,
+    PairAgreement,
+    ReportInputs,
+    Statistic,
+    SystemDistribution,
+    SystemJudgeVsHuman,
+    TableStats,
+    UnitTests,
+    ViewAgreement,
+)
 from lmr_author.labels.aliases import Aliases
 from lmr_author.labels.matching import JUDGE, Item, Matched, MatchKey, match_items
 from lmr_author.labels.model import Label
 from lmr_author.labels.sources import JudgeSource, RunInfo
 from lmr_author.three_way import ThreeWayLabel
 
-REPORT_VERSION = 1
-
-__all__ = ["JUDGE", "REPORT_VERSION", "Options", "analyze", "report_of"]
+__all__ = ["JUDGE", "Options", "analyze", "report_of"]
 
 
 @dataclass(frozen=True)
@@ -45,62 +63,63 @@ def analyze(
     aliases: Aliases | None = None,
     options: Options | None = None,
     inputs: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The full agreement report, as printed by ``lmr-author agreement --json``.
+) -> AgreementReport:
+    """The full agreement report; ``to_json()`` is what ``lmr-author agreement --json`` prints.
 
-    Keys: ``inputs``; ``distribution`` (per system: unit tests, judge and human CC/LC/LI);
-    ``three_way`` and ``binary`` (CC vs not CC), each with ``judge_vs_human`` and
-    ``between_annotators``; ``disagreements``; ``missing``; ``stale`` (labels of a changed
-    candidate, not counted); ``unparsed`` (judge answers without a category); ``notes``.
-    A statistic is ``{"value": float | None, "ci": [low, high] | None}``; None means
-    undefined (e.g. kappa when every rating is the same).
+    ``inputs`` are the caller's own notes on where the labels came from, kept in the
+    report's inputs. Items one source lacks, stale labels (of a changed candidate) and
+    unparsed judge answers are listed and not counted. A `Statistic` whose value is None
+    is undefined (e.g. kappa when every rating is the same).
     """
     matched = match_items(labels, judge, aliases)
-    judge_input = None if judge is None else {"path": str(judge.path), "kind": judge.kind}
-    return report_of(matched, options or Options(), {**(inputs or {}), "judge": judge_input})
+    source = None if judge is None else {"path": str(judge.path), "kind": judge.kind}
+    return report_of(matched, options or Options(), judge=source, described=inputs or {})
 
 
-def report_of(matched: Matched, options: Options, inputs: dict[str, Any]) -> dict[str, Any]:
-    """The report of already matched items; ``inputs`` says where they came from."""
+def report_of(
+    matched: Matched,
+    options: Options,
+    *,
+    judge: dict[str, str] | None = None,
+    described: dict[str, Any] | None = None,
+) -> AgreementReport:
+    """The report of already matched items; ``judge`` names the judge source, if any."""
     items = matched.items
     annotators = matched.annotators
     has_judge = matched.has_judge
-    report: dict[str, Any] = {
-        "schema_version": REPORT_VERSION,
-        "inputs": {
-            **{k: v for k, v in inputs.items() if k != "judge"},
-            "annotators": annotators,
-            "judge": inputs.get("judge"),
-            "items": len(items),
-            "human_labels_counted": matched.human_labels_counted,
-            "judge_labels_counted": matched.judge_labels_counted,
-            "human_labels_without_hash": matched.unhashed,
-            "bootstrap": {
-                "resamples": options.bootstrap,
-                "seed": options.seed,
-                "level": options.level,
-            },
-        },
-        "distribution": _distribution(items, matched.runs, has_judge),
-    }
+    views = {}
     for name, categories, transform in (
         ("three_way", stats.THREE_WAY, _identity),
         ("binary", stats.BINARY, stats.collapse),
     ):
         view = [_transformed(item, transform) for item in items]
-        report[name] = {
-            "categories": _category_names(name),
-            "judge_vs_human": _judge_vs_human(view, annotators, categories, options, name)
+        views[name] = ViewAgreement(
+            categories=_category_names(name),
+            judge_vs_human=_judge_vs_human(view, annotators, categories, options, name)
             if has_judge
             else None,
-            "between_annotators": _between(view, annotators, categories, options, name),
-        }
-    report["disagreements"] = _disagreements(items)
-    report["missing"] = [asdict(row) for row in matched.missing()]
-    report["stale"] = [asdict(row) for row in matched.stale]
-    report["unparsed"] = [asdict(row) for row in matched.unparsed]
-    report["notes"] = matched.notes
-    return report
+            between_annotators=_between(view, annotators, categories, options, name),
+        )
+    return AgreementReport(
+        inputs=ReportInputs(
+            annotators=annotators,
+            judge=judge,
+            items=len(items),
+            human_labels_counted=matched.human_labels_counted,
+            judge_labels_counted=matched.judge_labels_counted,
+            human_labels_without_hash=matched.unhashed,
+            bootstrap=Bootstrap(options.bootstrap, options.seed, options.level),
+            described=dict(described or {}),
+        ),
+        distribution=_distribution(items, matched.runs, has_judge),
+        three_way=views["three_way"],
+        binary=views["binary"],
+        disagreements=_disagreements(items),
+        missing=matched.missing(),
+        stale=list(matched.stale),
+        unparsed=list(matched.unparsed),
+        notes=list(matched.notes),
+    )
 
 
 # -- the report sections ----------------------------------------------------------------
@@ -120,23 +139,19 @@ def _category_names(view: str) -> list[str]:
     return [ThreeWayLabel(value).short for value in stats.THREE_WAY]
 
 
-def _counts(values: list[int]) -> dict[str, Any]:
+def _counts(values: list[int]) -> LabelCounts:
     counter = Counter(values)
     n = len(values)
-    counts = {ThreeWayLabel(v).short: counter.get(v, 0) for v in (3, 2, 1)}
+    order = (ThreeWayLabel.CC, ThreeWayLabel.LC, ThreeWayLabel.LI)
+    counts = {label.short: counter.get(label, 0) for label in order}
     percent = {name: (100.0 * count / n if n else None) for name, count in counts.items()}
-    not_cc = counts["LC"] + counts["LI"]
-    return {
-        "n": n,
-        "counts": counts,
-        "percent": percent,
-        "not_cc_percent": 100.0 * not_cc / n if n else None,
-    }
+    not_cc = counts[ThreeWayLabel.LC.short] + counts[ThreeWayLabel.LI.short]
+    return LabelCounts(n, counts, percent, 100.0 * not_cc / n if n else None)
 
 
 def _distribution(
     items: list[Item], runs: dict[MatchKey, RunInfo], has_judge: bool
-) -> list[dict[str, Any]]:
+) -> list[SystemDistribution]:
     """Per system: unit-test accuracy, judge and human CC/LC/LI (the paper's Table 2)."""
     rows = []
     for system in sorted({item.system for item in items}):
@@ -147,11 +162,7 @@ def _distribution(
         unit = None
         if verdicts:
             passed = sum(1 for verdict in verdicts if verdict == "pass")
-            unit = {
-                "runs": len(verdicts),
-                "passed": passed,
-                "accuracy_percent": 100.0 * passed / len(verdicts),
-            }
+            unit = UnitTests(len(verdicts), passed, 100.0 * passed / len(verdicts))
         pairs = [
             (item.ratings[JUDGE], value)
             for item in mine
@@ -161,20 +172,17 @@ def _distribution(
         ]
         a = [x for x, _ in pairs]
         b = [y for _, y in pairs]
+        versus = SystemJudgeVsHuman(
+            len(pairs), stats.percent_agreement(a, b), stats.conflict_rate(a, b)
+        )
         rows.append(
-            {
-                "system": system,
-                "unit_test": unit,
-                "judge": _counts(judged) if has_judge else None,
-                "human": _counts(human),
-                "judge_vs_human": {
-                    "pairs": len(pairs),
-                    "percent_agreement": stats.percent_agreement(a, b),
-                    "direct_conflict_rate": stats.conflict_rate(a, b),
-                }
-                if has_judge
-                else None,
-            }
+            SystemDistribution(
+                system=system,
+                unit_test=unit,
+                judge=_counts(judged) if has_judge else None,
+                human=_counts(human),
+                judge_vs_human=versus if has_judge else None,
+            )
         )
     return rows
 
@@ -185,7 +193,7 @@ def _value(
     n_items: int,
     options: Options,
     salt: str,
-) -> dict[str, Any]:
+) -> Statistic:
     """An estimate with its bootstrap interval.
 
     The seed is derived from ``--seed`` and ``salt``: statistics of one table share their
@@ -198,8 +206,8 @@ def _value(
             statistic, n_items, resamples=options.bootstrap, seed=seed, level=options.level
         )
         if found is not None:
-            interval = [found.low, found.high]
-    return {"value": estimate, "ci": interval}
+            interval = (found.low, found.high)
+    return Statistic(estimate, interval)
 
 
 def _item_tables(per_item: list[list[tuple[int, int]]], categories: Sequence[int]) -> np.ndarray:
@@ -218,46 +226,28 @@ def _item_tables(per_item: list[list[tuple[int, int]]], categories: Sequence[int
     return tables
 
 
-def _table_stats(
-    tables: np.ndarray, options: Options, salt: str, *, conflicts: bool
-) -> dict[str, Any]:
+def _table_stats(tables: np.ndarray, options: Options, salt: str, *, conflicts: bool) -> TableStats:
     """Agreement, conflicts, Cohen's kappa and confusion of per-item confusion tables."""
     n = tables.shape[0]
     total = tables.sum(axis=0)
 
-    def measure(function: Callable[[np.ndarray], float | None]) -> Callable[..., Any]:
+    def value(function: Callable[[np.ndarray], float | None]) -> Statistic:
         def on_items(indices: np.ndarray) -> float | None:
             return function(tables[indices].sum(axis=0))
 
-        return on_items
+        return _value(function(total), on_items, n, options, salt)
 
     def kappa_linear(table: np.ndarray) -> float | None:
         return stats.kappa_of_table(table, "linear")
 
-    result: dict[str, Any] = {
-        "n": int(total.sum()),
-        "percent_agreement": _value(
-            stats.agreement_of_table(total),
-            measure(stats.agreement_of_table),
-            n,
-            options,
-            salt,
-        ),
-        "cohen_kappa": _value(
-            stats.kappa_of_table(total), measure(stats.kappa_of_table), n, options, salt
-        ),
-        "cohen_kappa_linear": _value(kappa_linear(total), measure(kappa_linear), n, options, salt),
-        "confusion": total.tolist(),
-    }
-    if conflicts:
-        result["direct_conflict_rate"] = _value(
-            stats.conflicts_of_table(total),
-            measure(stats.conflicts_of_table),
-            n,
-            options,
-            salt,
-        )
-    return result
+    return TableStats(
+        n=int(total.sum()),
+        percent_agreement=value(stats.agreement_of_table),
+        cohen_kappa=value(stats.kappa_of_table),
+        cohen_kappa_linear=value(kappa_linear),
+        confusion=total.tolist(),
+        direct_conflict_rate=value(stats.conflicts_of_table) if conflicts else None,
+    )
 
 
 def _judge_vs_human(
@@ -266,7 +256,7 @@ def _judge_vs_human(
     categories: Sequence[int],
     options: Options,
     name: str,
-) -> dict[str, Any]:
+) -> JudgeVsHuman:
     """LLM-human agreement over every (item, annotator) pair, pooled and per annotator.
 
     Pooled intervals resample items (all pairs of an item move together).
@@ -281,27 +271,14 @@ def _judge_vs_human(
     pooled = _table_stats(
         _item_tables(per_item, categories), options, name + "jh", conflicts=three_way
     )
-    result: dict[str, Any] = {
-        "pairs": pooled.pop("n"),
-        "items": len(per_item),
-        **pooled,
-        "confusion_axes": {"rows": JUDGE, "columns": "human"},
-        "per_annotator": [],
-    }
+    per_annotator = []
     for annotator in annotators:
         pairs = [[(r[JUDGE], r[annotator])] for r in view if JUDGE in r and annotator in r]
-        result["per_annotator"].append(
-            {
-                "annotator": annotator,
-                **_table_stats(
-                    _item_tables(pairs, categories),
-                    options,
-                    f"{name}jh{annotator}",
-                    conflicts=three_way,
-                ),
-            }
+        table = _table_stats(
+            _item_tables(pairs, categories), options, f"{name}jh{annotator}", conflicts=three_way
         )
-    return result
+        per_annotator.append(AnnotatorAgreement(annotator, table))
+    return JudgeVsHuman(pooled, len(per_item), per_annotator)
 
 
 def _between(
@@ -310,28 +287,21 @@ def _between(
     categories: Sequence[int],
     options: Options,
     name: str,
-) -> dict[str, Any]:
+) -> BetweenAnnotators:
     """Pairwise Cohen's kappa, Krippendorff's alpha and Fleiss' kappa between raters."""
     three_way = name == "three_way"
     level: Literal["nominal", "ordinal"] = "ordinal" if three_way else "nominal"
     pairwise = []
     for first, second in itertools.combinations(annotators, 2):
         pairs = [[(r[first], r[second])] for r in view if first in r and second in r]
-        pairwise.append(
-            {
-                "annotators": [first, second],
-                **_table_stats(
-                    _item_tables(pairs, categories),
-                    options,
-                    f"{name}{first}|{second}",
-                    conflicts=three_way,
-                ),
-            }
+        table = _table_stats(
+            _item_tables(pairs, categories), options, f"{name}{first}|{second}", conflicts=three_way
         )
-    result: dict[str, Any] = {"pairwise": pairwise}
+        pairwise.append(PairAgreement((first, second), table))
     groups = {"humans": annotators}
     if any(JUDGE in r for r in view):
         groups["humans_and_judge"] = [*annotators, JUDGE]
+    found = {}
     for group, raters in groups.items():
         rated = [[r[x] for x in raters if x in r] for r in view]
         counts = stats.category_counts([row for row in rated if row], categories)
@@ -339,48 +309,48 @@ def _between(
         def alpha(indices: np.ndarray, counts: np.ndarray = counts) -> float | None:
             return stats.alpha_of_counts(counts[indices], categories, level)
 
-        result[f"krippendorff_alpha_{group}"] = {
-            "level": level,
-            "raters": len(raters),
-            "items": int((counts.sum(axis=1) >= 2).sum()),
-            **_value(
+        krippendorff = Alpha(
+            level=level,
+            raters=len(raters),
+            items=int((counts.sum(axis=1) >= 2).sum()),
+            statistic=_value(
                 stats.alpha_of_counts(counts, categories, level),
                 alpha,
                 counts.shape[0],
                 options,
                 f"{name}{group}alpha",
             ),
-        }
+        )
         complete = stats.category_counts(
             [row for row in rated if len(row) == len(raters)], categories
         )
-        fleiss: dict[str, Any] = {
-            "raters": len(raters),
-            "items": int(complete.shape[0]),
-            "items_left_out": counts.shape[0] - complete.shape[0],
-        }
         if len(raters) < 2:
-            fleiss.update(value=None, ci=None, note="needs at least two raters")
+            statistic, note = Statistic(None), "needs at least two raters"
         else:
 
             def fleiss_stat(indices: np.ndarray, complete: np.ndarray = complete) -> float | None:
                 return stats.fleiss_of_counts(complete[indices])
 
-            fleiss.update(
-                _value(
-                    stats.fleiss_of_counts(complete),
-                    fleiss_stat,
-                    complete.shape[0],
-                    options,
-                    f"{name}{group}fleiss",
-                )
+            statistic = _value(
+                stats.fleiss_of_counts(complete),
+                fleiss_stat,
+                complete.shape[0],
+                options,
+                f"{name}{group}fleiss",
             )
-            fleiss["note"] = "over the items every one of these raters labelled"
-        result[f"fleiss_kappa_{group}"] = fleiss
-    return result
+            note = "over the items every one of these raters labelled"
+        fleiss = Fleiss(
+            raters=len(raters),
+            items=int(complete.shape[0]),
+            items_left_out=counts.shape[0] - complete.shape[0],
+            statistic=statistic,
+            note=note,
+        )
+        found[group] = GroupAgreement(krippendorff, fleiss)
+    return BetweenAnnotators(pairwise, found)
 
 
-def _disagreements(items: list[Item]) -> list[dict[str, Any]]:
+def _disagreements(items: list[Item]) -> list[Disagreement]:
     """Items whose counted raters do not all agree, for adjudication."""
     found = []
     for item in items:
@@ -389,15 +359,15 @@ def _disagreements(items: list[Item]) -> list[dict[str, Any]]:
             continue
         humans = {r: v for r, v in item.ratings.items() if r != JUDGE}
         found.append(
-            {
-                "system": item.system,
-                "task": item.task,
-                "implementation": item.implementation,
-                "ratings": {r: ThreeWayLabel(v).short for r, v in sorted(item.ratings.items())},
-                "comments": dict(sorted(item.comments.items())),
-                "direct_conflict": {1, 3} <= values,
-                "between_humans": len(set(humans.values())) > 1,
-                "verdict": item.verdict,
-            }
+            Disagreement(
+                system=item.system,
+                task=item.task,
+                implementation=item.implementation,
+                ratings={r: ThreeWayLabel(v).short for r, v in sorted(item.ratings.items())},
+                comments=dict(sorted(item.comments.items())),
+                direct_conflict={ThreeWayLabel.LI, ThreeWayLabel.CC} <= values,
+                between_humans=len(set(humans.values())) > 1,
+                verdict=item.verdict,
+            )
         )
     return found
