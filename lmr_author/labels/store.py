@@ -211,10 +211,6 @@ class LabelStore:
             (annotator,),
         )
 
-    def labeled_items(self, annotator: str) -> set[ItemKey]:
-        """The items ``annotator`` has labelled (for resuming at the first unlabelled one)."""
-        return {label.item for label in self.labels(annotator)}
-
     def annotators(self) -> list[str]:
         """Names of everyone who has labelled something, sorted."""
         with self._lock:
