@@ -20,20 +20,28 @@ def progress_bar(label: str, *, enabled: bool = True) -> Iterator[Callable[[int,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    with Progress(
+    bar = Progress(
         label,
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
-    ) as bar:
-        task_id = bar.add_task(label, total=None)
+    )
+    task_id = bar.add_task(label, total=None)
 
-        def update(done: int, total: int) -> None:
-            bar.update(task_id, completed=done, total=total or None)
+    def update(done: int, total: int) -> None:
+        if total == 0:
+            return  # nothing to do: no bar
+        if not bar.live.is_started:
+            bar.start()
+        bar.update(task_id, completed=done, total=total)
 
+    try:
         yield update
+    finally:
+        if bar.live.is_started:
+            bar.stop()
 
 
 def _nothing(done: int, total: int) -> None:
