@@ -8,7 +8,7 @@
 
 from lmr_author.judge.client import Usage
 from lmr_author.judge.config import DEFAULT_MODEL, JudgeConfig, JudgeNotConfigured, config_from_env
-from lmr_author.judge.parse import LABELS, ParsedAnswer, parse_judge_answer
+from lmr_author.judge.parse import ParsedAnswer, parse_judge_answer
 from lmr_author.judge.published import (
     PublishedJudgment,
     load_published_judgments,
@@ -20,7 +20,6 @@ from lmr_author.judge.summary import JudgeSummary, SystemScores
 
 __all__ = [
     "DEFAULT_MODEL",
-    "LABELS",
     "JudgeConfig",
     "JudgeNotConfigured",
     "JudgeSummary",

@@ -12,19 +12,16 @@ from pathlib import Path
 
 from lmr_author.eval_output import StoredRun, read_benchmark, scan_stored_runs
 
-#: A run as the judge needs it: the one reader's view of a stored run.
-RunToJudge = StoredRun
-
 
 def read_benchmark_path(output_dir: Path) -> Path:
     """The benchmark folder recorded in ``OUTPUT/results.json`` (required for judging)."""
     return read_benchmark(output_dir)
 
 
-def find_runs(output_dir: Path) -> tuple[list[RunToJudge], list[str]]:
+def find_runs(output_dir: Path) -> tuple[list[StoredRun], list[str]]:
     """The runs of an output folder, sorted, and one line per run that cannot be judged."""
     stored, problems = scan_stored_runs(output_dir)
-    runs: list[RunToJudge] = []
+    runs: list[StoredRun] = []
     for run in stored:
         if not run.candidate_path.is_file():
             problems.append(f"{run.run_path}: {run.candidate_path} is missing; run skipped")

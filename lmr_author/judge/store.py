@@ -18,7 +18,7 @@ from lmr_author.errors import UserError
 from lmr_author.eval_output import JUDGMENTS_DIR as JUDGMENTS_DIR
 from lmr_author.eval_output import judgment_path as judgment_path
 from lmr_author.judge.client import Usage
-from lmr_author.judge.parse import LABELS, UNPARSED
+from lmr_author.three_way import ThreeWayLabel, short_name
 
 SCHEMA_VERSION = 1
 
@@ -91,7 +91,9 @@ class Judgment:
             return value
 
         category = data.get("category")
-        if category not in (None, *LABELS):
+        if category is not None and (
+            not isinstance(category, int) or ThreeWayLabel.parse(category) is None
+        ):
             raise UserError(
                 f"'category' must be 1, 2, 3 or null, got {category!r}",
                 file=path,
@@ -105,7 +107,7 @@ class Judgment:
             implementation=need("implementation", int),
             candidate_sha256=str(data.get("candidate_sha256", "")),
             category=category,
-            label=LABELS.get(category, UNPARSED) if category is not None else UNPARSED,
+            label=short_name(category),
             rationale=[str(item) for item in rationale] if isinstance(rationale, list) else [],
             raw=str(data.get("raw", "")),
             model=str(data.get("model", "")),

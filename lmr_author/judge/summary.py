@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lmr_author.eval_output import ItemKey
+from lmr_author.eval_output import ItemKey, StoredRun
 from lmr_author.judge.client import Usage
-from lmr_author.judge.inputs import RunToJudge
-from lmr_author.judge.parse import UNPARSED
 from lmr_author.judge.store import Judgment
+from lmr_author.three_way import UNPARSED, ThreeWayLabel
 from lmr_author.verdicts import PASS, counts_for_accuracy
 
-LABEL_ORDER = ("CC", "LC", "LI", UNPARSED)
+LABEL_ORDER = (*(label.short for label in sorted(ThreeWayLabel, reverse=True)), UNPARSED)
 
 
 def _percent(part: int, whole: int) -> float:
@@ -90,7 +89,7 @@ class JudgeSummary:
         }
 
 
-def summarize_systems(runs: list[RunToJudge], judgments: list[Judgment]) -> dict[str, SystemScores]:
+def summarize_systems(runs: list[StoredRun], judgments: list[Judgment]) -> dict[str, SystemScores]:
     """Scores per system; a judgment counts only if it judged the run's current candidate."""
     current = {ItemKey(j.system, j.task, j.implementation): j for j in judgments if j.error is None}
     systems: dict[str, SystemScores] = {}

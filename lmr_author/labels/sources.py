@@ -33,10 +33,6 @@ from lmr_author.labels.store import LabelStore, default_store_path, is_store_fil
 _STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
-#: What the agreement needs from one run (its candidate hash and verdict): a stored run.
-RunInfo = StoredRun
-
-
 @dataclass(frozen=True)
 class JudgeItem:
     """One judge label; ``category`` None when the answer could not be parsed."""
@@ -56,7 +52,7 @@ class JudgeSource:
     path: Path
     kind: Literal["ours", "published"]
     items: list[JudgeItem] = field(default_factory=list)
-    runs: dict[ItemKey, RunInfo] = field(default_factory=dict)
+    runs: dict[ItemKey, StoredRun] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
 
@@ -171,7 +167,7 @@ def _load_published(path: Path, aliases: Aliases) -> JudgeSource:
     return source
 
 
-def load_runs(output_dir: Path) -> tuple[dict[ItemKey, RunInfo], list[str]]:
+def load_runs(output_dir: Path) -> tuple[dict[ItemKey, StoredRun], list[str]]:
     """The runs of an eval output folder by item, and a line per unreadable run."""
     runs, problems = scan_stored_runs(output_dir)
     return {run.key: run for run in runs}, problems

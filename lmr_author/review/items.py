@@ -26,9 +26,6 @@ from lmr_author.eval_output import (
 )
 from lmr_author.judge.store import read_judgment
 
-#: The item key of a review item (the label store's key); kept for older imports.
-ReviewKey = ItemKey
-
 
 @dataclass(frozen=True)
 class JudgeLabel:
