@@ -119,9 +119,8 @@ LONG_PAPER = {
 
 def sized(paper: dict[str, str], snippets: tuple[Snippet, ...] = INPUTS.snippets) -> int:
     """The size, in characters, of the untruncated prompt of ``paper`` and ``snippets``."""
-    return build_prompt(
-        replace(INPUTS, paper=paper, snippets=snippets), count_tokens=len
-    ).text.__len__()
+    prompt = build_prompt(replace(INPUTS, paper=paper, snippets=snippets), count_tokens=len)
+    return len(prompt.text)
 
 
 def test_references_start_finds_the_heading() -> None:
