@@ -24,6 +24,7 @@ does not fit, `PromptTooLongError` says by how much.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -217,6 +218,12 @@ def load_template(path: Path | None = None) -> GenerationTemplate:
     return GenerationTemplate(text=text, path=source, compiled=compiled)
 
 
+@functools.cache
+def _default_template() -> GenerationTemplate:
+    """The shipped template, read and compiled once per process."""
+    return load_template()
+
+
 def load_inputs(task: Task, impl: Implementation) -> PromptInputs:
     """Read the masked goal file, paper.json and the retrieval snippets of ``impl``."""
     from lmr_author.paper import load_paper_json
@@ -285,7 +292,7 @@ def build_prompt(
     count_tokens: Callable[[str], int] = estimate_tokens,
 ) -> Prompt:
     """The prompt of ``inputs`` in ``setting``, cut to ``max_tokens`` if one is given."""
-    chosen = template if template is not None else load_template()
+    chosen = template if template is not None else _default_template()
     state = replace(
         inputs,
         paper=dict(inputs.paper),
