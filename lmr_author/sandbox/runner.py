@@ -72,8 +72,9 @@ RUN_GID = 65534
 OUTPUTS_DIR = "/lmr-out"
 #: Seconds the engine gets beyond the harness's own time limit before we kill.
 _ENGINE_SLACK_S = 15.0
-#: Scratch space of the test user; a write beyond it fails with ENOSPC.
-SCRATCH = {"/tmp": "256m", "/var/tmp": "64m", "/run/lock": "1m"}
+#: Scratch space of the test user, in parts of the memory limit: tmpfs pages count
+#: against it, so a write past the scratch size fails with ENOSPC before memory runs out.
+SCRATCH = {"/tmp": 4, "/var/tmp": 8, "/run/lock": 64}
 
 
 @dataclass(frozen=True)
@@ -239,13 +240,16 @@ def _run_one(
     environment.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     environment.setdefault("PYTHONUNBUFFERED", "1")
     legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
-    scratch = {path: _tmpfs(size, 0o1777) for path, size in SCRATCH.items()}
+    scratch = {
+        path: _tmpfs(f"{max(1, limits.memory_mb // part)}m", 0o1777)
+        for path, part in SCRATCH.items()
+    }
     outputs_dir: str | None = None
     if protocol == "legacy":
-        scratch[legacy_dir] = _tmpfs("16m", 0o700, uid, gid)
+        scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, uid, gid)
     if protocol == "replay":
         outputs_dir = OUTPUTS_DIR
-        scratch[OUTPUTS_DIR] = _tmpfs("64m", 0o700, uid, gid)
+        scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, uid, gid)
         environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
     nonce = harness.new_nonce()
     command = harness.command(

@@ -24,6 +24,7 @@ import builtins
 import contextlib
 import json
 import os
+import signal
 import sys
 import traceback
 import types
@@ -39,13 +40,15 @@ _exit = os._exit
 class Reporter:
     """Writes records to the supervisor's pipe; holds its own references to what it uses."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, token: bytes) -> None:
         self.fd = fd
+        self.token = token
         self.records: list[dict[str, Any]] = []
 
     def send(self, record: dict[str, Any]) -> None:
         self.records.append(record)
-        data = (_dumps(record, default=str) + "\n").encode("utf-8", "replace")
+        line = _dumps(record, default=str).replace("\n", "\\n")
+        data = self.token + b" " + line.encode("utf-8", "replace") + b"\n"
         while data:
             written = _write(self.fd, data)
             data = data[written:]
@@ -56,7 +59,14 @@ class Reporter:
 
 def main(argv: list[str]) -> None:
     options = json.loads(argv[1])
-    reporter = Reporter(int(options["report_fd"]))
+    token_fd = int(options["token_fd"])
+    token = os.read(token_fd, 64)
+    os.close(token_fd)
+    reporter = Reporter(int(options["report_fd"]), token)
+    # The supervisor ignores these (it is PID 1); tests get Python's usual handling back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     test_file = str(options["test_file"])
     path = os.path.abspath(test_file)
     sys.dont_write_bytecode = True

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import select
 import signal
 import stat
@@ -39,15 +40,24 @@ def main(argv: list[str]) -> int:
     options = json.loads(argv[1])
     nonce = _take_nonce(str(options["nonce_file"]))
     _undumpable()
+    # As PID 1 we get only the signals we handle: the test process cannot stop us.
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)
     started = time.monotonic()
     result: dict[str, Any] = {"version": 1}
+    # Records must carry a token the test process reads from a pipe at its start (before
+    # any test code runs), so writing JSON to the report pipe blindly forges nothing.
+    token = secrets.token_hex(16)
     report_r, report_w = os.pipe()
+    token_r, token_w = os.pipe()
     out_r, out_w = os.pipe()
+    os.write(token_w, token.encode("ascii"))
+    os.close(token_w)
     command = [
         sys.executable,
         "-I",
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtest.py"),
-        json.dumps({**options["test"], "report_fd": report_w}),
+        json.dumps({**options["test"], "report_fd": report_w, "token_fd": token_r}),
     ]
     try:
         child = subprocess.Popen(
@@ -55,7 +65,7 @@ def main(argv: list[str]) -> int:
             stdin=subprocess.DEVNULL,
             stdout=out_w,
             stderr=out_w,
-            pass_fds=(report_w,),
+            pass_fds=(report_w, token_r),
             cwd=str(options["cwd"]),
             start_new_session=True,
         )
@@ -63,13 +73,13 @@ def main(argv: list[str]) -> int:
         result["harness_error"] = f"cannot start the test process: {error}"
         _finish(nonce, result)
         return 0
-    os.close(report_w)
-    os.close(out_w)
+    for fd in (report_w, out_w, token_r):
+        os.close(fd)
     deadline = started + float(options["timeout_s"])
     report, output, status, timed_out = _watch(child, report_r, out_r, deadline)
     result["exit_status"] = status
     result["timed_out"] = timed_out
-    result["records"] = _records(report)
+    result["records"] = _records(report, token)
     result["report_overflow"] = len(report) >= REPORT_CAP
     result["output_cut"] = output.cut
     legacy = options.get("legacy_log")
@@ -180,13 +190,18 @@ def _kill_group(child: subprocess.Popen[bytes]) -> None:
         child.kill()
 
 
-def _records(report: bytes) -> list[Any]:
+def _records(report: bytes, token: str) -> list[Any]:
+    """The records that carry the token; anything else is kept as "garbage" (forged)."""
     records: list[Any] = []
+    prefix = token.encode("ascii") + b" "
     for line in report.split(b"\n"):
         if not line.strip():
             continue
+        if not line.startswith(prefix):
+            records.append({"event": "garbage", "size": len(line)})
+            continue
         try:
-            records.append(json.loads(line))
+            records.append(json.loads(line[len(prefix) :]))
         except ValueError:
             records.append({"event": "garbage", "size": len(line)})
     return records
