@@ -7,8 +7,9 @@ candidate code ever ran. So loading must never execute anything: no pickle, only
 plus these tags (``{"$tag": ...}``): ``$float`` (nan, inf, -inf), ``$tuple``, ``$dict``
 (keys that are not plain strings), ``$bytes`` (base64), ``$complex``, ``$ndarray`` and
 ``$npscalar`` (NumPy: dtype, shape, little-endian bytes in base64; numeric and bool
-dtypes only) and ``$object`` (an instance's class and ``__dict__``; only inputs may be
-rebuilt into objects, and only when the caller allows it).
+dtypes only), ``$tensor`` (a torch tensor, stored as its array) and ``$object`` (an
+instance's class and ``__dict__``; only inputs may be rebuilt into objects, and only
+when the caller allows it).
 
 This one file is used on both sides: the toolkit imports it, and the authoring flow
 copies it beside each replay test as ``unit_test/lmr_replay.py`` (standard library, plus
@@ -59,6 +60,16 @@ def _numpy() -> Any:
     return numpy
 
 
+def _torch_module_of(value: Any) -> Any:
+    """torch, when ``value`` is a tensor (torch is never imported for other values)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return torch
+    return None
+
+
 def encode(value: Any, *, allow_objects: bool = False, _depth: int = 0) -> Any:
     """``value`` as a JSON-able structure; raise `CodecError` for what cannot cross."""
     if _depth > 100:
@@ -95,6 +106,11 @@ def encode(value: Any, *, allow_objects: bool = False, _depth: int = 0) -> Any:
                 for key, item in value.items()
             ]
         }
+    torch = _torch_module_of(value)
+    if torch is not None:
+        # A tensor crosses as its NumPy array; the reader rebuilds a tensor if it can.
+        array = value.detach().cpu().numpy()
+        return {"$tensor": encode(array, _depth=deeper)["$ndarray"]}
     numpy = _numpy()
     if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
         array = numpy.asarray(value)
@@ -160,6 +176,15 @@ def _decode_tag(tag: str, body: Any, allow_objects: bool, depth: int) -> Any:
         return complex(decode(real), decode(imag))
     if tag in ("$ndarray", "$npscalar"):
         return _decode_array(tag, body)
+    if tag == "$tensor":
+        array = _decode_array("$ndarray", body)
+        if allow_objects:
+            try:
+                torch = importlib.import_module("torch")
+            except ImportError:
+                return array
+            return torch.from_numpy(array.copy())
+        return array
     if tag == "$object":
         if not isinstance(body, dict):
             raise CodecError("bad $object")

@@ -29,9 +29,9 @@ def test_recorded_fixtures_make_a_test_that_passes_on_golden_and_fails_on_wrong(
 ) -> None:
     written = record_fixtures(toy_repo, "toy/losses.py", "margin_loss", DRIVER)
     assert [p.name for p in written] == [
-        "margin_loss_1.pkl",
-        "margin_loss_2.pkl",
-        "margin_loss_3.pkl",
+        "margin_loss_1.json",
+        "margin_loss_2.json",
+        "margin_loss_3.json",
     ]
     test_file = "unit_test/unit_test_1.py"
     (toy_repo / test_file).write_text(
@@ -49,8 +49,10 @@ def test_recorded_fixtures_make_a_test_that_passes_on_golden_and_fails_on_wrong(
 
 def test_method_fixtures_record_self(toy_repo: Path) -> None:
     driver = "from toy.losses import Scorer\nScorer(2.0).score([1, 2, 3])\n"
-    record_fixtures(toy_repo, "toy/losses.py", "score", driver, class_name="Scorer")
     test_file = "unit_test/unit_test_2.py"
+    record_fixtures(
+        toy_repo, "toy/losses.py", "score", driver, class_name="Scorer", unit_test_file=test_file
+    )
     (toy_repo / test_file).write_text(
         render_unit_test(
             goal_file="toy/losses.py",

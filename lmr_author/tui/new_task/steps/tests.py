@@ -9,7 +9,6 @@ Dockerfile comes from templates/.
 from __future__ import annotations
 
 import os
-import pickle
 import shlex
 import subprocess
 import tempfile
@@ -22,7 +21,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Select, Static, TabbedContent, TabPane, TextArea
 
-from lmr_author.authoring.fixtures import record_fixtures
+from lmr_author.authoring.fixtures import describe_fixture, record_fixtures
 from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
@@ -126,11 +125,8 @@ class TestsStep(StepScreen):
             except UserError as error:
                 self.app.call_from_thread(self.set_status, str(error), error=True)
                 return
-            lines = []
-            for path in paths:
-                with path.open("rb") as handle:
-                    case = pickle.load(handle)
-                lines.append(f"{path.name}: args={case['args']!r:.80} → {case['output']!r:.60}")
+            expected = Path(scratch) / "expected"
+            lines = [describe_fixture(path, expected / path.name) for path in paths]
         self.app.call_from_thread(self._recorded, lines)
 
     def _recorded(self, lines: list[str]) -> None:
