@@ -247,7 +247,12 @@ def _worst_record(report: HarnessReport) -> Classified | None:
             message = f": {exception[1]}" if exception and exception[1] else ""
             decided = Classified("fail", f"{where}assertion failed{message}")
         elif record.outcome == "errored":
-            text = _describe(exception) if exception else "an exception"
+            lines = [line for line in record.detail.splitlines() if line.strip()]
+            text = (
+                _describe(exception)
+                if exception
+                else "exception: " + (lines[-1].strip()[:400] if lines else "unknown")
+            )
             decided = Classified("error", where + text)
         elif record.outcome == "skipped":
             decided = Classified("fail", f"{where}skipped ({record.detail[:200]})")
