@@ -95,7 +95,7 @@ def build_corpus(target: Path, wanted_files: int, wanted_lines: int) -> Path:
 
 
 def bench_index(root: Path, workers: int | None) -> int:
-    from lmr_author.cst.index import index_repository
+    from lmr_author.cst.repository import index_repository
 
     cpu_before = _cpu_seconds()
     start = time.perf_counter()
@@ -172,8 +172,9 @@ def bench_rewrite(root: Path) -> int:
 def bench_round_trip(root: Path) -> int:
     """splice(mask(f), extract(f)) == f for every function of every file under ``root``."""
     from lmr_author.cst.extract import extract_function
-    from lmr_author.cst.index import list_functions, python_files
+    from lmr_author.cst.index import list_functions
     from lmr_author.cst.mask import mask_function
+    from lmr_author.cst.repository import python_files
     from lmr_author.cst.splice import splice_function
 
     files = functions = skipped = 0

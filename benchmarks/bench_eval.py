@@ -35,8 +35,8 @@ from typing import Any
 
 from lmr_author.evaluate import (
     DockerBackend,
+    ImplementationResult,
     PreparedImage,
-    RunOutcome,
     RunRecord,
     Submission,
     run_evaluation,
@@ -140,7 +140,7 @@ class CountingBackend(DockerBackend):
 
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
-    ) -> RunOutcome:
+    ) -> ImplementationResult:
         outcome = super().run(task, implementation, candidate, image)
         wall = float(getattr(outcome, "wall_s", 0.0))
         self.sandbox_overheads.append(wall - sum(v.duration_s for v in outcome.verdicts))

@@ -84,16 +84,16 @@ def main() -> int:
                 concurrency=args.concurrency,
             )
             started = time.perf_counter()
-            first = run_judging(output, config, progress=False)
+            first = run_judging(output, config)
             elapsed = time.perf_counter() - started
             after_first = _stats(base_url)
 
-            again = run_judging(output, config, progress=False)  # the same run again
+            again = run_judging(output, config)  # the same run again
             again_requests = _stats(base_url)["requests"] - after_first["requests"]
 
             copy = root / "copy"  # same candidates, no judgments on disk: the cache answers
             shutil.copytree(output, copy, ignore=shutil.ignore_patterns("judgments"))
-            cached = run_judging(copy, config, progress=False)
+            cached = run_judging(copy, config)
             cached_requests = _stats(base_url)["requests"] - after_first["requests"]
     finally:
         if server.stdin is not None:

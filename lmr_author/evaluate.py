@@ -6,17 +6,21 @@ runs with `load_runs` / `load_results`; the ``eval`` command calls `run_evaluati
 
 from __future__ import annotations
 
-from lmr_author.evaluation.backend import Backend, DockerBackend, PreparedImage, RunOutcome
-from lmr_author.evaluation.pool import load_benchmark, run_evaluation, run_key
-from lmr_author.evaluation.records import (
+from lmr_author.eval_output import (
     NO_SUBMISSION,
-    VERDICTS,
     RunRecord,
     TestRecord,
     load_run,
     load_runs,
     run_dir,
 )
+from lmr_author.evaluation.backend import (
+    Backend,
+    DockerBackend,
+    ImplementationResult,
+    PreparedImage,
+)
+from lmr_author.evaluation.pool import load_benchmark, run_evaluation, run_key
 from lmr_author.evaluation.submissions import (
     Candidate,
     Prediction,
@@ -32,6 +36,7 @@ from lmr_author.evaluation.summary import (
     save_results,
     summarize,
 )
+from lmr_author.verdicts import VERDICTS
 
 __all__ = [
     "NO_SUBMISSION",
@@ -39,10 +44,10 @@ __all__ = [
     "Backend",
     "Candidate",
     "DockerBackend",
+    "ImplementationResult",
     "Prediction",
     "PreparedImage",
     "Results",
-    "RunOutcome",
     "RunRecord",
     "Submission",
     "SystemSummary",

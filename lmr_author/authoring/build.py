@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lmr_author.authoring.fixtures import record_fixtures
 from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
-from lmr_author.authoring.source import resolve_source, source_folder_name
+from lmr_author.authoring.source import resolve_source
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.task import Implementation, Task, save_task
@@ -57,6 +57,31 @@ def implementations_from_spec(
     ]
 
 
+def task_from_spec(
+    spec: TaskSpec,
+    task_dir: Path,
+    *,
+    repo_folder: str | None = None,
+    repo_url: str = "",
+    repo_commit: str = "",
+) -> Task:
+    """The task the draft becomes in ``task_dir``: what both the live info.json check and
+    the builder write through `Task.to_info` (the checkout fills in a missing URL/commit)."""
+    folder = repo_folder or spec.repo_folder()
+    return Task(
+        path=task_dir,
+        instance_id=spec.instance_id,
+        folder_name=spec.folder_name,
+        repo_folder_name=folder,
+        paper_name=spec.paper_name,
+        paper_url=spec.paper_url,
+        year=spec.year,
+        repo_url=spec.repo_url or repo_url,
+        repo_commit=spec.repo_commit or repo_commit,
+        implementations=implementations_from_spec(spec, task_dir, task_dir / folder),
+    )
+
+
 def build_task(
     spec: TaskSpec,
     benchmark_dir: Path,
@@ -90,7 +115,7 @@ def build_task(
         checkout = resolve_source(spec.repo_path)  # already checked out at the ref
     else:
         checkout = resolve_source(spec.source, spec.ref)
-    repo_folder = spec.repo_folder_name or source_folder_name(spec.source) or checkout.path.name
+    repo_folder = spec.repo_folder(checkout.path)
     benchmark_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{spec.folder_name}.", dir=benchmark_dir))
     try:
@@ -101,8 +126,14 @@ def build_task(
             step("converting the paper")
             shutil.copyfile(spec.paper_pdf, repo_dir / "paper.pdf")
             write_paper_json(repo_dir / "paper.pdf", repo_dir / "paper.json")
-        implementations = implementations_from_spec(spec, staging, repo_dir)
-        for goal, impl in zip(spec.goals, implementations, strict=True):
+        task = task_from_spec(
+            spec,
+            staging,
+            repo_folder=repo_folder,
+            repo_url=checkout.url,
+            repo_commit=checkout.commit,
+        )
+        for goal, impl in zip(spec.goals, task.implementations, strict=True):
             goal_path = repo_dir / goal.goal_file
             if not goal_path.is_file():
                 raise UserError("no such goal file in the repository", file=goal.goal_file)
@@ -143,18 +174,6 @@ def build_task(
             goal_path.write_bytes(masked)
         if not (staging / "Dockerfile").exists():
             (staging / "Dockerfile").write_text(render_dockerfile(repo_folder), encoding="utf-8")
-        task = Task(
-            path=staging,
-            instance_id=spec.instance_id,
-            folder_name=spec.folder_name,
-            repo_folder_name=repo_folder,
-            paper_name=spec.paper_name,
-            paper_url=spec.paper_url,
-            year=spec.year,
-            repo_url=spec.repo_url or checkout.url,
-            repo_commit=spec.repo_commit or checkout.commit,
-            implementations=implementations,
-        )
         save_task(task)
         step("moving the task into place")
         _swap_into_place(staging, target)

@@ -1,8 +1,9 @@
 """Step 7 of new-task: check a draft before it is written.
 
-`info_from_spec` gives the info.json the draft would produce, so the schema can be
-checked live as fields change; `check_draft` builds the task into a scratch folder and
-runs the static validation rules on it, exactly as `lmr-author validate` would.
+`draft_info` is the info.json the draft would produce, made exactly as the builder
+makes it (`task_from_spec`, then `Task.to_info`), so the live schema check and the
+written file agree; `build_scratch` builds the task into a scratch folder for the
+static rules and the Docker proof.
 """
 
 from __future__ import annotations
@@ -12,37 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.authoring.build import build_task, implementations_from_spec
+from lmr_author.authoring.build import build_task, task_from_spec
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.schema import SchemaIssue, schema_issues
 from lmr_author.task import Task
 
 
-def info_from_spec(spec: TaskSpec) -> dict[str, Any]:
-    """The info.json the draft would produce (before building it)."""
-    repo_folder = spec.repo_folder_name or Path(spec.repo_path or ".").name
-    implementations = [
-        impl.to_info() for impl in implementations_from_spec(spec, Path(), Path(repo_folder))
-    ]
-    info: dict[str, Any] = {
-        "instance_id": spec.instance_id,
-        "paper_name": spec.paper_name,
-        "folder_name": spec.folder_name,
-        "paper_url": spec.paper_url,
-        "year": spec.year,
-        "repo_url": spec.repo_url,
-        "repo_commit": spec.repo_commit,
-        "repo_folder_name": repo_folder,
-        "implementations": implementations,
-    }
-    return {key: value for key, value in info.items() if value not in (None, "")} | {
-        "implementations": implementations
-    }
+def draft_info(spec: TaskSpec) -> dict[str, Any]:
+    """The info.json the draft would produce: the builder's own `Task.to_info`."""
+    return task_from_spec(spec, Path(spec.folder_name or ".")).to_info()
 
 
 def schema_check(spec: TaskSpec) -> list[SchemaIssue]:
     """Schema problems of the info.json the draft would produce."""
-    return schema_issues(info_from_spec(spec))
+    return schema_issues(draft_info(spec))
 
 
 @dataclass

@@ -25,7 +25,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from lmr_author import replay_codec
 from lmr_author.authoring.scaffold import fixture_prefix
@@ -184,12 +186,45 @@ def record_fixtures(
     return [out / name for name in names]
 
 
-def describe_fixture(inputs: Path, expected: Path, width: int = 80) -> str:
-    """One line for a recorded call: its inputs and the output it returned."""
-    try:
-        case = replay_codec.loads(inputs.read_text(encoding="utf-8"))
-        output = replay_codec.loads(expected.read_text(encoding="utf-8"))
-    except (OSError, replay_codec.CodecError) as error:
-        return f"{inputs.name}: unreadable ({error})"
-    args = case.get("args") if isinstance(case, dict) else case
-    return f"{inputs.name}: args={args!r:.{width}} → {output!r:.{width * 3 // 4}}"
+@dataclass(frozen=True)
+class RecordedCall:
+    """One call of the goal function a driver would record: a fixture's contents."""
+
+    fixture: str  # file name, e.g. margin_loss_1.json
+    args: Any
+    output: Any
+
+    def describe(self) -> str:
+        """One short line: the fixture, its arguments and its expected output."""
+        return f"{self.fixture}: args={self.args!r:.80} → {self.output!r:.60}"
+
+
+def dry_run_fixtures(
+    repo_dir: Path,
+    goal_file: str,
+    goal_function: str,
+    driver: str,
+    *,
+    class_name: str = "",
+) -> list[RecordedCall]:
+    """What `record_fixtures` would record, without writing into the repository.
+
+    The driver runs as the build runs it, into a scratch folder that is removed after
+    the recorded calls are read back (JSON only: nothing is executed to read them).
+    """
+    with tempfile.TemporaryDirectory(prefix="lmr-author-fixtures-") as scratch:
+        paths = record_fixtures(
+            repo_dir,
+            goal_file,
+            goal_function,
+            driver,
+            class_name=class_name,
+            out_dir=Path(scratch),
+        )
+        calls = []
+        for path in paths:
+            case = replay_codec.loads(path.read_text(encoding="utf-8"))
+            output = replay_codec.loads((Path(scratch) / "expected" / path.name).read_text())
+            args = case.get("args") if isinstance(case, dict) else case
+            calls.append(RecordedCall(path.name, args, output))
+    return calls

@@ -16,8 +16,6 @@ from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
 from lmr_author.locations import data_dir
 
-MASK_STYLES = ("lmr", "todo")
-
 
 @dataclass
 class GoalSpec:
@@ -57,6 +55,22 @@ class TaskSpec:
     #: The step of the TUI the annotator was on (for resuming a draft).
     step: str = "source"
 
+    def repo_folder(self, working_tree: Path | None = None) -> str:
+        """The repository folder inside the task folder: the one rule that names it.
+
+        The annotator's choice, else the repository's own name (never the cache folder
+        a URL was cloned into), else the name of the working tree (``working_tree``, or
+        the draft's ``repo_path``).
+        """
+        from lmr_author.authoring.source import source_folder_name
+
+        if self.repo_folder_name:
+            return self.repo_folder_name
+        name = source_folder_name(self.source)
+        if name not in ("", ".", ".."):
+            return name
+        return Path(working_tree or self.repo_path or ".").resolve().name
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -73,6 +87,8 @@ class TaskSpec:
                 where="$",
                 hint="Known keys: " + ", ".join(sorted(known)) + ".",
             )
+        from lmr_author.cst.mask import MASK_STYLES  # libcst loads only when a draft is read
+
         goals_raw = data.get("goals", [])
         if not isinstance(goals_raw, list):
             raise UserError("'goals' must be a list", file=file, where="$.goals")

@@ -88,10 +88,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _agreement(args: argparse.Namespace) -> int:
     from lmr_author.atomic import atomic_write_text
+    from lmr_author.commands._render_agreement import print_report
     from lmr_author.labels.agreement import Options, analyze
     from lmr_author.labels.aliases import load_aliases
     from lmr_author.labels.published import task_names
-    from lmr_author.labels.report import print_rich, to_markdown
+    from lmr_author.labels.report import to_markdown
     from lmr_author.labels.sources import load_human_labels, load_judge_source
 
     if args.bootstrap < 0:
@@ -110,12 +111,12 @@ def _agreement(args: argparse.Namespace) -> int:
         inputs={"human": described},
     )
     if args.json or args.markdown:
-        text = json.dumps(report, indent=2) + "\n" if args.json else to_markdown(report)
+        text = json.dumps(report.to_json(), indent=2) + "\n" if args.json else to_markdown(report)
         if args.output is not None:
             atomic_write_text(args.output, text)
             print(f"wrote {args.output}", file=sys.stderr)
         else:
             sys.stdout.write(text)
     else:
-        print_rich(report, limit=max(args.limit, 0))
+        print_report(report, limit=max(args.limit, 0))
     return EXIT_OK

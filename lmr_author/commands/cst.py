@@ -142,7 +142,8 @@ def _emit(data: bytes, output: Path | None) -> None:
 
 
 def _functions(args: argparse.Namespace) -> int:
-    from lmr_author.cst.index import FunctionInfo, index_repository, list_functions
+    from lmr_author.cst.index import FunctionInfo, list_functions
+    from lmr_author.cst.repository import index_repository
 
     path: Path = args.path
     if path.is_file():

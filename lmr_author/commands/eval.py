@@ -198,9 +198,8 @@ def _handle(args: argparse.Namespace) -> int:
 
 def _run_judge(args: argparse.Namespace, console: Console) -> bool:
     """Judge the runs just written; return True when some judgments got no answer."""
-    from lmr_author.commands.judge import format_summary, judge_config
+    from lmr_author.commands.judge import format_summary, judge_config, judge_runs
     from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
-    from lmr_author.judge.runner import run_judging
 
     try:
         config = judge_config(args)
@@ -208,7 +207,7 @@ def _run_judge(args: argparse.Namespace, console: Console) -> bool:
         notice = f"judge skipped: no LLM endpoint is configured. {ENABLE_HINT}"
         console.print(notice, soft_wrap=True)
         return False
-    summary = run_judging(args.output, config, progress=not args.json)
+    summary = judge_runs(args.output, config, show_progress=not args.json)
     if not args.json:
         print(format_summary(summary))
     for problem in summary.problems:

@@ -126,16 +126,26 @@ def judge_config(args: argparse.Namespace) -> JudgeConfig:
     )
 
 
+def judge_runs(
+    results_dir: Path, config: JudgeConfig, *, force: bool = False, show_progress: bool = True
+) -> JudgeSummary:
+    """`run_judging` with a progress bar on stderr when it is a terminal."""
+    from lmr_author.commands._render_progress import progress_bar
+    from lmr_author.judge.runner import run_judging
+
+    with progress_bar("judging", enabled=show_progress) as on_progress:
+        return run_judging(results_dir, config, force=force, on_progress=on_progress)
+
+
 def _judge(args: argparse.Namespace) -> int:
     from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
-    from lmr_author.judge.runner import run_judging
 
     try:
         config = judge_config(args)
     except JudgeNotConfigured:
         print(f"lmr-author judge: not enabled. {ENABLE_HINT}", file=sys.stderr)
         return EXIT_USAGE
-    summary = run_judging(args.results_dir, config, force=args.force, progress=not args.json)
+    summary = judge_runs(args.results_dir, config, force=args.force, show_progress=not args.json)
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:

@@ -95,17 +95,7 @@ def _import(args: argparse.Namespace) -> int:
     ]
     with LabelStore(args.store) as store:
         for path, labels in per_file:
-            new = []
-            for label in labels:
-                latest = store.latest(label.annotator, label.item)
-                if latest is not None and (
-                    latest.label,
-                    latest.comment,
-                    latest.candidate_sha256,
-                ) == (label.label, label.comment, label.candidate_sha256):
-                    continue
-                new.append(label)
-            store.add_many(new)
+            new = store.add_changed(labels)
             skipped = len(labels) - len(new)
             print(
                 f"{path}: imported {len(new)} labels"

@@ -75,7 +75,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="RULE",
         help="run only these rules (repeatable, or comma-separated)",
     )
-    parser.add_argument("--list-rules", action="store_true", help="list the static rules and exit")
+    parser.add_argument(
+        "--list-rules", action="store_true", help="list the rules (static, and --run's) and exit"
+    )
     dynamic = parser.add_argument_group("dynamic proof in Docker (--run)")
     dynamic.add_argument(
         "--run",
@@ -106,8 +108,9 @@ def _rule_ids(values: list[str]) -> list[str]:
 def _validate(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from lmr_author.commands._render_validate import print_report
     from lmr_author.validate.fixes import apply_fixes
-    from lmr_author.validate.report import print_report, to_json
+    from lmr_author.validate.report import to_json
     from lmr_author.validate.static import discover_tasks, select_rules, validate_task
 
     rules = select_rules(
@@ -145,7 +148,7 @@ def _validate(args: argparse.Namespace) -> int:
             reports.append(validate_task(task_dir, schema_only=args.schema_only, rules=rules))
 
     if args.run:
-        _run_dynamic(args, reports, err)
+        _run_dynamic(args, reports, rules, err)
 
     if args.json:
         document = to_json(reports)
@@ -159,25 +162,15 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if errors or (args.strict and warnings) else EXIT_OK
 
 
-def _run_dynamic(args: argparse.Namespace, reports: list[Any], err: Any) -> None:
-    from lmr_author.task import load_task
-    from lmr_author.validate.dynamic import run_dynamic_checks
+def _run_dynamic(args: argparse.Namespace, reports: list[Any], rules: list[Any], err: Any) -> None:
+    from lmr_author.validate.proof import prove_reports
 
-    for report in reports:
-        if report.errors:
-            err.print(f"{report.name}: not run in Docker (fix its static errors first)")
-            continue
-        task = load_task(report.path)
-        err.print(f"{report.name}: proving the tests in Docker…")
+    def progress(line: str) -> None:
+        err.print(line, highlight=False, markup=False)
 
-        def progress(line: str, name: str = report.name) -> None:
-            err.print(f"  {name}: {line}", highlight=False, markup=False)
-
-        report.findings.extend(
-            run_dynamic_checks(
-                task, base_image=args.base_image, timeout_s=args.timeout, on_progress=progress
-            )
-        )
+    prove_reports(
+        reports, rules, base_image=args.base_image, timeout_s=args.timeout, on_progress=progress
+    )
 
 
 def _list_rules(args: argparse.Namespace, rules: list[Any]) -> int:

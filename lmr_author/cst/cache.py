@@ -25,7 +25,7 @@ CACHE_VERSION = 1
 
 @dataclass(frozen=True)
 class FileEntry:
-    """What indexing one file gave: function rows (see `index._index_file`) or an error."""
+    """What indexing one file gave: function rows (see `repository._index_file`) or an error."""
 
     rel: str
     mtime_ns: int

@@ -43,7 +43,7 @@ class Definition:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class AnswerCode:
     """The goal function found in an answer, and the helpers defined next to it."""
 
     goal: Definition
@@ -57,7 +57,7 @@ class _Code:
     first_line: int  # line of the answer where this code starts (1-based)
 
 
-def read_candidate(answer: str, function: str, class_name: str = "") -> Candidate:
+def read_candidate(answer: str, function: str, class_name: str = "") -> AnswerCode:
     """The definition of ``function`` in ``answer`` (``class_name``: the innermost class).
 
     Raises `SpliceError` when no part of the answer parses, or none defines the function.
@@ -86,7 +86,7 @@ def read_candidate(answer: str, function: str, class_name: str = "") -> Candidat
         for sibling in siblings:
             if isinstance(sibling, _FunctionNode) and sibling.name != node.name:
                 helpers[sibling.name] = _definition(sibling, lines)
-        return Candidate(goal, tuple(helpers.values()), in_class)
+        return AnswerCode(goal, tuple(helpers.values()), in_class)
     if defined:
         raise SpliceError(
             f"the implementation does not define `{function}`.",

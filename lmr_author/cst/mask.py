@@ -26,7 +26,8 @@ from lmr_author.cst.snippet import parse_function_nodes, rewrite_region
 from lmr_author.cst.text import SourceText
 from lmr_author.errors import UserError
 
-STYLES = ("lmr", "todo")
+#: The stub styles a goal function can be masked with (the draft's ``mask_style``).
+MASK_STYLES = ("lmr", "todo")
 TODO_COMMENT = "# TODO: Implement this function"
 
 _DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
@@ -225,8 +226,10 @@ def _mask(
     style: str,
     filename: str | None,
 ) -> str | bytes:
-    if style not in STYLES:
-        raise UserError(f"unknown mask style {style!r}.", hint=f"Use one of: {', '.join(STYLES)}.")
+    if style not in MASK_STYLES:
+        raise UserError(
+            f"unknown mask style {style!r}.", hint=f"Use one of: {', '.join(MASK_STYLES)}."
+        )
     text = SourceText.from_source(source, filename=filename)
     pairs = parse_function_nodes(text, filename=filename)
     nodes = {info: node for info, node in pairs}

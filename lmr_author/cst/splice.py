@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import overload
 
-from lmr_author.cst.candidate import Candidate, Definition, SpliceError, read_candidate
+from lmr_author.cst.candidate import AnswerCode, Definition, SpliceError, read_candidate
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.cst.locate import locate_function, split_qualified
 from lmr_author.cst.snippet import parse_functions
@@ -94,7 +94,7 @@ def splice_function(
 
 
 def _new_helpers(
-    candidate: Candidate, infos: list[FunctionInfo], target: FunctionInfo
+    candidate: AnswerCode, infos: list[FunctionInfo], target: FunctionInfo
 ) -> tuple[list[Definition], list[Definition]]:
     """The candidate's helpers the file lacks: ``(next to the goal, at module level)``.
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from lmr_author.sandbox.results import Limits
 
 
-class TestOutcome(Protocol):
+class TestFileResult(Protocol):
     """The verdict of one unit test file (`lmr_author.sandbox.runner.TestVerdict`)."""
 
     @property
@@ -34,11 +34,11 @@ class TestOutcome(Protocol):
     def log(self) -> str: ...
 
 
-class RunOutcome(Protocol):
+class ImplementationResult(Protocol):
     """One implementation's test run (`lmr_author.sandbox.runner.ImplementationRun`)."""
 
     @property
-    def verdicts(self) -> Sequence[TestOutcome]: ...
+    def verdicts(self) -> Sequence[TestFileResult]: ...
     @property
     def infra_error(self) -> object: ...
 
@@ -63,7 +63,7 @@ class Backend(Protocol):
 
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
-    ) -> RunOutcome:
+    ) -> ImplementationResult:
         """Run ``implementation``'s unit tests with ``candidate`` as the goal file."""
         ...
 
@@ -120,13 +120,13 @@ class DockerBackend:
 
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
-    ) -> RunOutcome:
+    ) -> ImplementationResult:
         from lmr_author.sandbox.images import ImageRef
         from lmr_author.sandbox.runner import run_tests
 
         if not isinstance(image, ImageRef):
             raise TypeError(f"DockerBackend runs images it prepared, not {image!r}")
-        outcome: RunOutcome = run_tests(
+        outcome: ImplementationResult = run_tests(
             task,
             implementation,
             candidate,

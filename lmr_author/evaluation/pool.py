@@ -26,22 +26,17 @@ from types import FrameType
 from typing import Any
 
 from lmr_author.errors import UserError
-from lmr_author.evaluation.backend import Backend, DockerBackend, PreparedImage, RunOutcome
-from lmr_author.evaluation.records import (
-    ERROR,
-    FAIL,
-    INFRA_ERROR,
-    PASS,
-    TIMEOUT,
-    VERDICTS,
-    RunRecord,
-    TestRecord,
-    find_run,
-    save_run,
+from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
+from lmr_author.evaluation.backend import (
+    Backend,
+    DockerBackend,
+    ImplementationResult,
+    PreparedImage,
 )
 from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
 from lmr_author.evaluation.summary import Results, build_results, save_results
 from lmr_author.task import Task, find_task_dirs, load_task
+from lmr_author.verdicts import ERROR, INFRA_ERROR, PASS, deciding_test, normalize
 
 #: Bumped when the meaning of a run key changes, so old runs are run again.
 KEY_VERSION = 1
@@ -52,10 +47,6 @@ class _Job:
     candidate: Candidate
     #: Where the candidate came from, for ``candidate_sha256`` of unrunnable candidates.
     candidate_sha256: str | None
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def run_key(
@@ -81,7 +72,9 @@ def run_key(
         "task_sha256": task_sha256,
         "reason": reason,
     }
-    return sha256_hex(json.dumps(material, sort_keys=True, default=str).encode("utf-8"))
+    return hashlib.sha256(
+        json.dumps(material, sort_keys=True, default=str).encode("utf-8")
+    ).hexdigest()
 
 
 def task_fingerprint(task: Task, index: int) -> str:
@@ -153,16 +146,14 @@ def _describe(error: BaseException) -> str:
 
 
 def _overall_verdict(tests: list[TestRecord]) -> tuple[str, str]:
+    """The run's verdict (`worst_of` its tests) and the reason of the test that gave it."""
     if not tests:
         return ERROR, "no unit test ran"
-    if all(test.verdict == PASS for test in tests):
+    index = deciding_test([test.verdict for test in tests])
+    if index is None:
         return PASS, ""
-    for verdict in (ERROR, TIMEOUT, FAIL, INFRA_ERROR):
-        for test in tests:
-            if test.verdict == verdict:
-                return verdict, f"{test.test_file}: {test.reason}".rstrip(": ")
-    first = next(test for test in tests if test.verdict != PASS)
-    return ERROR, f"{first.test_file}: unknown verdict {first.verdict!r}"
+    test = tests[index]
+    return normalize(test.verdict), f"{test.test_file}: {test.reason}".rstrip(": ")
 
 
 class _Evaluator:
@@ -248,10 +239,10 @@ class _Evaluator:
         return record, False
 
     @staticmethod
-    def _fill(record: RunRecord, outcome: RunOutcome, logs: dict[str, str]) -> None:
+    def _fill(record: RunRecord, outcome: ImplementationResult, logs: dict[str, str]) -> None:
         record.tests = []
         for test in outcome.verdicts:
-            verdict = test.verdict if test.verdict in VERDICTS else ERROR
+            verdict = normalize(test.verdict)
             record.tests.append(
                 TestRecord(
                     test_file=test.test_file,
@@ -318,9 +309,9 @@ def plan_jobs(
     jobs = []
     for candidate in candidates:
         if candidate.source is not None:
-            digest: str | None = sha256_hex(candidate.source)
+            digest: str | None = candidate_sha256(candidate.source)
         elif candidate.prediction is not None:
-            digest = sha256_hex(candidate.prediction.encode("utf-8"))
+            digest = candidate_sha256(candidate.prediction.encode("utf-8"))
         else:
             digest = None
         jobs.append(_Job(candidate, digest))

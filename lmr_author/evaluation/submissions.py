@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
-from lmr_author.evaluation.records import NO_SUBMISSION
+from lmr_author.eval_output import NO_SUBMISSION
 from lmr_author.evaluation.submission_files import MAX_GOAL_FILE_BYTES, Member, read_member
 from lmr_author.task import Implementation, Task
 

@@ -15,16 +15,9 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
-from lmr_author.evaluation.records import (
-    INFRA_ERROR,
-    PASS,
-    SCHEMA_VERSION,
-    VERDICTS,
-    RunRecord,
-    load_runs,
-)
+from lmr_author.eval_output import RESULTS_FILE, RUNS_DIR, SCHEMA_VERSION, RunRecord, load_runs
+from lmr_author.verdicts import INFRA_ERROR, PASS, VERDICTS
 
-RESULTS_FILE = "results.json"
 #: The category key of implementations whose info.json names none.
 UNCATEGORIZED = "uncategorized"
 
@@ -139,7 +132,7 @@ def load_results(output_dir: Path) -> Results:
     output = Path(output_dir)
     path = output / RESULTS_FILE
     if not path.is_file():
-        if not (output / "runs").is_dir():
+        if not (output / RUNS_DIR).is_dir():
             raise UserError(
                 "no evaluation results here (neither results.json nor runs/)",
                 file=output,

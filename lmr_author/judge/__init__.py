@@ -8,7 +8,7 @@
 
 from lmr_author.judge.client import Usage
 from lmr_author.judge.config import DEFAULT_MODEL, JudgeConfig, JudgeNotConfigured, config_from_env
-from lmr_author.judge.parse import LABELS, ParsedAnswer, parse_judge_answer
+from lmr_author.judge.parse import ParsedAnswer, parse_judge_answer
 from lmr_author.judge.published import (
     PublishedJudgment,
     load_published_judgments,
@@ -16,18 +16,17 @@ from lmr_author.judge.published import (
 )
 from lmr_author.judge.runner import run_judging, summarize_output
 from lmr_author.judge.store import Judgment, load_judgments
-from lmr_author.judge.summary import JudgeSummary, SystemSummary
+from lmr_author.judge.summary import JudgeSummary, SystemScores
 
 __all__ = [
     "DEFAULT_MODEL",
-    "LABELS",
     "JudgeConfig",
     "JudgeNotConfigured",
     "JudgeSummary",
     "Judgment",
     "ParsedAnswer",
     "PublishedJudgment",
-    "SystemSummary",
+    "SystemScores",
     "Usage",
     "config_from_env",
     "load_judgments",

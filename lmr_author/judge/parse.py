@@ -13,10 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-#: Three-way labels: 1 logically incorrect, 2 logically correct with implementation
-#: errors, 3 completely correct (paper section 3.3).
-LABELS = {1: "LI", 2: "LC", 3: "CC"}
-UNPARSED = "unparsed"
+from lmr_author.three_way import ThreeWayLabel, short_name
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
 _LOOSE_CATEGORY = re.compile(r"""["']?category["']?\s*[:=]\s*["']?\s*([123])\b""", re.IGNORECASE)
@@ -42,12 +39,7 @@ class ParsedAnswer:
 
     @property
     def label(self) -> str:
-        return LABELS[self.category]
-
-
-def label_for(category: int | None) -> str:
-    """``LI``/``LC``/``CC`` for 1/2/3, ``unparsed`` for anything else."""
-    return LABELS.get(category, UNPARSED) if category is not None else UNPARSED
+        return short_name(self.category)
 
 
 def coerce_category(value: Any) -> int | None:
@@ -55,9 +47,13 @@ def coerce_category(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if value in LABELS else None
+        return value if ThreeWayLabel.parse(value) is not None else None
     if isinstance(value, float):
-        return int(value) if value.is_integer() and int(value) in LABELS else None
+        return (
+            int(value)
+            if value.is_integer() and ThreeWayLabel.parse(int(value)) is not None
+            else None
+        )
     if isinstance(value, str):
         text = value.strip().lower()
         digits = re.fullmatch(r"(?:category\s*)?\(?([123])\)?(?:\s*[.:)-].*)?", text, re.DOTALL)

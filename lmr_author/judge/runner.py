@@ -13,12 +13,10 @@ batch, since every other request would fail the same way.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+from lmr_author.eval_output import StoredRun
 from lmr_author.judge.cache import JudgeCache, cache_key
 from lmr_author.judge.client import (
     JudgeClient,
@@ -34,8 +33,8 @@ from lmr_author.judge.client import (
     Usage,
 )
 from lmr_author.judge.config import JudgeConfig
-from lmr_author.judge.inputs import RunToJudge, find_runs, read_benchmark_path
-from lmr_author.judge.parse import UNPARSED, label_for, parse_judge_answer
+from lmr_author.judge.inputs import find_runs, read_benchmark_path
+from lmr_author.judge.parse import parse_judge_answer
 from lmr_author.judge.prompt import REASK, JudgePrompt, PromptTemplate, build_prompt, load_template
 from lmr_author.judge.store import (
     JUDGMENTS_DIR,
@@ -47,6 +46,7 @@ from lmr_author.judge.store import (
 from lmr_author.judge.store import save_judgment as _save
 from lmr_author.judge.summary import JudgeSummary, summarize_systems
 from lmr_author.task import Task, load_task
+from lmr_author.three_way import UNPARSED, short_name
 
 #: The summary of the last judging run, beside the judgments (token usage, counts).
 SUMMARY_FILE = "summary.json"
@@ -91,7 +91,7 @@ class _Batch:
             raise UserError(found)
         return found
 
-    def prompt(self, run: RunToJudge) -> JudgePrompt:
+    def prompt(self, run: StoredRun) -> JudgePrompt:
         task = self.task(run.task)
         impl = task.implementation(run.implementation)
         try:
@@ -115,7 +115,7 @@ class _Batch:
             scope=self.config.scope,
         )
 
-    def up_to_date(self, run: RunToJudge, key: str) -> bool:
+    def up_to_date(self, run: StoredRun, key: str) -> bool:
         """A judgment on disk answered this very request for this very candidate."""
         path = judgment_path(self.output_dir, run.system, run.task, run.implementation)
         if self.force or not path.is_file():
@@ -130,7 +130,7 @@ class _Batch:
             and old.request_key == key
         )
 
-    def judge(self, run: RunToJudge) -> _Outcome:
+    def judge(self, run: StoredRun) -> _Outcome:
         if self.stop.is_set():
             return _Outcome("skipped")
         where = f"{run.system}/{run.task}/{run.implementation}"
@@ -199,7 +199,7 @@ class _Batch:
 
     def _judgment(
         self,
-        run: RunToJudge,
+        run: StoredRun,
         prompt: JudgePrompt,
         key: str,
         entry: dict[str, Any],
@@ -216,7 +216,7 @@ class _Batch:
             implementation=run.implementation,
             candidate_sha256=run.candidate_sha256,
             category=category,
-            label=label_for(category),
+            label=short_name(category),
             rationale=[str(r) for r in rationale] if isinstance(rationale, list) else [],
             raw=str(entry.get("raw", "")),
             model=self.config.model,
@@ -231,31 +231,17 @@ class _Batch:
         )
 
 
-@contextmanager
-def _progress_bar(total: int, enabled: bool) -> Iterator[Callable[[], None]]:
-    """A rich progress bar on stderr (only on a terminal); yields ``advance()``."""
-    if not enabled or total == 0 or not sys.stderr.isatty():
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "judging",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task_id = bar.add_task("judging", total=total)
-        yield lambda: bar.advance(task_id)
-
-
 def run_judging(
-    output_dir: Path, config: JudgeConfig, *, force: bool = False, progress: bool = True
+    output_dir: Path,
+    config: JudgeConfig,
+    *,
+    force: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> JudgeSummary:
     """Judge the runs of an eval output folder and return the per-system summary.
+
+    ``on_progress(done, total)`` is called once before the first run (``done`` 0) and
+    after each run, from the calling thread.
 
     Judgments already on disk for the same candidate, prompt and model are kept unless
     ``force``; answers come from the on-disk cache unless ``config.use_cache`` is off.
@@ -272,12 +258,12 @@ def run_judging(
     workers = config.concurrency + min(config.concurrency, 8)
     pool = ThreadPoolExecutor(workers, thread_name_prefix="judge")
     try:
-        with _progress_bar(len(runs), progress) as advance:
-            futures = [pool.submit(batch.judge, run) for run in runs]
-            for future in as_completed(futures):
-                outcome = future.result()
-                advance()
-                _tally(summary, outcome)
+        report = on_progress or _ignore_progress
+        report(0, len(runs))
+        futures = [pool.submit(batch.judge, run) for run in runs]
+        for done, future in enumerate(as_completed(futures), start=1):
+            _tally(summary, future.result())
+            report(done, len(runs))
     except BaseException:
         # Ctrl-C or a bug: start nothing new; requests in flight end within the time-out.
         batch.stop.set()
@@ -301,6 +287,10 @@ def run_judging(
     summary.duration_s = time.monotonic() - started
     atomic_write_json(output_dir / JUDGMENTS_DIR / SUMMARY_FILE, summary.to_json(), indent=2)
     return summary
+
+
+def _ignore_progress(done: int, total: int) -> None:
+    pass
 
 
 def _tally(summary: JudgeSummary, outcome: _Outcome) -> None:

@@ -13,11 +13,14 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+
+# Re-exported: the judge's modules find judgment files here, the layout is eval_output's.
+from lmr_author.eval_output import JUDGMENTS_DIR as JUDGMENTS_DIR
+from lmr_author.eval_output import judgment_path as judgment_path
 from lmr_author.judge.client import Usage
-from lmr_author.judge.parse import LABELS, UNPARSED
+from lmr_author.three_way import ThreeWayLabel, short_name
 
 SCHEMA_VERSION = 1
-JUDGMENTS_DIR = "judgments"
 
 
 @dataclass
@@ -88,7 +91,9 @@ class Judgment:
             return value
 
         category = data.get("category")
-        if category not in (None, *LABELS):
+        if category is not None and (
+            not isinstance(category, int) or ThreeWayLabel.parse(category) is None
+        ):
             raise UserError(
                 f"'category' must be 1, 2, 3 or null, got {category!r}",
                 file=path,
@@ -102,7 +107,7 @@ class Judgment:
             implementation=need("implementation", int),
             candidate_sha256=str(data.get("candidate_sha256", "")),
             category=category,
-            label=LABELS.get(category, UNPARSED) if category is not None else UNPARSED,
+            label=short_name(category),
             rationale=[str(item) for item in rationale] if isinstance(rationale, list) else [],
             raw=str(data.get("raw", "")),
             model=str(data.get("model", "")),
@@ -115,10 +120,6 @@ class Judgment:
             judged_at=str(data.get("judged_at", "")),
             request_key=str(data.get("request_key", "")),
         )
-
-
-def judgment_path(output_dir: Path, system: str, task: str, implementation: int) -> Path:
-    return output_dir / JUDGMENTS_DIR / system / task / f"{implementation}.json"
 
 
 def save_judgment(output_dir: Path, judgment: Judgment) -> Path:

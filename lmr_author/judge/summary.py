@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from lmr_author.eval_output import ItemKey, StoredRun
 from lmr_author.judge.client import Usage
-from lmr_author.judge.inputs import RunToJudge
-from lmr_author.judge.parse import UNPARSED
 from lmr_author.judge.store import Judgment
+from lmr_author.three_way import UNPARSED, ThreeWayLabel
+from lmr_author.verdicts import PASS, counts_for_accuracy
 
-LABEL_ORDER = ("CC", "LC", "LI", UNPARSED)
+LABEL_ORDER = (*(label.short for label in sorted(ThreeWayLabel, reverse=True)), UNPARSED)
 
 
 def _percent(part: int, whole: int) -> float:
@@ -18,19 +19,21 @@ def _percent(part: int, whole: int) -> float:
 
 
 @dataclass
-class SystemSummary:
+class SystemScores:
     """One system's runs: unit-test passes and judge labels (of the runs judged)."""
 
     system: str
     runs: int = 0
+    #: Runs that count toward unit-test accuracy (all but infrastructure failures).
+    counted: int = 0
     passed: int = 0
     judged: int = 0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABEL_ORDER, 0))
 
     @property
     def unit_test_accuracy(self) -> float:
-        """Percent of runs whose unit tests all passed."""
-        return _percent(self.passed, self.runs)
+        """Percent of counted runs whose unit tests all passed (as ``eval`` reports it)."""
+        return _percent(self.passed, self.counted)
 
     def percent(self, label: str) -> float:
         """Percent of judged runs with ``label`` (CC, LC, LI or unparsed)."""
@@ -39,6 +42,7 @@ class SystemSummary:
     def to_json(self) -> dict[str, Any]:
         return {
             "runs": self.runs,
+            "counted": self.counted,
             "passed": self.passed,
             "unit_test_accuracy": self.unit_test_accuracy,
             "judged": self.judged,
@@ -51,7 +55,7 @@ class SystemSummary:
 class JudgeSummary:
     """What a judging run did, and the scores of every system it covers."""
 
-    systems: dict[str, SystemSummary] = field(default_factory=dict)
+    systems: dict[str, SystemScores] = field(default_factory=dict)
     asked: int = 0  # judgments made by asking the server in this run
     cached: int = 0  # judgments answered from the on-disk cache
     kept: int = 0  # up-to-date judgments already on disk, left alone
@@ -85,17 +89,17 @@ class JudgeSummary:
         }
 
 
-def summarize_systems(
-    runs: list[RunToJudge], judgments: list[Judgment]
-) -> dict[str, SystemSummary]:
+def summarize_systems(runs: list[StoredRun], judgments: list[Judgment]) -> dict[str, SystemScores]:
     """Scores per system; a judgment counts only if it judged the run's current candidate."""
-    current = {(j.system, j.task, j.implementation): j for j in judgments if j.error is None}
-    systems: dict[str, SystemSummary] = {}
+    current = {ItemKey(j.system, j.task, j.implementation): j for j in judgments if j.error is None}
+    systems: dict[str, SystemScores] = {}
     for run in runs:
-        summary = systems.setdefault(run.system, SystemSummary(run.system))
+        summary = systems.setdefault(run.system, SystemScores(run.system))
         summary.runs += 1
-        summary.passed += run.verdict == "pass"
-        judgment = current.get((run.system, run.task, run.implementation))
+        if counts_for_accuracy(run.verdict):
+            summary.counted += 1
+            summary.passed += run.verdict == PASS
+        judgment = current.get(run.key)
         if judgment is not None and judgment.candidate_sha256 == run.candidate_sha256:
             summary.judged += 1
             summary.counts[judgment.label] = summary.counts.get(judgment.label, 0) + 1

@@ -6,9 +6,6 @@ model; `lmr_author.labels.agreement` (the statistics) is imported by its callers
 
 from lmr_author.labels.aliases import Aliases, load_aliases
 from lmr_author.labels.model import (
-    LABEL_DESCRIPTIONS,
-    LABEL_NAMES,
-    LABEL_VALUES,
     InvalidLabelError,
     ItemKey,
     Label,
@@ -18,9 +15,6 @@ from lmr_author.labels.published import read_label_file, write_label_file
 from lmr_author.labels.store import LabelStore, default_store_path
 
 __all__ = [
-    "LABEL_DESCRIPTIONS",
-    "LABEL_NAMES",
-    "LABEL_VALUES",
     "Aliases",
     "InvalidLabelError",
     "ItemKey",

@@ -10,22 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from lmr_author.errors import UserError
-
-#: (system, task, implementation): the item a label is about; implementation is 1-based.
-ItemKey = tuple[str, str, int]
-
-#: Three-way labels of the paper: 1 logically incorrect, 2 logically correct with
-#: implementation errors, 3 completely correct.
-LOGICALLY_INCORRECT = 1
-LOGICALLY_CORRECT = 2
-COMPLETELY_CORRECT = 3
-LABEL_VALUES = (LOGICALLY_INCORRECT, LOGICALLY_CORRECT, COMPLETELY_CORRECT)
-LABEL_NAMES = {1: "LI", 2: "LC", 3: "CC"}
-LABEL_DESCRIPTIONS = {
-    1: "logically incorrect",
-    2: "logically correct, with implementation errors",
-    3: "completely correct",
-}
+from lmr_author.item_key import ItemKey as ItemKey  # the one item key, re-exported
+from lmr_author.three_way import ThreeWayLabel
 
 
 class InvalidLabelError(UserError):
@@ -57,12 +43,12 @@ class Label:
 
     @property
     def item(self) -> ItemKey:
-        return (self.system, self.task, self.implementation)
+        return ItemKey(self.system, self.task, self.implementation)
 
     @property
     def name(self) -> str:
         """``LI`` / ``LC`` / ``CC``."""
-        return LABEL_NAMES[self.label]
+        return ThreeWayLabel(self.label).short
 
 
 def label_problem(label: Label) -> str | None:
@@ -82,7 +68,7 @@ def label_problem(label: Label) -> str | None:
             f"implementation must be a 1-based integer (info.json 'index'), got {implementation!r}"
         )
     value = fields["label"]
-    if isinstance(value, bool) or value not in LABEL_VALUES:
+    if not isinstance(value, int) or ThreeWayLabel.parse(value) is None:
         return (
             "label must be 1 (logically incorrect), 2 (logically correct with "
             f"implementation errors) or 3 (completely correct), got {value!r}"

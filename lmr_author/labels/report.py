@@ -1,8 +1,8 @@
-"""Turn an agreement report (the dict of `lmr_author.labels.agreement.analyze`) into tables.
+"""Turn an agreement report (`lmr_author.labels.agreement_report`) into tables.
 
-The report is first laid out as plain sections (title, header, rows) so that the rich
-terminal tables and the Markdown output show exactly the same numbers; ``--json``
-prints the dict itself.
+The report is first laid out as plain sections (title, header, rows) so that the
+terminal tables (drawn by `lmr_author.commands._render_agreement`) and the Markdown
+output show exactly the same numbers; ``--json`` prints the report's ``to_json()``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lmr_author.labels.agreement import JUDGE
+from lmr_author.labels.agreement_report import (
+    AgreementReport,
+    BetweenAnnotators,
+    Disagreement,
+    JudgeVsHuman,
+    Statistic,
+    TableStats,
+)
+from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel
 
 
 @dataclass
@@ -31,44 +39,46 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _with_ci(stat: dict[str, Any] | None, percent: bool) -> str:
-    if stat is None or stat.get("value") is None:
+def _with_ci(stat: Statistic | None, percent: bool) -> str:
+    if stat is None or stat.value is None:
         return "–"
     scale = 100.0 if percent else 1.0
     fmt = _pct if percent else _num
-    text = fmt(stat["value"] * scale)
-    ci = stat.get("ci")
+    text = fmt(stat.value * scale)
+    ci = stat.ci
     if ci:
         text += f" [{fmt(ci[0] * scale)}, {fmt(ci[1] * scale)}]"
     return text
 
 
-def sections(report: dict[str, Any], *, limit: int | None = None) -> list[Section]:
+def sections(report: AgreementReport, *, limit: int | None = None) -> list[Section]:
     """The report as tables; ``limit`` caps the rows of the long lists (None = all)."""
     out = [_distribution(report)]
-    for view, title in (("three_way", "three-way"), ("binary", "CC vs not CC")):
-        data = report[view]
-        if data["judge_vs_human"] is not None:
-            out.append(_judge_vs_human(data["judge_vs_human"], title, view == "three_way"))
-            out.append(_confusion(data["judge_vs_human"]["confusion"], data["categories"], title))
-        out.append(_between(data["between_annotators"], title, view == "three_way"))
-    out.append(_disagreements(report["disagreements"], limit))
-    out.append(_missing(report["missing"], limit))
-    out.append(_stale(report["stale"], limit))
-    if report["unparsed"]:
+    for data, title, three_way in (
+        (report.three_way, "three-way", True),
+        (report.binary, "CC vs not CC", False),
+    ):
+        if data.judge_vs_human is not None:
+            out.append(_judge_vs_human(data.judge_vs_human, title, three_way))
+            out.append(_confusion(data.judge_vs_human.pooled.confusion, data.categories, title))
+        out.append(_between(data.between_annotators, title, three_way))
+    out.append(_disagreements(report.disagreements, limit))
+    out.append(_missing(report.missing, limit))
+    out.append(_stale(report.stale, limit))
+    if report.unparsed:
         out.append(
             Section(
                 "Judge answers that could not be parsed (not counted)",
                 ["system", "task", "impl", "file"],
                 [
-                    [x["system"], x["task"], str(x["implementation"]), x["file"]]
-                    for x in _cap(report["unparsed"], limit)
+                    [x.system, x.task, str(x.implementation), x.file]
+                    for x in _cap(report.unparsed, limit)
                 ],
-                _more(report["unparsed"], limit),
+                _more(report.unparsed, limit),
             )
         )
-    if report["notes"]:
-        out.append(Section("Notes", ["note"], [[note] for note in report["notes"]]))
+    if report.notes:
+        out.append(Section("Notes", ["note"], [[note] for note in report.notes]))
     return out
 
 
@@ -82,10 +92,10 @@ def _more(rows: list[Any], limit: int | None) -> str:
     return f"{len(rows) - limit} more not shown; use --json or --markdown for all."
 
 
-def _distribution(report: dict[str, Any]) -> Section:
-    rows = report["distribution"]
-    has_judge = report["inputs"].get("judge") is not None
-    has_runs = any(row["unit_test"] for row in rows)
+def _distribution(report: AgreementReport) -> Section:
+    rows = report.distribution
+    has_judge = report.inputs.judge is not None
+    has_runs = any(row.unit_test for row in rows)
     header = ["system"] + (["unit test"] if has_runs else [])
     if has_judge:
         header += ["judge CC", "judge LC", "judge LI", "judge n"]
@@ -99,24 +109,27 @@ def _distribution(report: dict[str, Any]) -> Section:
         "Per system: unit tests and CC / LC / LI distribution (percent)", header, note=note
     )
     for row in rows:
-        unit = row["unit_test"]
-        cells = [row["system"]]
+        unit = row.unit_test
+        cells = [row.system]
         if has_runs:
-            cells.append(_pct(unit["accuracy_percent"]) if unit else "–")
-        for source in ("judge", "human") if has_judge else ("human",):
-            data = row[source]
-            cells += [_pct(data["percent"][name]) for name in ("CC", "LC", "LI")]
-            cells.append(str(data["n"]))
-        versus = row.get("judge_vs_human")
+            cells.append(_pct(unit.accuracy_percent) if unit else "–")
+        for data in (row.judge, row.human) if has_judge else (row.human,):
+            if data is None:
+                continue
+            cells += [_pct(data.percent[name]) for name in ("CC", "LC", "LI")]
+            cells.append(str(data.n))
+        versus = row.judge_vs_human
         if has_judge:
-            for key in ("percent_agreement", "direct_conflict_rate"):
-                value = versus.get(key) if versus else None
+            for value in (
+                versus.percent_agreement if versus else None,
+                versus.direct_conflict_rate if versus else None,
+            ):
                 cells.append(_pct(value * 100.0) if value is not None else "–")
         section.rows.append(cells)
     return section
 
 
-def _judge_vs_human(data: dict[str, Any], title: str, three_way: bool) -> Section:
+def _judge_vs_human(data: JudgeVsHuman, title: str, three_way: bool) -> Section:
     header = ["annotator", "pairs", "agreement %"]
     if three_way:
         header.append("direct conflicts % (1 vs 3)")
@@ -124,16 +137,15 @@ def _judge_vs_human(data: dict[str, Any], title: str, three_way: bool) -> Sectio
     section = Section(
         f"LLM judge vs humans, {title} (95% bootstrap intervals in brackets)",
         header,
-        note=f"'all' pools every (item, annotator) pair; {data['items']} items.",
+        note=f"'all' pools every (item, annotator) pair; {data.items} items.",
     )
-    for name, row, n in [
-        ("all", data, data["pairs"]),
-        *[(x["annotator"], x, x["n"]) for x in data["per_annotator"]],
-    ]:
-        cells = [name, str(n), _with_ci(row["percent_agreement"], True)]
+    rows: list[tuple[str, TableStats]] = [("all", data.pooled)]
+    rows += [(x.annotator, x.stats) for x in data.per_annotator]
+    for name, row in rows:
+        cells = [name, str(row.n), _with_ci(row.percent_agreement, True)]
         if three_way:
-            cells.append(_with_ci(row.get("direct_conflict_rate"), True))
-        cells += [_with_ci(row["cohen_kappa"], False), _with_ci(row["cohen_kappa_linear"], False)]
+            cells.append(_with_ci(row.direct_conflict_rate, True))
+        cells += [_with_ci(row.cohen_kappa, False), _with_ci(row.cohen_kappa_linear, False)]
         section.rows.append(cells)
     return section
 
@@ -147,54 +159,55 @@ def _confusion(matrix: list[list[int]], names: list[str], title: str) -> Section
     return section
 
 
-def _between(data: dict[str, Any], title: str, three_way: bool) -> Section:
+def _between(data: BetweenAnnotators, title: str, three_way: bool) -> Section:
     header = ["raters", "n", "agreement %"]
     if three_way:
         header.append("direct conflicts %")
     header += ["Cohen κ", "Cohen κ linear", "confusion (rows = first)"]
     section = Section(f"Between annotators, {title}", header)
-    for pair in data["pairwise"]:
-        cells = [" vs ".join(pair["annotators"]), str(pair["n"])]
-        cells.append(_with_ci(pair["percent_agreement"], True))
+    for pair in data.pairwise:
+        stats = pair.stats
+        cells = [" vs ".join(pair.annotators), str(stats.n)]
+        cells.append(_with_ci(stats.percent_agreement, True))
         if three_way:
-            cells.append(_with_ci(pair.get("direct_conflict_rate"), True))
+            cells.append(_with_ci(stats.direct_conflict_rate, True))
         cells += [
-            _with_ci(pair["cohen_kappa"], False),
-            _with_ci(pair["cohen_kappa_linear"], False),
-            " / ".join(" ".join(str(v) for v in row) for row in pair["confusion"]),
+            _with_ci(stats.cohen_kappa, False),
+            _with_ci(stats.cohen_kappa_linear, False),
+            " / ".join(" ".join(str(v) for v in row) for row in stats.confusion),
         ]
         section.rows.append(cells)
     blank = [""] * (len(header) - 3)
     for group, label in (("humans", "humans"), ("humans_and_judge", "humans + judge")):
-        alpha = data.get(f"krippendorff_alpha_{group}")
-        if alpha is not None:
-            section.rows.append(
-                [
-                    f"Krippendorff α ({alpha['level']}), {label}",
-                    f"{alpha['items']} items",
-                    _with_ci(alpha, False),
-                    *blank,
-                ]
-            )
-        fleiss = data.get(f"fleiss_kappa_{group}")
-        if fleiss is not None:
-            left = f", {fleiss['items_left_out']} left out" if fleiss["items_left_out"] else ""
-            section.rows.append(
-                [
-                    f"Fleiss κ, {label}",
-                    f"{fleiss['items']} items{left}",
-                    _with_ci(fleiss, False),
-                    *blank,
-                ]
-            )
+        found = data.groups.get(group)
+        if found is None:
+            continue
+        alpha, fleiss = found.alpha, found.fleiss
+        section.rows.append(
+            [
+                f"Krippendorff α ({alpha.level}), {label}",
+                f"{alpha.items} items",
+                _with_ci(alpha.statistic, False),
+                *blank,
+            ]
+        )
+        left = f", {fleiss.items_left_out} left out" if fleiss.items_left_out else ""
+        section.rows.append(
+            [
+                f"Fleiss κ, {label}",
+                f"{fleiss.items} items{left}",
+                _with_ci(fleiss.statistic, False),
+                *blank,
+            ]
+        )
     return section
 
 
-def _item_cells(x: dict[str, Any]) -> list[str]:
-    return [x["system"], x["task"], str(x["implementation"])]
+def _item_cells(x: Disagreement | MissingItem | StaleLabel) -> list[str]:
+    return [x.system, x.task, str(x.implementation)]
 
 
-def _disagreements(rows: list[dict[str, Any]], limit: int | None) -> Section:
+def _disagreements(rows: list[Disagreement], limit: int | None) -> Section:
     section = Section(
         f"Disagreements for adjudication ({len(rows)})",
         ["system", "task", "impl", "labels", "1 vs 3", "verdict", "comments"],
@@ -204,29 +217,27 @@ def _disagreements(rows: list[dict[str, Any]], limit: int | None) -> Section:
         section.rows.append(
             [
                 *_item_cells(x),
-                ", ".join(f"{r}: {v}" for r, v in x["ratings"].items()),
-                "yes" if x["direct_conflict"] else "",
-                x["verdict"] or "",
-                "; ".join(f"{r}: {c}" for r, c in x["comments"].items()),
+                ", ".join(f"{r}: {v}" for r, v in x.ratings.items()),
+                "yes" if x.direct_conflict else "",
+                x.verdict or "",
+                "; ".join(f"{r}: {c}" for r, c in x.comments.items()),
             ]
         )
     return section
 
 
-def _missing(rows: list[dict[str, Any]], limit: int | None) -> Section:
+def _missing(rows: list[MissingItem], limit: int | None) -> Section:
     section = Section(
         f"Items missing from a source ({len(rows)})",
         ["system", "task", "impl", "present in", "missing from"],
         note=_more(rows, limit),
     )
     for x in _cap(rows, limit):
-        section.rows.append(
-            [*_item_cells(x), ", ".join(x["present_in"]), ", ".join(x["missing_from"])]
-        )
+        section.rows.append([*_item_cells(x), ", ".join(x.present_in), ", ".join(x.missing_from)])
     return section
 
 
-def _stale(rows: list[dict[str, Any]], limit: int | None) -> Section:
+def _stale(rows: list[StaleLabel], limit: int | None) -> Section:
     section = Section(
         f"Labels of a candidate that changed since (not counted) ({len(rows)})",
         ["system", "task", "impl", "rater", "label", "labelled sha256", "run sha256"],
@@ -236,24 +247,24 @@ def _stale(rows: list[dict[str, Any]], limit: int | None) -> Section:
         section.rows.append(
             [
                 *_item_cells(x),
-                x["rater"],
-                x["label"],
-                x["labelled_sha256"][:12],
-                x["run_sha256"][:12],
+                x.rater,
+                x.label,
+                x.labelled_sha256[:12],
+                x.run_sha256[:12],
             ]
         )
     return section
 
 
-def to_markdown(report: dict[str, Any]) -> str:
+def to_markdown(report: AgreementReport) -> str:
     """The whole report as GitHub-flavoured Markdown (every row)."""
     lines = ["# Agreement between human annotators and the LLM judge", ""]
-    inputs = report["inputs"]
+    inputs = report.inputs
     lines.append(
-        f"Annotators: {', '.join(inputs['annotators']) or 'none'}; items: {inputs['items']}; "
-        f"human labels counted: {inputs['human_labels_counted']}; judge labels counted: "
-        f"{inputs['judge_labels_counted']}; bootstrap: {inputs['bootstrap']['resamples']} "
-        f"resamples, seed {inputs['bootstrap']['seed']}."
+        f"Annotators: {', '.join(inputs.annotators) or 'none'}; items: {inputs.items}; "
+        f"human labels counted: {inputs.human_labels_counted}; judge labels counted: "
+        f"{inputs.judge_labels_counted}; bootstrap: {inputs.bootstrap.resamples} "
+        f"resamples, seed {inputs.bootstrap.seed}."
     )
     lines.append("")
     for section in sections(report):
@@ -273,27 +284,3 @@ def to_markdown(report: dict[str, Any]) -> str:
 
 def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def print_rich(report: dict[str, Any], *, limit: int | None = 50) -> None:
-    """Print the report as rich tables on stdout (``NO_COLOR`` is honoured by rich)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    inputs = report["inputs"]
-    console.print(
-        f"[bold]Agreement[/bold]: annotators {', '.join(inputs['annotators']) or 'none'}; "
-        f"{inputs['items']} items; {inputs['human_labels_counted']} human and "
-        f"{inputs['judge_labels_counted']} judge labels counted."
-    )
-    for section in sections(report, limit=limit):
-        if not section.rows:
-            console.print(f"[bold]{section.title}[/bold]: none.")
-            continue
-        table = Table(title=section.title, title_justify="left", caption=section.note or None)
-        for column in section.header:
-            table.add_column(column, overflow="fold")
-        for row in section.rows:
-            table.add_row(*row)
-        console.print(table)

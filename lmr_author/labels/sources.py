@@ -11,33 +11,26 @@ files themselves are read by `lmr_author.judge` (``load_judgments`` and
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from lmr_author.errors import UserError
+from lmr_author.eval_output import (
+    JUDGMENTS_DIR,
+    ItemKey,
+    StoredRun,
+    is_eval_output,
+    judgment_path,
+    scan_stored_runs,
+)
 from lmr_author.labels.aliases import Aliases, from_zero_based
-from lmr_author.labels.model import ItemKey, Label
+from lmr_author.labels.model import Label
 from lmr_author.labels.published import read_label_file
 from lmr_author.labels.store import LabelStore, default_store_path, is_store_file
 
-RUNS_DIR = "runs"
-JUDGMENTS_DIR = "judgments"
-RESULTS_FILE = "results.json"
 _STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """What the agreement needs from one run.json: its candidate hash and verdict."""
-
-    system: str
-    task: str
-    implementation: int
-    candidate_sha256: str
-    verdict: str
 
 
 @dataclass(frozen=True)
@@ -59,7 +52,7 @@ class JudgeSource:
     path: Path
     kind: Literal["ours", "published"]
     items: list[JudgeItem] = field(default_factory=list)
-    runs: dict[ItemKey, RunInfo] = field(default_factory=dict)
+    runs: dict[ItemKey, StoredRun] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
 
@@ -105,11 +98,6 @@ def load_human_labels(
     return labels, described
 
 
-def is_eval_output(path: Path) -> bool:
-    """True for a folder written by ``lmr-author eval`` (results.json, runs/ or judgments/)."""
-    return any((path / name).exists() for name in (RESULTS_FILE, RUNS_DIR, JUDGMENTS_DIR))
-
-
 def load_judge_source(path: Path, aliases: Aliases | None = None) -> JudgeSource:
     """The judge labels of an eval output folder or of a published judge-output folder."""
     aliases = aliases or Aliases()
@@ -146,11 +134,7 @@ def _load_our_judgments(path: Path) -> JudgeSource:
                 category=judgment.category,
                 candidate_sha256=judgment.candidate_sha256,
                 origin=str(
-                    path
-                    / JUDGMENTS_DIR
-                    / judgment.system
-                    / judgment.task
-                    / f"{judgment.implementation}.json"
+                    judgment_path(path, judgment.system, judgment.task, judgment.implementation)
                 ),
             )
         )
@@ -183,28 +167,7 @@ def _load_published(path: Path, aliases: Aliases) -> JudgeSource:
     return source
 
 
-def load_runs(output_dir: Path) -> tuple[dict[ItemKey, RunInfo], list[str]]:
-    """``runs/<system>/<task>/<index>/run.json`` by item, and a line per unreadable run.
-
-    The candidate hash is run.json's ``candidate_sha256``, or the hash of the
-    ``candidate.py`` beside it when the field is missing.
-    """
-    from lmr_author.evaluation.records import run_dir, scan_runs
-
-    records, problems = scan_runs(output_dir)
-    runs: dict[ItemKey, RunInfo] = {}
-    for record in records:
-        digest = record.candidate_sha256 or ""
-        if not digest:
-            folder = run_dir(output_dir, record.system, record.task, record.implementation)
-            candidate = folder / "candidate.py"
-            if candidate.is_file():
-                digest = hashlib.sha256(candidate.read_bytes()).hexdigest()
-        runs[record.system, record.task, record.implementation] = RunInfo(
-            system=record.system,
-            task=record.task,
-            implementation=record.implementation,
-            candidate_sha256=digest,
-            verdict=record.verdict,
-        )
-    return runs, problems
+def load_runs(output_dir: Path) -> tuple[dict[ItemKey, StoredRun], list[str]]:
+    """The runs of an eval output folder by item, and a line per unreadable run."""
+    runs, problems = scan_stored_runs(output_dir)
+    return {run.key: run for run in runs}, problems

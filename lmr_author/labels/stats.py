@@ -147,27 +147,6 @@ def fleiss_of_counts(counts: IntArray) -> float | None:
     return _finite(float(value))
 
 
-def krippendorff_alpha(
-    reliability: Sequence[Sequence[float]] | FloatArray,
-    categories: Sequence[int] = THREE_WAY,
-    level: Literal["nominal", "ordinal"] = "ordinal",
-) -> float | None:
-    """Krippendorff's alpha (``krippendorff``) of raters x items, NaN where a rater is absent.
-
-    None when undefined: fewer than two raters, no item with two ratings, or one value only.
-    """
-    data = np.asarray(reliability, dtype=np.float64)
-    if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] == 0:
-        return None
-    position = {float(value): i for i, value in enumerate(categories)}
-    counts = np.zeros((data.shape[1], len(categories)), dtype=np.int64)
-    for rater in data:
-        for item, value in enumerate(rater):
-            if not math.isnan(value):
-                counts[item, position[float(value)]] += 1
-    return alpha_of_counts(counts, categories, level)
-
-
 def alpha_of_counts(
     counts: IntArray,
     categories: Sequence[int] = THREE_WAY,

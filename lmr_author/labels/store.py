@@ -131,6 +131,25 @@ class LabelStore:
             self._write_many(labels)
         return len(labels)
 
+    def add_changed(self, labels: list[Label]) -> list[Label]:
+        """Record, in one transaction, the labels that differ from what already counts.
+
+        A label whose value, comment and candidate hash equal the annotator's latest label
+        of the item is left out, so importing the same file twice adds nothing. Returns
+        the labels recorded.
+        """
+        new = [label for label in labels if not self._repeats(label)]
+        self.add_many(new)
+        return new
+
+    def _repeats(self, label: Label) -> bool:
+        latest = self.latest(label.annotator, label.item)
+        return latest is not None and (
+            latest.label,
+            latest.comment,
+            latest.candidate_sha256,
+        ) == (label.label, label.comment, label.candidate_sha256)
+
     def _write_many(self, labels: list[Label]) -> None:
         rows = [
             (
@@ -191,10 +210,6 @@ class LabelStore:
             f"SELECT * FROM ({_LATEST}) WHERE annotator = ? ORDER BY system, task, implementation",
             (annotator,),
         )
-
-    def labeled_items(self, annotator: str) -> set[ItemKey]:
-        """The items ``annotator`` has labelled (for resuming at the first unlabelled one)."""
-        return {label.item for label in self.labels(annotator)}
 
     def annotators(self) -> list[str]:
         """Names of everyone who has labelled something, sorted."""

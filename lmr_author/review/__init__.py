@@ -10,7 +10,6 @@ from __future__ import annotations
 from lmr_author.review.content import ItemContent, load_item_content, unified_diff
 from lmr_author.review.items import (
     ReviewItem,
-    ReviewKey,
     load_queue,
     load_review_items,
     read_benchmark_dir,
@@ -23,7 +22,6 @@ __all__ = [
     "ItemState",
     "LabelStatus",
     "ReviewItem",
-    "ReviewKey",
     "ReviewSession",
     "load_item_content",
     "load_queue",

@@ -1,39 +1,30 @@
 """The review queue: one item per run (system x task x implementation) of an eval output folder.
 
-Reads the shared eval output format (runs through `lmr_author.evaluate.load_runs`,
-judgments through `lmr_author.judge.store`)::
-
-    OUTPUT/results.json                                {"benchmark": "<abs path>", ...}
-    OUTPUT/runs/<system>/<task>/<index>/run.json       one run
-    OUTPUT/runs/<system>/<task>/<index>/candidate.py   the candidate goal file that was tested
-    OUTPUT/runs/<system>/<task>/<index>/prediction.py  the raw prediction, if not spliced
-    OUTPUT/judgments/<system>/<task>/<index>.json      the LLM judge's label, if any
-
-The candidate's identity is the run's ``candidate_sha256`` (the SHA-256 of the tested
-goal file, the same value the judge records), or the hash of the file when the run has
-none, so a label can be checked against the code it was given for.
+Runs, candidate hashes, judgment files and the benchmark folder are found through
+`lmr_author.eval_output`, the one owner of that folder's layout, so the review shows the
+same candidate identity as the judge and the agreement (a label can be checked against
+the code it was given for).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lmr_author.errors import UserError
-from lmr_author.evaluate import RunRecord, load_runs
-from lmr_author.judge.store import judgment_path, read_judgment
-
-RESULTS_FILE = "results.json"
-CANDIDATE_FILE = "candidate.py"
-PREDICTION_FILE = "prediction.py"
-
-#: (system, task, implementation) -- the key the label store uses.
-ReviewKey = tuple[str, str, int]
+from lmr_author.eval_output import (
+    RUN_FILE,
+    RUNS_DIR,
+    ItemKey,
+    StoredRun,
+    candidate_file,
+    find_benchmark,
+    judgment_path,
+    load_runs,
+    stored_run,
+)
+from lmr_author.judge.store import read_judgment
 
 
 @dataclass(frozen=True)
@@ -63,15 +54,13 @@ class ReviewItem:
     judgment: JudgeLabel | None = None
 
     @property
-    def key(self) -> ReviewKey:
-        return (self.system, self.task, self.implementation)
+    def key(self) -> ItemKey:
+        return ItemKey(self.system, self.task, self.implementation)
 
     @property
     def candidate_path(self) -> Path:
         """The goal file that was tested, or the raw prediction when it could not be spliced."""
-        path = self.run_dir / CANDIDATE_FILE
-        prediction = self.run_dir / PREDICTION_FILE
-        return prediction if not path.exists() and prediction.exists() else path
+        return candidate_file(self.run_dir)
 
     @property
     def qualified_name(self) -> str:
@@ -96,7 +85,7 @@ def load_review_items(output_dir: Path) -> list[ReviewItem]:
     Order: system, task, implementation. Raises `UserError` when the folder holds no runs
     or a run.json cannot be read.
     """
-    runs_root = output_dir / "runs"
+    runs_root = output_dir / RUNS_DIR
     if not output_dir.is_dir():
         raise UserError(
             "no such folder",
@@ -109,10 +98,10 @@ def load_review_items(output_dir: Path) -> list[ReviewItem]:
             file=output_dir,
             hint="Run 'lmr-author eval' first, or give the folder it wrote its results to.",
         )
-    items = [_item_from_run(record, output_dir) for record in load_runs(output_dir)]
+    items = [_item_from_run(stored_run(output_dir, r), output_dir) for r in load_runs(output_dir)]
     if not items:
         raise UserError(
-            "no runs found (expected runs/<system>/<task>/<index>/run.json)",
+            f"no runs found (expected {RUNS_DIR}/<system>/<task>/<index>/{RUN_FILE})",
             file=runs_root,
             hint="Run 'lmr-author eval' first; it writes one run.json per implementation.",
         )
@@ -131,20 +120,11 @@ def load_queue(
 
 
 def read_benchmark_dir(output_dir: Path) -> Path | None:
-    """The benchmark folder the results were made from (``benchmark`` in results.json)."""
-    results_file = output_dir / RESULTS_FILE
-    if not results_file.is_file():
-        return None
-    data = _read_json(results_file)
-    benchmark = data.get("benchmark")
-    if not isinstance(benchmark, str) or not benchmark:
-        raise UserError(
-            "'benchmark' must name the benchmark folder the results were made from",
-            file=results_file,
-            where="$.benchmark",
-            hint="Re-run 'lmr-author eval', which writes it.",
-        )
-    return Path(benchmark)
+    """The benchmark folder of the results (`lmr_author.eval_output.find_benchmark`).
+
+    None when the folder has no results.json (the review still shows the candidates).
+    """
+    return find_benchmark(output_dir)
 
 
 def sample_items(items: list[ReviewItem], size: int, seed: int = 0) -> list[ReviewItem]:
@@ -165,22 +145,14 @@ def sample_items(items: list[ReviewItem], size: int, seed: int = 0) -> list[Revi
     return [item for position, item in enumerate(items) if position in chosen]
 
 
-def candidate_sha256(path: Path) -> str:
-    """SHA-256 (hex) of a candidate file's bytes; "" when the file is missing."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return ""
-
-
-def _item_from_run(record: RunRecord, output_dir: Path) -> ReviewItem:
-    run_dir = output_dir / "runs" / record.system / record.task / str(record.implementation)
-    item = ReviewItem(
+def _item_from_run(run: StoredRun, output_dir: Path) -> ReviewItem:
+    record = run.record
+    return ReviewItem(
         system=record.system,
         task=record.task,
         implementation=record.implementation,
-        run_dir=run_dir,
-        candidate_sha256="",
+        run_dir=run.folder,
+        candidate_sha256=run.candidate_sha256,
         verdict=record.verdict or "unknown",
         goal_file=record.goal_file,
         goal_function=record.goal_function,
@@ -189,9 +161,6 @@ def _item_from_run(record: RunRecord, output_dir: Path) -> ReviewItem:
             judgment_path(output_dir, record.system, record.task, record.implementation)
         ),
     )
-    # The run's own hash is the identity the judge uses too; hash the file if it has none.
-    sha = record.candidate_sha256 or candidate_sha256(item.candidate_path)
-    return dataclasses.replace(item, candidate_sha256=sha)
 
 
 def _judge_label(path: Path) -> JudgeLabel | None:
@@ -208,26 +177,3 @@ def _judge_label(path: Path) -> JudgeLabel | None:
         candidate_sha256=judgment.candidate_sha256,
         model=judgment.model,
     )
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(
-            f"cannot read the file ({error.strerror})", file=path, hint="Check permissions."
-        ) from None
-    except UnicodeDecodeError:
-        raise UserError("not UTF-8 text", file=path, hint="Re-run 'lmr-author eval'.") from None
-    except json.JSONDecodeError as error:
-        raise UserError(
-            f"invalid JSON: {error.msg}",
-            file=path,
-            where=f"line {error.lineno}, column {error.colno}",
-            hint="Re-run 'lmr-author eval' to rewrite it.",
-        ) from None
-    if not isinstance(data, dict):
-        raise UserError(
-            "must hold a JSON object", file=path, where="$", hint="Re-run 'lmr-author eval'."
-        )
-    return data

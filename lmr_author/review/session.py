@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Protocol
 
 from lmr_author.errors import UserError
-from lmr_author.labels.model import LABEL_DESCRIPTIONS, LABEL_NAMES, Label, now_iso
+from lmr_author.item_key import ItemKey
+from lmr_author.labels.model import Label, now_iso
 from lmr_author.review.content import ItemContent, load_item_content
-from lmr_author.review.items import ReviewItem, ReviewKey, load_queue
+from lmr_author.review.items import ReviewItem, load_queue
+from lmr_author.three_way import ThreeWayLabel
 
 __all__ = [
-    "LABEL_DESCRIPTIONS",
-    "LABEL_NAMES",
     "ItemState",
     "LabelStatus",
     "ReviewSession",
@@ -34,7 +34,7 @@ class LabelStoreLike(Protocol):
 
     def add(self, label: Label) -> None: ...
 
-    def latest(self, annotator: str, key: tuple[str, str, int]) -> Label | None: ...
+    def latest(self, annotator: str, key: ItemKey) -> Label | None: ...
 
     def labels(self, annotator: str | None = None) -> list[Label]: ...
 
@@ -88,11 +88,11 @@ class ReviewSession:
         self.benchmark_dir = benchmark_dir
         self.show_verdicts = show_verdicts
         # One query for the whole queue: the latest label per item of this annotator.
-        self._latest: dict[ReviewKey, Label | None] = {
+        self._latest: dict[ItemKey, Label | None] = {
             label.item: label for label in store.labels(annotator)
         }
-        self._pending_comments: dict[ReviewKey, str] = {}
-        self._content: dict[ReviewKey, ItemContent] = {}
+        self._pending_comments: dict[ItemKey, str] = {}
+        self._content: dict[ItemKey, ItemContent] = {}
 
     # -- state -----------------------------------------------------------------------
     def state(self, item: ReviewItem) -> ItemState:
@@ -160,7 +160,7 @@ class ReviewSession:
         A comment typed before labeling goes with the label; relabeling keeps the
         current comment.
         """
-        if value not in LABEL_NAMES:
+        if isinstance(value, bool) or ThreeWayLabel.parse(value) is None:
             raise UserError(
                 f"a label must be 1, 2 or 3, got {value}",
                 hint="1 = logically incorrect, 2 = logically correct with implementation "

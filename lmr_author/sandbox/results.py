@@ -7,13 +7,16 @@ TUI can hold, compare and serialise results without an engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-TestOutcome = Literal["pass", "fail", "error", "timeout"]
-RunOutcome = Literal["pass", "fail", "error", "timeout", "infra-error"]
-
-#: Order of badness when several test files give different verdicts.
-_SEVERITY: dict[str, int] = {"pass": 0, "fail": 1, "error": 2, "timeout": 3}
+from lmr_author.verdicts import (
+    INFRA_ERROR,
+    PASS,
+    TestVerdictName,
+    Verdict,
+    deciding_test,
+    worst_of,
+)
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,7 @@ class TestVerdict:
     __test__ = False  # not a pytest test class
 
     test_file: str
-    verdict: TestOutcome
+    verdict: TestVerdictName
     reason: str
     duration_s: float
     log: str
@@ -70,18 +73,15 @@ class ImplementationRun:
     wall_s: float = 0.0
 
     @property
-    def verdict(self) -> RunOutcome:
-        """``pass`` only if every test file passes; ``infra-error`` beats everything."""
+    def verdict(self) -> Verdict:
+        """``pass`` only if every test file passes; the worst of them (`worst_of`) else."""
         if self.infra_error is not None:
-            return "infra-error"
-        if not self.verdicts:
-            return "error"
-        worst = max(self.verdicts, key=lambda v: _SEVERITY[v.verdict])
-        return worst.verdict
+            return INFRA_ERROR
+        return worst_of(v.verdict for v in self.verdicts)
 
     @property
     def passed(self) -> bool:
-        return self.verdict == "pass"
+        return self.verdict == PASS
 
     @property
     def test_duration_s(self) -> float:
@@ -90,10 +90,11 @@ class ImplementationRun:
 
     @property
     def reason(self) -> str:
-        """One line: the infra error, or the reason of the first test that did not pass."""
+        """One line: the infra error, or the reason of the test that decided the verdict."""
         if self.infra_error is not None:
             return self.infra_error
-        for item in self.verdicts:
-            if item.verdict != "pass":
-                return f"{item.test_file}: {item.reason}"
-        return "all tests passed"
+        index = deciding_test([item.verdict for item in self.verdicts])
+        if index is None:
+            return "all tests passed" if self.verdicts else "no unit test ran"
+        item = self.verdicts[index]
+        return f"{item.test_file}: {item.reason}"

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
@@ -363,33 +366,71 @@ def _container(
     from docker.types import LogConfig, Ulimit
 
     memory = f"{limits.memory_mb}m"
-    container = client.containers.create(
-        image.image_id or image.tag,
-        command=command,
-        entrypoint=[],
-        working_dir=workdir,
-        environment=environment,
-        user=user,
-        labels=labels,
-        network_mode="bridge" if limits.network else "none",
-        mem_limit=memory,
-        memswap_limit=memory,
-        nano_cpus=int(limits.cpus * 1e9),
-        pids_limit=limits.pids,
-        cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        ulimits=[Ulimit(name="core", soft=0, hard=0)],
-        tmpfs=tmpfs,
-        shm_size="16m",
-        log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
-        stdin_open=False,
-        tty=False,
-        detach=True,
-    )
+    with _interrupts_held() as held:
+        container = client.containers.create(
+            image.image_id or image.tag,
+            command=command,
+            entrypoint=[],
+            working_dir=workdir,
+            environment=environment,
+            user=user,
+            labels=labels,
+            network_mode="bridge" if limits.network else "none",
+            mem_limit=memory,
+            memswap_limit=memory,
+            nano_cpus=int(limits.cpus * 1e9),
+            pids_limit=limits.pids,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            ulimits=[Ulimit(name="core", soft=0, hard=0)],
+            tmpfs=tmpfs,
+            shm_size="16m",
+            log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
+            stdin_open=False,
+            tty=False,
+            detach=True,
+        )
     try:
+        held.release()  # a Ctrl-C during the creation surfaces here, and removes it
         yield container
     finally:
         _remove(container)
+
+
+class _HeldInterrupts:
+    """Ctrl-C (SIGINT) held back while the engine creates a container.
+
+    The SDK's create is two requests (create, then inspect); an interrupt between them
+    would leave a container nobody knows the id of. Held, it is raised by `release`
+    once the container is in hand and its removal is guaranteed.
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+
+    def hold(self, signum: int, frame: FrameType | None) -> None:
+        self.pending = True
+
+    def release(self) -> None:
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[_HeldInterrupts]:
+    held = _HeldInterrupts()
+    # Handlers can be set from the main thread only; elsewhere SIGINT never lands anyway.
+    # and a handler installed outside Python (None) cannot be put back.
+    current = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or current is None:
+        yield held
+        return
+    previous = signal.signal(signal.SIGINT, held.hold)
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _remove(container: Container) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lmr_author.sandbox.harness import HarnessReport
-from lmr_author.sandbox.results import TestOutcome
+from lmr_author.verdicts import TestVerdictName
 
 Protocol = Literal["exit-code", "legacy", "replay"]
 PROTOCOLS = ("auto", "exit-code", "legacy", "replay")
@@ -42,7 +42,7 @@ _PYTEST_SUMMARY = re.compile(r"=+ (.*?\b(?:failed|error|errors)\b.*?) in [\d.]+s
 
 @dataclass(frozen=True)
 class Classified:
-    verdict: TestOutcome
+    verdict: TestVerdictName
     reason: str
 
 
@@ -157,7 +157,7 @@ def classify_exit(
     pytest_summary = _PYTEST_SUMMARY.search(output)
     if pytest_summary:
         text = pytest_summary.group(1)
-        verdict: TestOutcome = "error" if re.search(r"\berrors?\b", text) else "fail"
+        verdict: TestVerdictName = "error" if re.search(r"\berrors?\b", text) else "fail"
         return Classified(verdict, f"pytest: {text}")
     if exception is None:
         return Classified("fail", f"exit status {exit_code}")

@@ -18,14 +18,16 @@ from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.task import Implementation, Task
 from lmr_author.validate.findings import Finding
+from lmr_author.validate.rules_run import (
+    RULE_FLAKY,
+    RULE_GOLDEN_FAILS,
+    RULE_INFRA,
+    RULE_NOT_DISCRIMINATING,
+    run_finding,
+)
 
 if TYPE_CHECKING:
     import docker
-
-RULE_GOLDEN_FAILS = "golden-fails"
-RULE_NOT_DISCRIMINATING = "test-does-not-discriminate"
-RULE_FLAKY = "flaky"
-RULE_INFRA = "infra"
 
 
 def run_dynamic_checks(
@@ -60,10 +62,9 @@ def run_dynamic_checks(
             golden = impl.golden_path.read_bytes()
         except OSError as error:
             findings.append(
-                Finding(
-                    rule=RULE_GOLDEN_FAILS,
-                    severity="error",
-                    message=f"implementation {impl.index}: cannot read the golden file "
+                run_finding(
+                    RULE_GOLDEN_FAILS,
+                    f"implementation {impl.index}: cannot read the golden file "
                     f"({error.strerror}), so the tests cannot be proven",
                     file=golden_file,
                     hint="Restore the golden file named by golden_file in info.json.",
@@ -98,10 +99,9 @@ def findings_from_runs(
     again = runs[2] if len(runs) > 2 else None
     if golden is not None and not golden.passed:
         findings.append(
-            Finding(
-                rule=RULE_GOLDEN_FAILS,
-                severity="error",
-                message=f"implementation {impl.index}: the tests do not pass on the golden "
+            run_finding(
+                RULE_GOLDEN_FAILS,
+                f"implementation {impl.index}: the tests do not pass on the golden "
                 f"goal file ({golden.verdict}: {golden.reason})",
                 file=_relative(task, impl.golden_path),
                 hint="Fix the golden file, the tests or the Dockerfile until the golden code "
@@ -110,10 +110,9 @@ def findings_from_runs(
         )
     if masked is not None and masked.passed:
         findings.append(
-            Finding(
-                rule=RULE_NOT_DISCRIMINATING,
-                severity="error",
-                message=f"implementation {impl.index}: the tests pass on the masked goal file, "
+            run_finding(
+                RULE_NOT_DISCRIMINATING,
+                f"implementation {impl.index}: the tests pass on the masked goal file, "
                 "so they cannot tell a wrong implementation from a right one",
                 file=test_file,
                 hint="Make the tests check the goal function's results (assert on outputs); "
@@ -122,10 +121,9 @@ def findings_from_runs(
         )
     if golden is not None and again is not None and _outcome(golden) != _outcome(again):
         findings.append(
-            Finding(
-                rule=RULE_FLAKY,
-                severity="warning",
-                message=f"implementation {impl.index}: two runs on the golden goal file "
+            run_finding(
+                RULE_FLAKY,
+                f"implementation {impl.index}: two runs on the golden goal file "
                 f"disagree ({golden.verdict}, then {again.verdict})",
                 file=test_file,
                 hint="Seed random generators and avoid timing, network or order dependence.",
@@ -139,10 +137,9 @@ def _outcome(run: ImplementationRun) -> list[tuple[str, str]]:
 
 
 def _infra_finding(detail: str, *, file: str = "") -> Finding:
-    return Finding(
-        rule=RULE_INFRA,
-        severity="error",
-        message="the Docker sandbox failed, so the task could not be checked "
+    return run_finding(
+        RULE_INFRA,
+        "the Docker sandbox failed, so the task could not be checked "
         f"(this is not a finding about the task's tests): {detail}",
         file=file,
         hint="Check that the Docker engine runs and that the task image builds, then run "

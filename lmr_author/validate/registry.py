@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     from lmr_author.validate.context import TaskContext
 
 #: ``info`` rules read only info.json (they run with ``--schema-only``); ``task`` rules
-#: need the loaded Task model and read the files of the task folder.
-Stage = Literal["info", "task"]
+#: need the loaded Task model and read the files of the task folder; ``run`` rules are
+#: the findings of the proof in Docker (``validate --run``, `lmr_author.validate.dynamic`),
+#: registered so that ``--list-rules``, ``--ignore`` and ``--select`` know them.
+Stage = Literal["info", "task", "run"]
 Check = Callable[["TaskContext"], Iterable[Finding]]
 
 
@@ -62,6 +64,16 @@ def rule(
     return register
 
 
+def run_rule(rule_id: str, severity: Severity, summary: str) -> str:
+    """Register a finding of the Docker proof (it has no static check); return its id."""
+    rule(rule_id, severity, summary, stage="run")(_proved_in_docker)
+    return rule_id
+
+
+def _proved_in_docker(ctx: TaskContext) -> Iterable[Finding]:
+    return ()  # found by running the task's tests, not by reading its files
+
+
 #: Rule modules in the order their rules run and appear in ``--list-rules``.
 _RULE_MODULES = (
     "lmr_author.validate.rules_info",
@@ -69,6 +81,7 @@ _RULE_MODULES = (
     "lmr_author.validate.rules_functions",
     "lmr_author.validate.rules_tests",
     "lmr_author.validate.rules_docker",
+    "lmr_author.validate.rules_run",
 )
 
 
@@ -76,4 +89,5 @@ def all_rules() -> list[Rule]:
     """Every rule, in the order they run (importing the rule modules first)."""
     for module in _RULE_MODULES:
         importlib.import_module(module)
-    return list(RULES.values())
+    # The run rules come last even when `validate.dynamic` registered them first.
+    return sorted(RULES.values(), key=lambda r: r.stage == "run")

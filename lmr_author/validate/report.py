@@ -1,4 +1,7 @@
-"""Present validation results: a readable report grouped by task, or JSON for machines."""
+"""Validation results as data: JSON for machines, counts and the summary line for people.
+
+Drawing the report is the command's job (`lmr_author.commands._render_validate`).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console
-from rich.text import Text
-
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.static import TaskReport
-
-_STYLE = {"error": "bold red", "warning": "yellow"}
 
 
 def summarize(reports: Sequence[TaskReport]) -> dict[str, Any]:
@@ -49,33 +47,3 @@ def summary_line(reports: Sequence[TaskReport]) -> str:
         f"{counts['errors']} error{'s' if counts['errors'] != 1 else ''}, "
         f"{counts['warnings']} warning{'s' if counts['warnings'] != 1 else ''}"
     )
-
-
-def print_report(console: Console, reports: Sequence[TaskReport]) -> None:
-    """Findings grouped by task (errors first), then one summary line."""
-    width = max((len(f.rule) for r in reports for f in r.findings), default=10)
-    for report in reports:
-        header = Text(report.name, style="bold")
-        if not report.findings:
-            header.append("  ok", style="green")
-        else:
-            parts = []
-            if report.errors:
-                parts.append(f"{report.errors} error{'s' if report.errors != 1 else ''}")
-            if report.warnings:
-                parts.append(f"{report.warnings} warning{'s' if report.warnings != 1 else ''}")
-            header.append("  " + ", ".join(parts), style="red" if report.errors else "yellow")
-        console.print(header)
-        ordered = sorted(report.findings, key=lambda f: f.severity != "error")
-        for finding in ordered:
-            line = Text("  ")
-            line.append(f"{finding.severity:<8}", style=_STYLE.get(finding.severity, ""))
-            line.append(f"{finding.rule:<{width}}  ", style="cyan")
-            place = location(finding)
-            if place:
-                line.append(place + ": ", style="bold")
-            line.append(finding.message)
-            console.print(line)
-            if finding.hint:
-                console.print(Text("      " + finding.hint, style="dim"))
-    console.print(Text(summary_line(reports), style="bold"))

@@ -133,7 +133,7 @@ def select_rules(
     return [
         r
         for r in rules
-        if (not schema_only or r.stage == "info")
+        if (not schema_only or r.stage != "task")  # --run still proves with --schema-only
         and r.id not in ignored
         and (not selected or r.id in selected)
     ]
@@ -165,8 +165,8 @@ def validate_task(
     # unreadable-file, missing-path) come first, and without a document nothing else runs.
     batches: list[list[Finding]] = [ctx.load_findings]
     for current in chosen:
-        if ctx.raw is None and current.id != "schema":
-            continue
+        if current.stage == "run" or (ctx.raw is None and current.id != "schema"):
+            continue  # run rules are found in Docker (`validate.proof`), not here
         try:
             batches.append(list(current.check(ctx)))
         except Exception as error:  # a rule bug must not hide the other findings

@@ -7,10 +7,17 @@ tests build such folders here instead of running the evaluator.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from lmr_author.eval_output import (
+    CANDIDATE_FILE,
+    RESULTS_FILE,
+    RUN_FILE,
+    candidate_sha256,
+    run_dir,
+)
 
 GOAL_FILE = "toy.py"
 GOLDEN_FILE = "golden_files/toy_golden.py"
@@ -84,10 +91,10 @@ class RunSpec:
 
 def write_run(output: Path, spec: RunSpec) -> Path:
     """``runs/<system>/<task>/<index>/run.json`` and ``candidate.py``; returns the folder."""
-    folder = output / "runs" / spec.system / spec.task / str(spec.implementation)
+    folder = run_dir(output, spec.system, spec.task, spec.implementation)
     folder.mkdir(parents=True, exist_ok=True)
     candidate = spec.candidate or candidate_source(f"{spec.system}/{spec.task}")
-    (folder / "candidate.py").write_text(candidate)
+    (folder / CANDIDATE_FILE).write_text(candidate)
     run = {
         "schema_version": 1,
         "run_key": f"{spec.system}/{spec.task}/{spec.implementation}",
@@ -98,14 +105,14 @@ def write_run(output: Path, spec: RunSpec) -> Path:
         "goal_file": GOAL_FILE,
         "goal_function": "scale",
         "class_name": "",
-        "candidate_sha256": hashlib.sha256(candidate.encode()).hexdigest(),
+        "candidate_sha256": candidate_sha256(candidate.encode()),
         "image_id": "sha256:0",
         "verdict": spec.verdict,
         "tests": [],
         "started_at": "2026-01-01T00:00:00+00:00",
         "duration_s": 1.0,
     }
-    (folder / "run.json").write_text(json.dumps(run, indent=2))
+    (folder / RUN_FILE).write_text(json.dumps(run, indent=2))
     return folder
 
 
@@ -127,7 +134,7 @@ def build_eval_output(
     output = root / "out"
     output.mkdir(parents=True, exist_ok=True)
     results = {"schema_version": 1, "benchmark": str(benchmark), "systems": {}, "runs": []}
-    (output / "results.json").write_text(json.dumps(results, indent=2))
+    (output / RESULTS_FILE).write_text(json.dumps(results, indent=2))
     for spec in runs:
         write_run(output, spec)
     return output

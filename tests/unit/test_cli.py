@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 
@@ -70,42 +69,6 @@ def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("lmr-author ")
-
-
-HEADLESS = [
-    "lmr_author.cli",
-    "lmr_author.task",
-    "lmr_author.schema",
-    "lmr_author.categories",
-    "lmr_author.validate.static",
-    "lmr_author.validate.fixes",
-    "lmr_author.validate.report",
-    "lmr_author.validate.engine",
-    "lmr_author.cst",
-    "lmr_author.sandbox",
-    "lmr_author.evaluate",
-    "lmr_author.judge",
-    "lmr_author.labels",
-    "lmr_author.paper",
-]
-
-
-def test_headless_modules_do_not_import_textual() -> None:
-    """Importing the core (and building the CLI) must not pull in Textual or the TUI."""
-    code = (
-        "import importlib, json, sys\n"
-        f"for name in {HEADLESS!r}:\n"
-        "    importlib.import_module(name)\n"
-        "import lmr_author.cli as cli\n"
-        "cli.build_parser()\n"
-        "print(json.dumps(sorted(m for m in sys.modules\n"
-        "    if m == 'textual' or m.startswith(('textual.', 'lmr_author.tui')))))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == []
 
 
 def test_validate_runs_as_a_program() -> None:

@@ -7,13 +7,16 @@ draft file at once, so quitting anywhere and starting again resumes at the same 
 
 from __future__ import annotations
 
+import copy
+import threading
 from pathlib import Path
 from typing import ClassVar
 
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
-from lmr_author.authoring.source import SourceCheckout
 from lmr_author.authoring.spec import TaskSpec, draft_path, load_spec, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
@@ -30,13 +33,24 @@ class NewTaskApp(App[int]):
         Binding("ctrl+q", "quit", "Quit (draft kept)", priority=True),
     ]
 
+    class DraftNotSaved(Message):
+        """Autosaving the draft failed (the disk is full, the folder is read-only, ...)."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
     def __init__(self, *, benchmark_dir: Path, draft_name: str = "current") -> None:
         super().__init__()
         self.benchmark_dir = benchmark_dir
         self.draft_file = draft_path(draft_name)
-        self.spec = self._load_draft()
-        self.checkout: SourceCheckout | None = None
+        self.spec = self._load_draft()  # before the app runs: no UI to freeze yet
         self.paper_pages: dict[str, str] = {}
+        # Autosaves run in workers; the version makes an older snapshot that finishes
+        # late never overwrite a newer one.
+        self._draft_lock = threading.Lock()
+        self._draft_version = 0
+        self._saved_version = 0
 
     def _load_draft(self) -> TaskSpec:
         if self.draft_file.exists():
@@ -52,8 +66,32 @@ class NewTaskApp(App[int]):
         self.push_screen(self._make(start))
 
     def autosave(self) -> None:
-        """Write the draft now (atomic), so nothing typed is lost."""
-        save_spec(self.spec, self.draft_file)
+        """Save a snapshot of the draft (atomic, off the UI thread): nothing typed is lost."""
+        self._draft_version += 1
+        self._save_draft(self._draft_version, copy.deepcopy(self.spec))
+
+    @work(thread=True, exclusive=True, group="autosave", exit_on_error=False)
+    def _save_draft(self, version: int, snapshot: TaskSpec) -> None:
+        try:
+            self._write_draft(version, snapshot)
+        except (OSError, UserError) as error:
+            self.post_message(self.DraftNotSaved(str(error)))
+
+    def _write_draft(self, version: int, snapshot: TaskSpec) -> None:
+        with self._draft_lock:
+            if version > self._saved_version:
+                save_spec(snapshot, self.draft_file)
+                self._saved_version = version
+
+    @on(DraftNotSaved)
+    def _draft_not_saved(self, message: DraftNotSaved) -> None:
+        self.notify(message.reason, title="Draft not saved", severity="error")
+
+    def on_unmount(self) -> None:
+        # Quitting must not lose the last change to a worker still queued; one small
+        # write at exit is the only disk access of the app's own thread.
+        if self._draft_version > self._saved_version:
+            self._write_draft(self._draft_version, self.spec)
 
     def _make(self, name: str) -> StepScreen:
         return dict(STEPS)[name]()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox import KIND_RUN, LABEL_KEY, TASK_LABEL
+from lmr_author.sandbox import KIND_BASE, KIND_RUN, LABEL_KEY, TASK_LABEL
 from lmr_author.task import Task
 from tests.docker.sandbox.sandbox_tasks import leftover_containers
 
@@ -61,8 +62,21 @@ def test_build_run_list_prune(
     assert "removed 1 container(s) and 1 image(s)" in out
     assert leftover_containers(docker_client) == []
     assert docker_client.images.list(filters={"label": f"{TASK_LABEL}={task.name}"}) == []
-    # The base image is never pruned without --include-base.
-    assert docker_client.images.list(name="python", filters={"label": LABEL_KEY})
+    # The base image is never pruned without --include-base. Shown on a base image this
+    # test makes itself: the engine's python:3.11-slim may not be lmr-author's at all.
+    base_tag = f"lmr-author-test/base:{task.name.lower()}"
+    base, _ = docker_client.images.build(
+        fileobj=io.BytesIO(b"FROM python:3.11-slim\n"),
+        tag=base_tag,
+        labels={LABEL_KEY: KIND_BASE, TASK_LABEL: task.name},
+        rm=True,
+    )
+    assert main(["sandbox", "prune", "--task", task.name]) == 0
+    assert base_tag not in capsys.readouterr().out
+    assert docker_client.images.get(base_tag).id == base.id
+    assert main(["sandbox", "prune", "--task", task.name, "--include-base", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["removed_images"] == [base_tag]
+    assert docker_client.images.list(filters={"label": f"{TASK_LABEL}={task.name}"}) == []
 
 
 def test_prune_keep_removes_only_outdated_images(

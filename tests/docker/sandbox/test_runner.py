@@ -217,13 +217,46 @@ def test_interrupt_removes_the_container(
 ) -> None:
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach only the main thread")
-    timer = threading.Timer(2.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
+    # Ctrl-C once the test's container really runs (not after a guessed delay, which
+    # under load lands while the engine is still creating it).
+    stop = threading.Event()
+
+    def interrupt_when_running() -> None:
+        while not stop.is_set():
+            if any(c["State"] == "running" for c in leftover_containers(docker_client)):
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=interrupt_when_running, daemon=True)
+    watcher.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             _run(calc_task, _candidate("import time\ntime.sleep(30)"), docker_client)
     finally:
-        timer.cancel()
+        stop.set()
+        watcher.join(timeout=30)
+    assert leftover_containers(docker_client) == []
+
+
+def test_interrupt_while_the_container_is_created_leaves_none_behind(
+    calc_task: tuple[Task, ImageRef], docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the middle of the engine's create: held until the container can be removed."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach only the main thread")
+    from docker.models.containers import ContainerCollection
+
+    real_create = ContainerCollection.create
+
+    def create_then_interrupt(self: Any, *args: Any, **kwargs: Any) -> Any:
+        created = real_create(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # before create() has even returned its object
+        return created
+
+    monkeypatch.setattr(ContainerCollection, "create", create_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        _run(calc_task, _candidate("import time\ntime.sleep(30)"), docker_client)
     assert leftover_containers(docker_client) == []
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList, Select, Static, TextArea
 
@@ -161,7 +162,7 @@ async def test_existing_task_is_not_replaced_without_confirmation(
     app = NewTaskApp(benchmark_dir=benchmark, draft_name="confirm")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.click("#save")
-        await pilot.pause()
+        await _settle(pilot)  # the worker looks whether the folder exists
         await pilot.press("n")
         await _settle(pilot)
     assert (benchmark / "07-Toy" / "keep.txt").read_text() == "mine"
@@ -174,7 +175,7 @@ async def test_function_list_fills_in_from_worker_processes(tmp_path: Path) -> N
     fds_to_keep") because the app replaces sys.stderr, and the list stayed empty.
     """
     from lmr_author.authoring.spec import TaskSpec, save_spec
-    from lmr_author.cst.index import _PARALLEL_MIN_FILES
+    from lmr_author.cst.repository import _PARALLEL_MIN_FILES
 
     repo = tmp_path / "many"
     for number in range(_PARALLEL_MIN_FILES + 40):
@@ -191,3 +192,28 @@ async def test_function_list_fills_in_from_worker_processes(tmp_path: Path) -> N
         functions = app.screen.functions  # type: ignore[attr-defined]
         assert len(functions) == 2 * (_PARALLEL_MIN_FILES + 40)
         assert "indexing" not in str(app.screen.query_one("#status", Static).visual)
+
+
+async def test_autosave_runs_off_the_ui_thread_and_keeps_the_newest_draft(
+    tmp_path: Path, toy_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import lmr_author.tui.new_task.app as app_module
+    from lmr_author.authoring.spec import TaskSpec, save_spec
+
+    writers: list[str] = []
+
+    def recording_save(spec: TaskSpec, path: Path) -> None:
+        writers.append(threading.current_thread().name)
+        save_spec(spec, path)
+
+    monkeypatch.setattr(app_module, "save_spec", recording_save)
+    app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="threads")
+    async with app.run_test(size=SIZE) as pilot:
+        for text in ("a", "ab", str(toy_repo)):
+            app.screen.query_one("#source", Input).value = text
+            await pilot.pause()
+        await _settle(pilot)
+    assert writers and threading.main_thread().name not in writers
+    assert load_spec(draft_path("threads")).source == str(toy_repo)

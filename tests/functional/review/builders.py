@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lmr_author.review.items import candidate_sha256
+from lmr_author.eval_output import file_sha256 as candidate_sha256
 
 TASK = "01-Toy"
 SYSTEMS = ("correct", "no_agent-gpt4o")

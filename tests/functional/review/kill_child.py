@@ -18,6 +18,19 @@ from lmr_author.review.session import open_session
 from lmr_author.tui.review import ReviewApp
 
 
+def report(line: str) -> None:
+    """Tell the parent, through the real stdout.
+
+    Under ``run_test`` Textual captures ``print`` and, headless, writes it on to the
+    original stdout without ever flushing it; without PYTHONUNBUFFERED the line would
+    stay in the pipe's buffer while the parent waits for it.
+    """
+    stream = sys.__stdout__
+    assert stream is not None
+    stream.write(line + "\n")
+    stream.flush()
+
+
 async def main(output_dir: Path, store_path: Path, annotator: str, keys: str) -> None:
     store = LabelStore(store_path)
     app = ReviewApp(open_session(output_dir, annotator, store))
@@ -28,8 +41,8 @@ async def main(output_dir: Path, store_path: Path, annotator: str, keys: str) ->
             await pilot.press(key)
             if key in "123":
                 labeled += 1
-                print(f"labeled {labeled}", flush=True)
-        print("waiting", flush=True)
+                report(f"labeled {labeled}")
+        report("waiting")
         await asyncio.sleep(3600)
 
 

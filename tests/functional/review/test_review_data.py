@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.errors import UserError
+from lmr_author.eval_output import file_sha256 as candidate_sha256
 from lmr_author.labels.store import LabelStore
 from lmr_author.review import (
     LabelStatus,
@@ -20,7 +21,6 @@ from lmr_author.review import (
     read_benchmark_dir,
     sample_items,
 )
-from lmr_author.review.items import candidate_sha256
 from lmr_author.tui.review import run_review
 from tests.functional.review.builders import rerun
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import warnings
 from pathlib import Path
@@ -11,12 +10,9 @@ from textwrap import dedent
 import pytest
 
 from lmr_author.cst.cache import FunctionCache
-from lmr_author.cst.index import (
-    index_repository,
-    iter_repository_functions,
-    list_functions,
-    python_files,
-)
+from lmr_author.cst.index import list_functions
+from lmr_author.cst.repository import index_repository, iter_repository_functions, python_files
+from tests.support.unprivileged import shared_tmp_dir, unprivileged
 
 
 def test_definitions_in_every_kind_of_block_are_listed() -> None:
@@ -144,13 +140,14 @@ def test_parallel_and_serial_indexing_agree(tmp_path: Path) -> None:
     assert python_files(tmp_path) == sorted(f"m{n:02d}.py" for n in range(60))
 
 
-def test_unreadable_file_is_an_error_not_a_crash(tmp_path: Path) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root reads every file")
-    target = tmp_path / "locked.py"
-    target.write_text("def f(): pass\n")
-    target.chmod(0)
-    assert "cannot read" in index_repository(tmp_path).errors["locked.py"]
+def test_unreadable_file_is_an_error_not_a_crash() -> None:
+    with shared_tmp_dir() as root:
+        target = root / "locked.py"
+        target.write_text("def f(): pass\n")
+        target.chmod(0)
+        with unprivileged():
+            found = index_repository(root, use_cache=False, workers=1)
+    assert "cannot read" in found.errors["locked.py"]
 
 
 def test_iteration_from_a_thread_uses_worker_processes_safely(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from lmr_author.cst.extract import extract_function
 from lmr_author.cst.index import FunctionInfo, list_functions
-from lmr_author.cst.mask import STYLES, mask_function
+from lmr_author.cst.mask import MASK_STYLES, mask_function
 from lmr_author.cst.splice import splice_function
 
 #: More examples for a deeper search: LMR_CST_ROUNDTRIP_EXAMPLES=1000 pytest ...
@@ -90,7 +90,7 @@ def test_round_trip_on_real_files(data: st.DataObject) -> None:
         infos = []
     assume(infos)
     info = data.draw(st.sampled_from(infos), label="function")
-    style = data.draw(st.sampled_from(STYLES), label="style")
+    style = data.draw(st.sampled_from(MASK_STYLES), label="style")
     variant = data.draw(st.sampled_from(["as-is", "crlf", "bom"]), label="variant")
     source = _variant(raw, variant)
     _check(source, info, style)

@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmr_author.judge.parse import coerce_category, label_for, parse_judge_answer
+from lmr_author.judge.parse import coerce_category, parse_judge_answer
+from lmr_author.three_way import short_name
 
-FORMATS = Path("/work/shared/reference/formats")
+# The shared folder sits beside the repository (../shared), as the design says.
+FORMATS = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "formats"
 
 
 @pytest.mark.parametrize("name", ["judge-output-bare-json.txt", "judge-output-fenced-json.txt"])
@@ -62,8 +64,8 @@ def test_coerce_and_label() -> None:
     assert coerce_category(True) is None
     assert coerce_category(2.5) is None
     assert coerce_category("3") == 3
-    assert label_for(None) == "unparsed"
-    assert label_for(2) == "LC"
+    assert short_name(None) == "unparsed"
+    assert short_name(2) == "LC"
 
 
 @given(

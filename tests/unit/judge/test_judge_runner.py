@@ -42,7 +42,7 @@ def test_readable_answers(
 ) -> None:
     output = _one(tmp_path)
     server.enqueue(reply)
-    summary = run_judging(output, make_config(), progress=False)
+    summary = run_judging(output, make_config())
     data = _judgment(output)
     shared_keys = {
         "schema_version", "system", "task", "implementation", "candidate_sha256", "category",
@@ -75,7 +75,7 @@ def test_garbage_then_good_asks_again_once(
 ) -> None:
     output = _one(tmp_path)
     server.enqueue(Reply.text("I believe this is mostly right."), Reply.answer(2))
-    summary = run_judging(output, make_config(), progress=False)
+    summary = run_judging(output, make_config())
     assert server.request_count == 2
     followup = server.requests[1].messages
     assert followup[-2] == {"role": "assistant", "content": "I believe this is mostly right."}
@@ -90,7 +90,7 @@ def test_garbage_twice_is_unparsed_with_raw_text(
 ) -> None:
     output = _one(tmp_path)
     server.enqueue(Reply.text("no idea"), Reply.text("still no idea"))
-    summary = run_judging(output, make_config(), progress=False)
+    summary = run_judging(output, make_config())
     assert server.request_count == 2
     data = _judgment(output)
     assert (data["label"], data["category"]) == ("unparsed", None)
@@ -99,7 +99,7 @@ def test_garbage_twice_is_unparsed_with_raw_text(
     assert summary.unparsed == 1 and summary.errors == 0
     # An unreadable answer is an answer: cached, not asked again.
     (output / "judgments").rename(tmp_path / "old")
-    run_judging(output, make_config(), progress=False)
+    run_judging(output, make_config())
     assert server.request_count == 2
 
 
@@ -112,7 +112,7 @@ def test_repeated_500s_are_recorded_and_the_batch_continues(
         return Reply.error(500, "down") if "'b/01-Toy'" in request.prompt else Reply.answer(3)
 
     server.default = script
-    summary = run_judging(output, make_config(max_attempts=3), progress=False)
+    summary = run_judging(output, make_config(max_attempts=3))
     assert server.request_count == 2 + 3  # a and c once, b three times
     labels = {j.system: (j.label, j.error) for j in load_judgments(output)}
     assert labels["a"] == ("CC", None) and labels["c"] == ("CC", None)
@@ -122,7 +122,7 @@ def test_repeated_500s_are_recorded_and_the_batch_continues(
 
     # The failed judgment is asked again next time; the others come from disk.
     server.default = Reply.answer(2)
-    second = run_judging(output, make_config(), progress=False)
+    second = run_judging(output, make_config())
     assert (second.kept, second.asked) == (2, 1)
     assert {j.system: j.label for j in load_judgments(output)}["b"] == "LC"
 
@@ -132,7 +132,7 @@ def test_slow_answer_times_out_then_retries(
 ) -> None:
     output = _one(tmp_path)
     server.enqueue(Reply.answer(1, delay_s=2.0), Reply.answer(3))
-    summary = run_judging(output, make_config(timeout_s=0.3), progress=False)
+    summary = run_judging(output, make_config(timeout_s=0.3))
     assert _judgment(output)["label"] == "CC"
     assert (summary.requests, summary.retries) == (2, 1)
 
@@ -140,32 +140,42 @@ def test_slow_answer_times_out_then_retries(
 def test_concurrency_is_bounded(tmp_path: Path, server: OpenAIServer, make_config: Config) -> None:
     output = build_eval_output(tmp_path, [RunSpec(f"s{i}") for i in range(9)])
     server.default = Reply.answer(3, delay_s=0.2)
-    run_judging(output, make_config(concurrency=3), progress=False)
+    run_judging(output, make_config(concurrency=3))
     assert server.request_count == 9
     assert server.max_in_flight == 3
+
+
+def test_progress_is_reported_through_the_callback(
+    tmp_path: Path, server: OpenAIServer, make_config: Config
+) -> None:
+    output = build_eval_output(tmp_path, [RunSpec(f"s{i}") for i in range(4)])
+    server.default = Reply.answer(3)
+    seen: list[tuple[int, int]] = []
+    run_judging(output, make_config(concurrency=2), on_progress=lambda *n: seen.append(n))
+    assert seen == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
 
 
 def test_cache_hits_make_zero_requests(
     tmp_path: Path, server: OpenAIServer, make_config: Config
 ) -> None:
     output = build_eval_output(tmp_path, [RunSpec("a"), RunSpec("b", verdict="fail")])
-    first = run_judging(output, make_config(), progress=False)
+    first = run_judging(output, make_config())
     assert server.request_count == 2
 
     copy = tmp_path / "copy"
     shutil.copytree(output, copy, ignore=shutil.ignore_patterns("judgments"))
-    second = run_judging(copy, make_config(), progress=False)
+    second = run_judging(copy, make_config())
     assert server.request_count == 2
     assert (second.cached, second.asked, second.requests) == (2, 0, 0)
     assert all(j.cached for j in load_judgments(copy))
     assert second.usage.total_tokens == 0
     assert second.usage_total == first.usage_total
 
-    forced = run_judging(output, make_config(), force=True, progress=False)
+    forced = run_judging(output, make_config(), force=True)
     assert (forced.cached, server.request_count) == (2, 2)
-    no_cache = run_judging(output, make_config(use_cache=False), force=True, progress=False)
+    no_cache = run_judging(output, make_config(use_cache=False), force=True)
     assert (no_cache.asked, server.request_count) == (2, 4)
-    other_model = run_judging(copy, make_config(model="other"), progress=False)
+    other_model = run_judging(copy, make_config(model="other"))
     assert (other_model.asked, server.request_count) == (2, 6)
 
 
@@ -173,11 +183,11 @@ def test_resume_and_changed_candidate(
     tmp_path: Path, server: OpenAIServer, make_config: Config
 ) -> None:
     output = build_eval_output(tmp_path, [RunSpec("a"), RunSpec("b")])
-    run_judging(output, make_config(), progress=False)
-    again = run_judging(output, make_config(), progress=False)
+    run_judging(output, make_config())
+    again = run_judging(output, make_config())
     assert (again.kept, again.asked, again.cached, server.request_count) == (2, 0, 0, 2)
     (output / "runs/b/01-Toy/1/candidate.py").write_text(candidate_source("changed"))
-    changed = run_judging(output, make_config(), progress=False)
+    changed = run_judging(output, make_config())
     assert (changed.kept, changed.asked, server.request_count) == (1, 1, 3)
 
 
@@ -199,7 +209,7 @@ def test_summary_per_system(tmp_path: Path, server: OpenAIServer, make_config: C
         return Reply.text("??")
 
     server.default = script
-    summary = run_judging(output, make_config(), progress=False)
+    summary = run_judging(output, make_config())
     gpt = summary.systems["gpt"]
     assert (gpt.runs, gpt.passed, gpt.unit_test_accuracy, gpt.judged) == (4, 2, 50.0, 4)
     assert (gpt.percent("CC"), gpt.percent("LC"), gpt.percent("LI")) == (50.0, 0.0, 50.0)
@@ -218,7 +228,7 @@ def test_broken_runs_are_reported_not_fatal(
     shutil.copytree(output / "runs/a/01-Toy/1", bad_task)
     run = json.loads((bad_task / "run.json").read_text())
     (bad_task / "run.json").write_text(json.dumps({**run, "system": "d", "task": "99-Gone"}))
-    summary = run_judging(output, make_config(), progress=False)
+    summary = run_judging(output, make_config())
     assert summary.asked == 1
     assert len(summary.problems) == 3
     assert any("99-Gone" in p for p in summary.problems)
@@ -230,20 +240,20 @@ def test_fatal_endpoint_error_stops_with_user_error(
     output = build_eval_output(tmp_path, [RunSpec(f"s{i}") for i in range(6)])
     server.default = Reply.error(401, "bad key")
     with pytest.raises(UserError, match="refused"):
-        run_judging(output, make_config(concurrency=1), progress=False)
+        run_judging(output, make_config(concurrency=1))
     assert server.request_count == 1
 
 
 def test_bad_output_folder(tmp_path: Path, make_config: Config) -> None:
     with pytest.raises(UserError, match=r"results\.json"):
-        run_judging(tmp_path, make_config(), progress=False)
+        run_judging(tmp_path, make_config())
 
 
 def test_file_scope_shows_whole_files(
     tmp_path: Path, server: OpenAIServer, make_config: Config
 ) -> None:
     output = _one(tmp_path)
-    run_judging(output, make_config(scope="file"), progress=False)
+    run_judging(output, make_config(scope="file"))
     assert "def helper" in server.requests[0].prompt
     assert _judgment(output)["scope"] == "file"
 
@@ -253,7 +263,7 @@ def test_function_scope_uses_the_goal_function(
 ) -> None:
     pytest.importorskip("lmr_author.cst.extract")
     output = _one(tmp_path)
-    run_judging(output, make_config(scope="function"), progress=False)
+    run_judging(output, make_config(scope="function"))
     prompt = server.requests[0].prompt
     assert "def scale" in prompt and "def helper" not in prompt
     assert _judgment(output)["scope"] == "function"
@@ -263,7 +273,7 @@ def test_function_scope_falls_back_when_the_candidate_lost_the_function(
     tmp_path: Path, server: OpenAIServer, make_config: Config
 ) -> None:
     output = build_eval_output(tmp_path, [RunSpec("a", candidate="def other():\n    pass\n")])
-    run_judging(output, make_config(scope="function"), progress=False)
+    run_judging(output, make_config(scope="function"))
     assert "def other" in server.requests[0].prompt
     assert _judgment(output)["scope"] == "file"
 
@@ -275,6 +285,6 @@ def test_unspliced_prediction_is_judged(
     folder = output / "runs/a/01-Toy/1"
     (folder / "candidate.py").unlink()
     (folder / "prediction.py").write_text("def scale(values, factor):\n    return None\n")
-    summary = run_judging(output, make_config(), progress=False)
+    summary = run_judging(output, make_config())
     assert summary.asked == 1 and not summary.problems
     assert "return None" in server.requests[0].prompt

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lmr_author.cli import main
 from lmr_author.labels.agreement import JUDGE, Options, analyze
+from lmr_author.labels.agreement_report import AgreementReport
 from lmr_author.labels.report import sections, to_markdown
 from lmr_author.labels.sources import load_human_labels, load_judge_source
 from tests.unit.labels.agreement_fixtures import (
@@ -35,12 +37,34 @@ from tests.unit.labels.agreement_fixtures import (
 
 
 @pytest.fixture
-def report(tmp_path: Path) -> dict[str, object]:
+def agreement(tmp_path: Path) -> AgreementReport:
     out = write_eval_output(tmp_path)
     store = write_store(tmp_path / "labels.sqlite")
     bob = write_bob_file(tmp_path / "bob.json")
     labels, _ = load_human_labels([store, bob])
     return analyze(labels, load_judge_source(out), options=Options(bootstrap=200, seed=1))
+
+
+@pytest.fixture
+def report(agreement: AgreementReport) -> dict[str, Any]:
+    """The report's JSON, as ``agreement --json`` prints it."""
+    return agreement.to_json()
+
+
+def test_the_typed_report_and_its_json_say_the_same(
+    agreement: AgreementReport, report: dict[str, Any]
+) -> None:
+    versus = agreement.three_way.judge_vs_human
+    assert versus is not None
+    assert report["three_way"]["judge_vs_human"]["pairs"] == versus.pairs == versus.pooled.n
+    assert versus.pooled.percent_agreement.value == pytest.approx(0.5)
+    assert versus.pooled.direct_conflict_rate is not None
+    assert agreement.binary.judge_vs_human is not None
+    assert agreement.binary.judge_vs_human.pooled.direct_conflict_rate is None
+    assert "direct_conflict_rate" not in report["binary"]["judge_vs_human"]
+    assert [row.annotator for row in versus.per_annotator] == ["ann", "bob"]
+    assert set(agreement.three_way.between_annotators.groups) == {"humans", "humans_and_judge"}
+    assert [x.rater for x in agreement.stale] == [x["rater"] for x in report["stale"]]
 
 
 def test_distribution_is_the_table_2_layout(report: dict) -> None:
@@ -143,19 +167,19 @@ def test_bootstrap_is_reproducible(tmp_path: Path) -> None:
     out = write_eval_output(tmp_path)
     labels, _ = load_human_labels([write_store(tmp_path / "s.sqlite")])
     judge = load_judge_source(out)
-    first = analyze(labels, judge, options=Options(bootstrap=100, seed=3))
-    again = analyze(labels, judge, options=Options(bootstrap=100, seed=3))
-    none = analyze(labels, judge, options=Options(bootstrap=0))
+    first = analyze(labels, judge, options=Options(bootstrap=100, seed=3)).to_json()
+    again = analyze(labels, judge, options=Options(bootstrap=100, seed=3)).to_json()
+    none = analyze(labels, judge, options=Options(bootstrap=0)).to_json()
     assert json.dumps(first) == json.dumps(again)
     assert none["three_way"]["judge_vs_human"]["percent_agreement"]["ci"] is None
 
 
-def test_report_renders_every_section(report: dict) -> None:
-    markdown = to_markdown(report)
+def test_report_renders_every_section(agreement: AgreementReport) -> None:
+    markdown = to_markdown(agreement)
     for title in ("Per system", "LLM judge vs humans", "Between annotators", "Disagreements"):
         assert title in markdown
     assert "| no_agent-gpt4o | 28.6 | 33.3 |" in markdown
-    assert len(sections(report, limit=1)) >= 8
+    assert len(sections(agreement, limit=1)) >= 8
 
 
 def test_published_judge_outputs_match_published_labels(tmp_path: Path) -> None:
@@ -191,7 +215,7 @@ def test_published_judge_outputs_match_published_labels(tmp_path: Path) -> None:
         )
     )
     labels, _ = load_human_labels([labels_file])
-    report = analyze(labels, load_judge_source(judges), options=Options(bootstrap=0))
+    report = analyze(labels, load_judge_source(judges), options=Options(bootstrap=0)).to_json()
     assert report["missing"] == []
     jh = report["three_way"]["judge_vs_human"]
     assert (jh["pairs"], jh["percent_agreement"]["value"]) == (3, pytest.approx(2 / 3))
@@ -280,7 +304,7 @@ def test_a_judgment_of_an_older_candidate_is_flagged(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     data["candidate_sha256"] = "f" * 64
     path.write_text(json.dumps(data))
-    report = analyze([], load_judge_source(out), options=Options(bootstrap=0))
+    report = analyze([], load_judge_source(out), options=Options(bootstrap=0)).to_json()
     (stale,) = report["stale"]
     assert (stale["rater"], stale["task"], stale["implementation"]) == (JUDGE, "01-DPO", 1)
     assert report["distribution"][0]["judge"]["n"] == 5
@@ -291,7 +315,7 @@ def test_conflicting_copies_of_one_label_are_noted(tmp_path: Path) -> None:
 
     first = Label("a", SYSTEM, "01-DPO", 1, 1, created_at="2026-01-01T00:00:00.000Z")
     later = Label("a", SYSTEM, "1", 1, 3, created_at="2026-02-01T00:00:00.000Z")
-    report = analyze([later, first], None, options=Options(bootstrap=0))
+    report = analyze([later, first], None, options=Options(bootstrap=0)).to_json()
     assert report["distribution"][0]["human"]["counts"]["CC"] == 1
     assert any("twice" in note for note in report["notes"])
     assert report["three_way"]["judge_vs_human"] is None
@@ -303,7 +327,7 @@ def test_runs_without_judgments_still_check_hashes(tmp_path: Path) -> None:
     out = write_eval_output(tmp_path)
     shutil.rmtree(out / "judgments")
     labels, _ = load_human_labels([write_store(tmp_path / "s.sqlite")])
-    report = analyze(labels, load_judge_source(out), options=Options(bootstrap=0))
+    report = analyze(labels, load_judge_source(out), options=Options(bootstrap=0)).to_json()
     assert any("no judgments yet" in note for note in report["notes"])
     assert [x["rater"] for x in report["stale"]] == ["bob"]
     assert report["three_way"]["judge_vs_human"]["pairs"] == 0
@@ -322,7 +346,7 @@ def test_published_scale_with_full_bootstrap(tmp_path: Path) -> None:
     labels, _ = load_human_labels([human])
     judge = load_judge_source(judges)
     started = time.perf_counter()
-    report = analyze(labels, judge, options=Options(bootstrap=1000, seed=1))
+    report = analyze(labels, judge, options=Options(bootstrap=1000, seed=1)).to_json()
     elapsed = time.perf_counter() - started
     print(f"analyze: 168 items, 1000 resamples: {elapsed:.2f} s")
     assert report["inputs"]["items"] == 168 and report["missing"] == []

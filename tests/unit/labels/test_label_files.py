@@ -21,8 +21,10 @@ from lmr_author.labels.published import (
     write_label_file,
 )
 
-REFERENCE = Path("/work/shared/reference/formats/human-labels-example.json")
-SCHEMA = Path(__file__).resolve().parents[3] / "schemas" / "labels.schema.json"
+REPO_ROOT = Path(__file__).resolve().parents[3]
+# The shared folder sits beside the repository (../shared), as the design says.
+REFERENCE = REPO_ROOT.parent / "shared" / "reference" / "formats" / "human-labels-example.json"
+SCHEMA = REPO_ROOT / "schemas" / "labels.schema.json"
 
 EXAMPLE = [
     {

@@ -30,7 +30,18 @@ def test_latest_wins_and_history_is_kept(tmp_path: Path) -> None:
         assert store.annotators() == ["ann", "bob"]
         assert [(x.annotator, x.label) for x in store.labels()] == [("ann", 3), ("bob", 2)]
         assert [x.label for x in store.labels("bob")] == [2]
-        assert store.labeled_items("ann") == {ITEM}
+
+
+def test_add_changed_skips_what_already_counts(tmp_path: Path) -> None:
+    with LabelStore(tmp_path / "labels.sqlite") as store:
+        store.add(Label("ann", *ITEM, label=2, comment="close"))
+        same = Label("ann", *ITEM, label=2, comment="close")
+        recommented = Label("ann", *ITEM, label=2, comment="closer look")
+        other = Label("bob", *ITEM, label=2, comment="close")
+        assert store.add_changed([same, recommented, other]) == [recommented, other]
+        assert store.add_changed([same]) == [same]  # no longer the latest: counts again
+        assert store.add_changed([same]) == []
+        assert len(store.history("ann", ITEM)) == 3
 
 
 def test_reopen_keeps_every_field(tmp_path: Path) -> None:

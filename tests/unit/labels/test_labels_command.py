@@ -113,19 +113,6 @@ def test_labels_list_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "1 labels" in capsys.readouterr().out
 
 
-def test_the_label_modules_never_import_textual() -> None:
-    code = (
-        "import sys\n"
-        "import lmr_author.labels, lmr_author.labels.agreement, lmr_author.labels.report\n"
-        "import lmr_author.labels.sources, lmr_author.commands.agreement\n"
-        "import lmr_author.commands.labels\n"
-        "bad = [m for m in sys.modules if m == 'textual' or m.startswith(('textual.',"
-        " 'lmr_author.tui'))]\n"
-        "assert not bad, bad\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 def test_the_store_api_stays_light_to_import() -> None:
     """The review TUI imports lmr_author.labels; it must not pull in the statistics stack."""
     code = (

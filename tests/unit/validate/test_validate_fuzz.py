@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from lmr_author.cli import main
 from lmr_author.task import TaskLoadError, load_task
 from lmr_author.validate.static import validate_task
+from tests.support.unprivileged import shared_tmp_dir, unprivileged
 from tests.unit.validate.samples import REPO, base_info, build_task
 
 FUZZ = settings(
@@ -113,18 +114,18 @@ def test_fifo_files_do_not_block(tmp_path: Path) -> None:
     assert "missing-path" in rules and "internal-error" not in rules
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    task = build_task(tmp_path)
-    (task / "golden_files" / "trainers_golden.py").chmod(0)
-    try:
-        assert main(["validate", str(task)]) == 1
+def test_unreadable_files(capsys: pytest.CaptureFixture[str]) -> None:
+    with shared_tmp_dir() as root:
+        task = build_task(root)
+        assert main(["validate", str(task)]) == 0  # imports everything while still root
+        capsys.readouterr()
+        (task / "golden_files" / "trainers_golden.py").chmod(0)
+        with unprivileged():
+            assert main(["validate", str(task)]) == 1
         assert "unreadable-file" in capsys.readouterr().out
         (task / "info.json").chmod(0)
-        assert main(["validate", str(task)]) == 1
-    finally:
-        (task / "info.json").chmod(0o644)
-        (task / "golden_files" / "trainers_golden.py").chmod(0o644)
+        with unprivileged():
+            assert main(["validate", str(task)]) == 1
 
 
 def test_unreadable_files_as_another_user() -> None:

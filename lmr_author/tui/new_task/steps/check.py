@@ -11,9 +11,10 @@ from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Label, RichLog, Static
 
-from lmr_author.authoring.check import build_scratch, info_from_spec, schema_check
+from lmr_author.authoring.check import build_scratch, draft_info, schema_check
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.validate.findings import Finding
@@ -32,6 +33,22 @@ class CheckStep(StepScreen):
         "info.json is checked against the schema as you type. 'Static checks' runs the "
         "validator on a scratch build; 'Verify in Docker' proves golden passes, masked fails."
     )
+
+    class Checked(Message):
+        """Findings of the static rules (``docker`` False) or of the Docker proof."""
+
+        def __init__(self, findings: list[Finding], *, docker: bool, error: str = "") -> None:
+            super().__init__()
+            self.findings = findings
+            self.docker = docker
+            self.error = error
+
+    class VerifyLog(Message):
+        """A line of the Docker proof's progress or image build."""
+
+        def __init__(self, line: str) -> None:
+            super().__init__()
+            self.line = line
 
     def __init__(self) -> None:
         super().__init__()
@@ -73,7 +90,7 @@ class CheckStep(StepScreen):
         self._refresh_info()
 
     def _refresh_info(self) -> None:
-        info = info_from_spec(self.spec)
+        info = draft_info(self.spec)
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
         self.query_one("#info-json", Static).update(
             Syntax(json.dumps(info, indent=4, ensure_ascii=False), "json", theme=theme)
@@ -106,21 +123,13 @@ class CheckStep(StepScreen):
         try:
             check = build_scratch(self.spec)
         except UserError as error:
-            self.app.call_from_thread(self.set_status, str(error), error=True)
+            self.post_message(self.Checked([], docker=False, error=str(error)))
             return
         try:
             findings = validate_task_dir(check.task.path)
         finally:
             check.cleanup()
-        self.app.call_from_thread(self._static_done, findings)
-
-    def _static_done(self, findings: list[Finding]) -> None:
-        self._show_findings(findings)
-        errors = sum(f.severity == "error" for f in findings)
-        self.set_status(
-            f"static checks: {errors} error(s), {len(findings) - errors} warning(s)",
-            error=bool(errors),
-        )
+        self.post_message(self.Checked(findings, docker=False))
 
     @on(Button.Pressed, "#verify")
     def _verify_pressed(self) -> None:
@@ -132,26 +141,39 @@ class CheckStep(StepScreen):
     def _verify(self) -> None:
         from lmr_author.validate.dynamic import run_dynamic_checks
 
-        log = self.query_one("#verify-log", RichLog)
-
         def say(line: str) -> None:
-            self.app.call_from_thread(log.write, line)
+            self.post_message(self.VerifyLog(line))
 
         try:
             check = build_scratch(self.spec)
         except UserError as error:
-            self.app.call_from_thread(self.set_status, str(error), error=True)
+            self.post_message(self.Checked([], docker=True, error=str(error)))
             return
         try:
             say("building the image and running golden / masked / golden…")
             findings = run_dynamic_checks(check.task, on_progress=say, on_log=say)
         finally:
             check.cleanup()
-        self.app.call_from_thread(self._verify_done, findings)
+        self.post_message(self.Checked(findings, docker=True))
 
-    def _verify_done(self, findings: list[Finding]) -> None:
+    @on(VerifyLog)
+    def _verify_log(self, message: VerifyLog) -> None:
+        self.query_one("#verify-log", RichLog).write(message.line)
+
+    @on(Checked)
+    def _checked(self, message: Checked) -> None:
+        if message.error:
+            self.set_status(message.error, error=True)
+            return
+        findings = message.findings
         self._show_findings(findings)
         errors = [f for f in findings if f.severity == "error"]
+        if not message.docker:
+            self.set_status(
+                f"static checks: {len(errors)} error(s), {len(findings) - len(errors)} warning(s)",
+                error=bool(errors),
+            )
+            return
         self.verified = not errors
         if errors:
             self.set_status(f"verification failed: {errors[0].message}", error=True)

@@ -1,6 +1,6 @@
 """Step 3: pick the goal function(s) from a file tree and a fuzzy-searchable list.
 
-The list comes from the function index (`lmr_author.cst.index`), filled file by file in
+The list comes from the repository index (`lmr_author.cst.repository`), filled file by file in
 a worker so that it appears at once and grows, even on very large repositories.
 """
 
@@ -15,9 +15,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.fuzzy import Matcher
+from textual.message import Message
 from textual.widgets import DirectoryTree, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from lmr_author.authoring.preview import FunctionExcerpt, function_excerpt
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.errors import UserError
@@ -42,6 +44,24 @@ class GoalStep(StepScreen):
         "Pick a file in the tree to list only its functions."
     )
 
+    class Excerpted(Message):
+        """The highlighted function's source, read off disk for the preview."""
+
+        def __init__(self, excerpt: FunctionExcerpt) -> None:
+            super().__init__()
+            self.excerpt = excerpt
+
+    class Indexed(Message):
+        """A batch of functions from the repository index (``done`` with the last one)."""
+
+        def __init__(
+            self, batch: list[tuple[str, FunctionInfo]], *, done: bool = False, error: str = ""
+        ) -> None:
+            super().__init__()
+            self.batch = batch
+            self.done = done
+            self.error = error
+
     def __init__(self) -> None:
         super().__init__()
         self.functions: list[tuple[str, FunctionInfo]] = []
@@ -64,23 +84,28 @@ class GoalStep(StepScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _index(self, root: Path) -> None:
-        from lmr_author.cst.index import iter_repository_functions
+        from lmr_author.cst.repository import iter_repository_functions
 
         batch: list[tuple[str, FunctionInfo]] = []
         try:
             for relative, functions in iter_repository_functions(root):
                 batch.extend((relative, info) for info in functions)
                 if len(batch) >= 2000:
-                    self.app.call_from_thread(self._add, batch)
+                    self.post_message(self.Indexed(batch))
                     batch = []
         except (OSError, UserError) as error:
-            self.app.call_from_thread(self.set_status, f"indexing failed: {error}", error=True)
-        self.app.call_from_thread(self._add, batch, True)
+            self.post_message(self.Indexed(batch, done=True, error=f"indexing failed: {error}"))
+            return
+        self.post_message(self.Indexed(batch, done=True))
 
-    def _add(self, batch: list[tuple[str, FunctionInfo]], done: bool = False) -> None:
-        self.functions.extend(batch)
+    @on(Indexed)
+    def _add(self, message: Indexed) -> None:
+        self.functions.extend(message.batch)
         self._refresh_list()
-        state = "" if done else " (indexing…)"
+        if message.error:
+            self.set_status(message.error, error=True)
+            return
+        state = "" if message.done else " (indexing…)"
         self.set_status(f"{len(self.functions)} functions{state}")
 
     def _key(self, relative: str, info: FunctionInfo) -> str:
@@ -142,19 +167,23 @@ class GoalStep(StepScreen):
         if found is None:
             return
         relative, info = found
-        try:
-            code = (Path(self.spec.repo_path) / relative).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return
-        lines = code.splitlines()
-        start = max(info.start_line - 3, 1)
-        end = min(info.end_line + 2, len(lines))
+        self._excerpt(Path(self.spec.repo_path) / relative, info.start_line, info.end_line)
+
+    @work(thread=True, exclusive=True, group="excerpt", exit_on_error=False)
+    def _excerpt(self, path: Path, start_line: int, end_line: int) -> None:
+        excerpt = function_excerpt(path, start_line, end_line)
+        if excerpt is not None:
+            self.post_message(self.Excerpted(excerpt))
+
+    @on(Excerpted)
+    def _show_excerpt(self, message: Excerpted) -> None:
+        excerpt = message.excerpt
         syntax = Syntax(
-            "\n".join(lines[start - 1 : end]),
+            excerpt.text,
             "python",
             line_numbers=True,
-            start_line=start,
-            highlight_lines=set(range(info.start_line, info.end_line + 1)),
+            start_line=excerpt.first_line,
+            highlight_lines=set(excerpt.highlighted),
             theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
         )
         self.query_one("#source-preview", Static).update(syntax)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.widgets import Label, Select, SelectionList, Static, TextArea
 
 from lmr_author.authoring.instruction import InstructionDraft, draft_instruction
@@ -24,6 +25,15 @@ class InstructionStep(StepScreen):
     )
 
     current = 0
+
+    class Drafted(Message):
+        """The instruction drafted from the goal function's source (or why not)."""
+
+        def __init__(self, index: int, draft: InstructionDraft, error: str = "") -> None:
+            super().__init__()
+            self.index = index
+            self.draft = draft
+            self.error = error
 
     def compose_step(self) -> ComposeResult:
         yield goal_select(self.spec.goals)
@@ -44,14 +54,29 @@ class InstructionStep(StepScreen):
         if not self.spec.goals:
             return
         self.current = index
+        self._draft(index)
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _draft(self, index: int) -> None:
         goal = self.spec.goals[index]
         try:
             draft = draft_instruction(
                 Path(self.spec.repo_path), goal.goal_file, goal.goal_function, goal.class_name
             )
         except UserError as error:
-            self.set_status(str(error), error=True)
-            draft = InstructionDraft(text="", signature="", summary="")
+            empty = InstructionDraft(text="", signature="", summary="")
+            self.post_message(self.Drafted(index, empty, str(error)))
+            return
+        self.post_message(self.Drafted(index, draft))
+
+    @on(Drafted)
+    def _drafted(self, message: Drafted) -> None:
+        if message.index != self.current:
+            return  # the annotator moved on to another goal meanwhile
+        if message.error:
+            self.set_status(message.error, error=True)
+        goal = self.spec.goals[message.index]
+        draft = message.draft
         if not goal.instruction:
             goal.instruction = draft.text
             self.changed()

@@ -9,10 +9,11 @@ from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Label, RadioButton, RadioSet, Select, Static
 
 from lmr_author.authoring.preview import MaskPreview, mask_preview
-from lmr_author.authoring.spec import MASK_STYLES
+from lmr_author.cst.mask import MASK_STYLES
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
@@ -30,6 +31,14 @@ class MaskStep(StepScreen):
     current = 0
     #: The preview on screen (the diff of the selected goal).
     preview: MaskPreview | None = None
+
+    class Previewed(Message):
+        """The golden → masked diff of a goal (or why it could not be made)."""
+
+        def __init__(self, preview: MaskPreview | None, error: str = "") -> None:
+            super().__init__()
+            self.preview = preview
+            self.error = error
 
     def compose_step(self) -> ComposeResult:
         with Horizontal(classes="row"):
@@ -69,11 +78,16 @@ class MaskStep(StepScreen):
         try:
             preview = mask_preview(Path(self.spec.repo_path), goal)
         except UserError as error:
-            self.app.call_from_thread(self.set_status, str(error), error=True)
+            self.post_message(self.Previewed(None, str(error)))
             return
-        self.app.call_from_thread(self._show, preview)
+        self.post_message(self.Previewed(preview))
 
-    def _show(self, preview: MaskPreview) -> None:
+    @on(Previewed)
+    def _show(self, message: Previewed) -> None:
+        preview = message.preview
+        if preview is None:
+            self.set_status(message.error, error=True)
+            return
         self.preview = preview
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
         self.query_one("#diff", Static).update(Syntax(preview.diff, "diff", theme=theme))

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, Input, Label, Static
 
 from lmr_author.errors import UserError
@@ -21,6 +22,14 @@ class PaperStep(StepScreen):
         "The paper as a PDF. It is copied into the repository as paper.pdf and its text "
         "saved as paper.json (page number → text)."
     )
+
+    class Converted(Message):
+        """The paper's page texts (or why the PDF could not be read)."""
+
+        def __init__(self, pages: dict[str, str], error: str = "") -> None:
+            super().__init__()
+            self.pages = pages
+            self.error = error
 
     def compose_step(self) -> ComposeResult:
         yield Label("Paper PDF")
@@ -69,21 +78,25 @@ class PaperStep(StepScreen):
         from lmr_author.paper import pdf_to_pages
 
         try:
-            path = Path(pdf).expanduser()
-            if not path.is_file():
-                raise UserError("no such PDF", file=path, hint="Give the path of the paper.")
-            pages = pdf_to_pages(path)
+            pages = pdf_to_pages(Path(pdf).expanduser())
         except UserError as error:
-            self.app.call_from_thread(self.set_status, str(error), error=True)
+            self.post_message(self.Converted({}, str(error)))
             return
-        self.app.call_from_thread(self._loaded, pages)
+        self.post_message(self.Converted(pages))
 
-    def _loaded(self, pages: dict[str, str]) -> None:
+    @on(Converted)
+    def _loaded(self, message: Converted) -> None:
+        if message.error:
+            self.set_status(message.error, error=True)
+            return
+        from lmr_author.paper import guess_title
+
+        pages = message.pages
         self.authoring.paper_pages = pages
         if not self.spec.paper_name and pages:
-            first_line = next((ln.strip() for ln in pages["1"].splitlines() if ln.strip()), "")
-            self.spec.paper_name = first_line
-            self.query_one("#paper-name", Input).value = first_line
+            title = guess_title(pages)
+            self.spec.paper_name = title
+            self.query_one("#paper-name", Input).value = title
             self.changed()
         self.set_status(f"{len(pages)} page(s) ✓")
         self._show_pages(self.query_one("#search", Input).value)

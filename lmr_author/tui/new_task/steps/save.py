@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Grid
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -44,6 +45,29 @@ class SaveStep(StepScreen):
     STEP_NUMBER = 8
     HELP: ClassVar[str] = "Write the task folder into the benchmark."
 
+    class Looked(Message):
+        """Whether the task folder exists already (looked up off the UI thread)."""
+
+        def __init__(self, target: Path, exists: bool) -> None:
+            super().__init__()
+            self.target = target
+            self.exists = exists
+
+    class Progress(Message):
+        """A step of the build started."""
+
+        def __init__(self, step: str) -> None:
+            super().__init__()
+            self.step = step
+
+    class Done(Message):
+        """The task was written (``task``), or why not (``error``)."""
+
+        def __init__(self, task: Task | None, error: str = "") -> None:
+            super().__init__()
+            self.task = task
+            self.error = error
+
     def compose_step(self) -> ComposeResult:
         yield Label("Benchmark folder")
         yield Input(str(self.authoring.benchmark_dir), id="into")
@@ -64,41 +88,52 @@ class SaveStep(StepScreen):
 
     @on(Button.Pressed, "#save")
     def _save_pressed(self) -> None:
-        target = self._target()
-        if target.exists():
-            self.app.push_screen(ConfirmReplace(target), self._confirmed)
+        self.query_one("#save", Button).disabled = True
+        self._look(self._target())
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _look(self, target: Path) -> None:
+        self.post_message(self.Looked(target, target.exists()))
+
+    @on(Looked)
+    def _looked(self, message: Looked) -> None:
+        if message.exists:
+            self.app.push_screen(ConfirmReplace(message.target), self._confirmed)
         else:
-            self._start(False)
+            self._save(False)
 
     def _confirmed(self, replace: bool | None) -> None:
         if replace:
-            self._start(True)
+            self._save(True)
         else:
+            self.query_one("#save", Button).disabled = False
             self.set_status("kept the existing task; nothing written")
-
-    def _start(self, overwrite: bool) -> None:
-        self.query_one("#save", Button).disabled = True
-        self._save(overwrite)
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _save(self, overwrite: bool) -> None:
         def step(message: str) -> None:
-            self.app.call_from_thread(self.set_status, message + "…")
+            self.post_message(self.Progress(message))
 
         try:
             task = build_task(
                 self.spec, self.authoring.benchmark_dir, overwrite=overwrite, on_step=step
             )
         except UserError as error:
-            self.app.call_from_thread(self._failed, str(error))
+            self.post_message(self.Done(None, str(error)))
             return
-        self.app.call_from_thread(self._saved, task)
+        self.post_message(self.Done(task))
 
-    def _failed(self, message: str) -> None:
-        self.query_one("#save", Button).disabled = False
-        self.set_status(message, error=True)
+    @on(Progress)
+    def _progress(self, message: Progress) -> None:
+        self.set_status(message.step + "…")
 
-    def _saved(self, task: Task) -> None:
+    @on(Done)
+    def _done(self, message: Done) -> None:
+        task = message.task
+        if task is None:
+            self.query_one("#save", Button).disabled = False
+            self.set_status(message.error, error=True)
+            return
         self.spec.step = "save"
         self.changed()
         self.query_one("#saved", Static).update(

@@ -6,9 +6,10 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.widgets import Button, Input, Label, Static
 
-from lmr_author.authoring.source import SourceCheckout, resolve_source, source_folder_name
+from lmr_author.authoring.source import SourceCheckout, resolve_source
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 
@@ -19,6 +20,14 @@ class SourceStep(StepScreen):
         "A local repository folder, or a git URL with a branch, tag or commit. "
         "A URL is cloned into your cache; the commit goes into info.json."
     )
+
+    class Resolved(Message):
+        """The checked-out repository (or why it could not be checked out)."""
+
+        def __init__(self, checkout: SourceCheckout | None, error: str = "") -> None:
+            super().__init__()
+            self.checkout = checkout
+            self.error = error
 
     def compose_step(self) -> ComposeResult:
         yield Label("Repository (folder or git URL)")
@@ -61,22 +70,21 @@ class SourceStep(StepScreen):
         try:
             checkout = resolve_source(source, ref)
         except UserError as error:
-            self.app.call_from_thread(self._failed, str(error))
+            self.post_message(self.Resolved(None, str(error)))
             return
-        self.app.call_from_thread(self._done, checkout)
+        self.post_message(self.Resolved(checkout))
 
-    def _failed(self, message: str) -> None:
-        self.query_one("#checkout", Button).disabled = False
-        self.set_status(message, error=True)
-
-    def _done(self, checkout: SourceCheckout) -> None:
-        self.authoring.checkout = checkout
+    @on(Resolved)
+    def _done(self, message: Resolved) -> None:
+        checkout = message.checkout
+        if checkout is None:
+            self.query_one("#checkout", Button).disabled = False
+            self.set_status(message.error, error=True)
+            return
         self.spec.repo_path = str(checkout.path)
         self.spec.repo_commit = checkout.commit
         self.spec.repo_url = checkout.url
-        if not self.spec.repo_folder_name:
-            name = source_folder_name(self.spec.source)
-            self.spec.repo_folder_name = name or checkout.path.name
+        self.spec.repo_folder_name = self.spec.repo_folder(checkout.path)
         self.changed()
         self.query_one("#checkout", Button).disabled = False
         self.query_one("#source-info", Static).update(self._describe())

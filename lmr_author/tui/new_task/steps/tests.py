@@ -19,9 +19,10 @@ from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, Select, Static, TabbedContent, TabPane, TextArea
 
-from lmr_author.authoring.fixtures import describe_fixture, record_fixtures
+from lmr_author.authoring.fixtures import RecordedCall, dry_run_fixtures
 from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
@@ -36,6 +37,22 @@ class TestsStep(StepScreen):
     )
 
     current = 0
+
+    class Scaffolded(Message):
+        """The unit test and Dockerfile the build would write for a goal (read off disk)."""
+
+        def __init__(self, unit_test: str, dockerfile: str) -> None:
+            super().__init__()
+            self.unit_test = unit_test
+            self.dockerfile = dockerfile
+
+    class Recorded(Message):
+        """The calls a dry run of the driver would record (or why it failed)."""
+
+        def __init__(self, calls: list[RecordedCall], error: str = "") -> None:
+            super().__init__()
+            self.calls = calls
+            self.error = error
 
     def compose_step(self) -> ComposeResult:
         yield goal_select(self.spec.goals)
@@ -63,17 +80,27 @@ class TestsStep(StepScreen):
         self.current = index
         goal = self.spec.goals[index]
         self.query_one("#driver", TextArea).load_text(goal.driver)
+        self._scaffold(index)
+
+    @work(thread=True, exclusive=True, group="scaffold", exit_on_error=False)
+    def _scaffold(self, index: int) -> None:
+        goal = self.spec.goals[index]
         test = render_unit_test(
             goal_file=goal.goal_file,
             goal_function=goal.goal_function,
             class_name=goal.class_name,
             unit_test_file=f"unit_test/unit_test_{index + 1}.py",
         )
-        self.query_one("#unit-test", Static).update(Syntax(test, "python", theme=self._theme()))
-        folder = self.spec.repo_folder_name or Path(self.spec.repo_path).name
-        dockerfile = render_dockerfile(folder)
+        self.post_message(self.Scaffolded(test, render_dockerfile(self.spec.repo_folder())))
+
+    @on(Scaffolded)
+    def _show_scaffold(self, message: Scaffolded) -> None:
+        theme = self._theme()
+        self.query_one("#unit-test", Static).update(
+            Syntax(message.unit_test, "python", theme=theme)
+        )
         self.query_one("#dockerfile", Static).update(
-            Syntax(dockerfile, "docker", theme=self._theme())
+            Syntax(message.dockerfile, "docker", theme=theme)
         )
 
     @on(Select.Changed, "#goal-select")
@@ -112,26 +139,28 @@ class TestsStep(StepScreen):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _record(self, index: int) -> None:
         goal = self.spec.goals[index]
-        with tempfile.TemporaryDirectory() as scratch:
-            try:
-                paths = record_fixtures(
-                    Path(self.spec.repo_path),
-                    goal.goal_file,
-                    goal.goal_function,
-                    goal.driver,
-                    class_name=goal.class_name,
-                    out_dir=Path(scratch),
-                )
-            except UserError as error:
-                self.app.call_from_thread(self.set_status, str(error), error=True)
-                return
-            expected = Path(scratch) / "expected"
-            lines = [describe_fixture(path, expected / path.name) for path in paths]
-        self.app.call_from_thread(self._recorded, lines)
+        try:
+            calls = dry_run_fixtures(
+                Path(self.spec.repo_path),
+                goal.goal_file,
+                goal.goal_function,
+                goal.driver,
+                class_name=goal.class_name,
+            )
+        except UserError as error:
+            self.post_message(self.Recorded([], str(error)))
+            return
+        self.post_message(self.Recorded(calls))
 
-    def _recorded(self, lines: list[str]) -> None:
-        self.query_one("#recorded", Static).update("\n".join(lines))
-        self.set_status(f"{len(lines)} call(s) would be recorded ✓")
+    @on(Recorded)
+    def _recorded(self, message: Recorded) -> None:
+        if message.error:
+            self.set_status(message.error, error=True)
+            return
+        self.query_one("#recorded", Static).update(
+            "\n".join(call.describe() for call in message.calls)
+        )
+        self.set_status(f"{len(message.calls)} call(s) would be recorded ✓")
 
     def can_leave(self) -> str | None:
         for goal in self.spec.goals:

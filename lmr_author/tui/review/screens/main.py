@@ -24,7 +24,8 @@ from textual.worker import Worker, WorkerState
 from lmr_author.errors import UserError
 from lmr_author.review.content import ItemContent
 from lmr_author.review.items import ReviewItem
-from lmr_author.review.session import LABEL_DESCRIPTIONS, LABEL_NAMES, ReviewSession
+from lmr_author.review.session import ReviewSession
+from lmr_author.three_way import ThreeWayLabel
 from lmr_author.tui.review.screens.comment import CommentScreen
 from lmr_author.tui.review.widgets import CodeView, ItemInfo
 
@@ -71,18 +72,18 @@ class ReviewScreen(Screen[None]):
             yield Static("", id="instruction")
         yield CodeView(id="code")
         with Horizontal(id="buttons"):
-            variants: tuple[tuple[int, ButtonVariant], ...] = (
-                (1, "error"),
-                (2, "warning"),
-                (3, "success"),
+            variants: tuple[tuple[ThreeWayLabel, ButtonVariant], ...] = (
+                (ThreeWayLabel.LI, "error"),
+                (ThreeWayLabel.LC, "warning"),
+                (ThreeWayLabel.CC, "success"),
             )
             for value, variant in variants:
                 yield Button(
-                    f"{value} · {LABEL_NAMES[value]}",
-                    id=f"label-{value}",
+                    f"{value.value} · {value.short}",
+                    id=f"label-{value.value}",
                     classes="label-button",
                     variant=variant,
-                    tooltip=LABEL_DESCRIPTIONS[value],
+                    tooltip=value.long,
                 )
             yield Button("◀ Prev", id="previous")
             yield Button("Next ▶", id="next")
@@ -159,7 +160,7 @@ class ReviewScreen(Screen[None]):
             self.notify(str(error), title="Label not saved", severity="error", timeout=10)
             return
         self._refresh_info()
-        self.notify(f"Saved {label.label} {LABEL_NAMES[label.label]}", title=item.task)
+        self.notify(f"Saved {label.label} {label.name}", title=item.task)
 
     def action_next(self) -> None:
         target = self.session.next_position(self.position, only_unlabeled=self.only_unlabeled)

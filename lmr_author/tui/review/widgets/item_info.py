@@ -8,11 +8,13 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from lmr_author.review.items import ReviewItem
-from lmr_author.review.session import LABEL_DESCRIPTIONS, LABEL_NAMES, ItemState, LabelStatus
+from lmr_author.review.session import ItemState, LabelStatus
+from lmr_author.three_way import ThreeWayLabel
 
 
 def describe_label(value: int) -> str:
-    return f"{value} {LABEL_NAMES[value]} ({LABEL_DESCRIPTIONS[value]})"
+    label = ThreeWayLabel(value)
+    return f"{label.value} {label.short} ({label.long})"
 
 
 class ItemInfo(Vertical):

@@ -1,15 +1,9 @@
 """The run record: one implementation of one task tested for one system, and its store.
 
-Layout of an evaluation output folder (shared with the judge and the review TUI)::
-
-    OUTPUT/runs/<system>/<task>/<index>/run.json       the record (written last)
-    OUTPUT/runs/<system>/<task>/<index>/candidate.py   the goal file that was tested
-    OUTPUT/runs/<system>/<task>/<index>/prediction.py  the raw prediction (JSONL form)
-    OUTPUT/runs/<system>/<task>/<index>/logs/<test file stem>.log
-
 ``run.json`` is the commit marker of a run: it is removed before a run's files are
 rewritten and written atomically after them, so a ``run.json`` that exists always
 describes the files next to it, and an interrupted write leaves no record at all.
+Where the files are is `lmr_author.eval_output.layout`'s business.
 """
 
 from __future__ import annotations
@@ -23,21 +17,21 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from lmr_author.errors import UserError
+from lmr_author.eval_output.layout import (
+    CANDIDATE_FILE,
+    LOGS_DIR,
+    PREDICTION_FILE,
+    RUN_FILE,
+    RUNS_DIR,
+    candidate_file,
+    file_sha256,
+    log_name,
+    run_dir,
+)
+from lmr_author.item_key import ItemKey
+from lmr_author.verdicts import counts_for_accuracy
 
 SCHEMA_VERSION = 1
-RUNS_DIR = "runs"
-RUN_FILE = "run.json"
-CANDIDATE_FILE = "candidate.py"
-PREDICTION_FILE = "prediction.py"
-LOGS_DIR = "logs"
-
-PASS = "pass"
-FAIL = "fail"
-ERROR = "error"
-TIMEOUT = "timeout"
-INFRA_ERROR = "infra-error"
-#: Every verdict a run or a test can have, in the order summaries list them.
-VERDICTS = (PASS, FAIL, ERROR, TIMEOUT, INFRA_ERROR)
 
 #: Reason of the run of an implementation that the submission has no candidate for.
 NO_SUBMISSION = "no submission"
@@ -88,7 +82,11 @@ class RunRecord:
     @property
     def counted(self) -> bool:
         """Whether the run counts toward accuracy (infrastructure failures do not)."""
-        return self.verdict != INFRA_ERROR
+        return counts_for_accuracy(self.verdict)
+
+    @property
+    def key(self) -> ItemKey:
+        return ItemKey(self.system, self.task, self.implementation)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -117,16 +115,6 @@ class RunRecord:
             started_at=str(data.get("started_at", "")),
             duration_s=float(data.get("duration_s", 0.0)),
         )
-
-
-def run_dir(output: Path, system: str, task: str, implementation: int) -> Path:
-    """The folder of one run inside an evaluation output folder."""
-    return output / RUNS_DIR / system / task / str(implementation)
-
-
-def log_name(test_file: str) -> str:
-    """The log name of a unit test file: ``unit_test/unit_test_1.py`` -> ``unit_test_1.log``."""
-    return Path(test_file).stem + ".log"
 
 
 def save_run(
@@ -219,3 +207,53 @@ def load_runs(output_dir: Path) -> list[RunRecord]:
     records = [load_run(path) for path in root.glob(f"*/*/*/{RUN_FILE}")]
     records.sort(key=lambda r: (r.system, r.task, r.implementation))
     return records
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run as its readers (judge, review, agreement) see it: record, folder, candidate."""
+
+    record: RunRecord
+    folder: Path
+    #: ``candidate.py``, or ``prediction.py`` when the prediction could not be spliced.
+    candidate_path: Path
+    #: The candidate's identity: run.json's hash, or the file's when run.json has none.
+    candidate_sha256: str
+
+    @property
+    def key(self) -> ItemKey:
+        return self.record.key
+
+    @property
+    def system(self) -> str:
+        return self.record.system
+
+    @property
+    def task(self) -> str:
+        return self.record.task
+
+    @property
+    def implementation(self) -> int:
+        return self.record.implementation
+
+    @property
+    def verdict(self) -> str:
+        return self.record.verdict
+
+    @property
+    def run_path(self) -> Path:
+        return self.folder / RUN_FILE
+
+
+def stored_run(output: Path, record: RunRecord) -> StoredRun:
+    """`StoredRun` of a record read from ``output``."""
+    folder = run_dir(output, record.system, record.task, record.implementation)
+    candidate = candidate_file(folder)
+    digest = record.candidate_sha256 or file_sha256(candidate)
+    return StoredRun(record, folder, candidate, digest)
+
+
+def scan_stored_runs(output_dir: Path) -> tuple[list[StoredRun], list[str]]:
+    """`scan_runs` as `StoredRun`s: every readable run, and one line per unreadable one."""
+    records, problems = scan_runs(output_dir)
+    return [stored_run(output_dir, record) for record in records], problems
