@@ -141,8 +141,9 @@ def plan_build(
         ) from None
     from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
 
-    base_image = base_for_build(client, dockerfile_path, base_image)
-    dockerfile, bases = rewrite_from(original, base_image)
+    trusted = base_for_build(client, dockerfile_path, base_image)
+    dockerfile, bases = rewrite_from(original, trusted)
+    named = rewrite_from(original, base_image)[1] if trusted != base_image else bases
     if not bases:
         raise InfraError(
             "the Dockerfile has no FROM line",
@@ -182,7 +183,7 @@ def plan_build(
         files=files,
         buildargs=buildargs,
         labels=labels,
-        base_images=bases,
+        base_images=named,
     )
 
 
