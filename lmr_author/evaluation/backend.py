@@ -143,6 +143,25 @@ class DockerBackend:
         )
         return outcome
 
+    def sweep_orphans(self) -> list[str]:
+        """Remove the run containers of evaluations that died; their names.
+
+        An unreachable engine removes nothing here: each run then says so itself.
+        """
+        from lmr_author.sandbox.errors import InfraError
+        from lmr_author.sandbox.housekeeping import remove_orphans
+
+        try:
+            return remove_orphans(client=self.client()).removed
+        except InfraError:
+            return []
+
+    def kill_running(self) -> int:
+        """Kill this process's run containers at once (a second Ctrl-C)."""
+        from lmr_author.sandbox.housekeeping import kill_own_runs
+
+        return kill_own_runs(client=self.client())
+
     def close(self) -> None:
         with self._lock:
             if self._client is not None:
