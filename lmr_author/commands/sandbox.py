@@ -69,9 +69,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--memory", type=int, default=1024, help="memory limit in MB")
     run.add_argument(
         "--protocol",
-        choices=("auto", "exit-code", "legacy"),
+        choices=("auto", "exit-code", "legacy", "replay"),
         default="auto",
-        help="how a verdict is read (default: auto, legacy for log-only tests)",
+        help="how the harness's verdict is read (default: auto: replay when the task has "
+        "expected_outputs/ for the test, legacy for log-only tests, else exit-code = "
+        "in-process tests; the exit status alone never passes)",
     )
     run.add_argument(
         "--env",

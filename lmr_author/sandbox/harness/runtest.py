@@ -102,7 +102,9 @@ def _run_body(path: str, runner: Runner, reporter: Reporter) -> tuple[Any, str]:
             source = handle.read()
         code = compile(source, path, "exec", dont_inherit=True)
     except (OSError, SyntaxError, ValueError) as error:
-        reporter.test(SCRIPT_TEST, "errored", "".join(traceback.format_exception_only(error)))
+        reporter.test(
+            SCRIPT_TEST, "errored", "".join(traceback.format_exception_only(type(error), error))
+        )
         return None, "errored"
     runner.code_objects = _code_objects(code)
     runner.module = module
