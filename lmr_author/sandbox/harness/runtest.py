@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
+import linecache
 import os
 import signal
 import sys
@@ -158,8 +159,13 @@ class Runner:
         if last is None:
             return False
         frame = last.tb_frame
-        # sys.exit() raises inside sys; the caller's frame is the one that decided.
-        return id(frame.f_code) in self.code_objects
+        # sys.exit() raises inside sys; the caller's frame is the one that decided. But a
+        # candidate can bind sys.exit to a name the test calls (np.random.seed = sys.exit):
+        # the exit must also be written on that line of the test file.
+        if id(frame.f_code) not in self.code_objects:
+            return False
+        line = linecache.getline(frame.f_code.co_filename, last.tb_lineno)
+        return any(word in line for word in ("exit(", "SystemExit", "quit("))
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Stand-in for ``unittest.main``: run the tests of ``__main__`` (or ``module``)."""
