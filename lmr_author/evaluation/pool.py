@@ -80,12 +80,18 @@ def run_key(
 
 
 def task_fingerprint(task: Task, index: int) -> str:
-    """A hash of what defines an implementation besides the image: info.json and its test."""
+    """A hash of what defines an implementation besides the image: info.json, its test and
+    the expected outputs of a replay test (kept out of the image)."""
+    from lmr_author.sandbox.replay import replay_dir
+
     digest = hashlib.sha256()
     impl = task.implementation(index)
-    for path in (task.info_path, impl.unit_test_path):
+    expected = replay_dir(task.path, impl.unit_test_file)
+    paths = [task.info_path, impl.unit_test_path]
+    paths += sorted(expected.glob("*.json")) if expected.is_dir() else []
+    for path in paths:
         try:
-            digest.update(path.read_bytes())
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
         except OSError:
             digest.update(b"<missing>")
     return digest.hexdigest()

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.images import ImageRef, ensure_image
 from lmr_author.sandbox.replay import EXPECTED_DIR
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.runner import run_tests
 from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Task
-from tests.docker.adversarial.exploits import RIGHT_ADD, candidate
+from tests.docker.adversarial.exploits import RIGHT_ADD, candidate, write_replay_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
 
@@ -158,6 +158,28 @@ def test_replay_expected_outputs_are_not_in_the_container(
     run = score(replay_task, candidate(body), docker_client)
     assert "FOUND []" in run.verdicts[0].log, run.verdicts[0].log[-2000:]
     assert_not_passed(run)
+
+
+def test_replay_expected_outputs_stay_out_of_even_a_copy_everything_image(
+    tmp_path: Any, docker_client: Any, image_cleanup: None
+) -> None:
+    # A hand-written Dockerfile copying the whole task folder: the expected outputs and the
+    # golden files are never sent to the engine, so they are not in the image either.
+    dockerfile = "FROM python:3.11-slim\nARG DIR\nCOPY . /task\nWORKDIR /task/${DIR}\n"
+    task = write_replay_task(tmp_path, tag="advcopyall", dockerfile=dockerfile)
+    image = ensure_image(task, client=docker_client)
+    body = f"""\
+        import os
+        print("FOUND", sorted(os.listdir("/task")), flush=True)
+        print("HAS", os.path.exists("/task/{EXPECTED_DIR}"), flush=True)
+        print("GOLDEN", os.path.exists("/task/golden_files"), flush=True)
+        """
+    run = score((task, image), candidate(body), docker_client)
+    assert "HAS False" in run.verdicts[0].log, run.verdicts[0].log[-2000:]
+    assert "GOLDEN False" in run.verdicts[0].log, run.verdicts[0].log[-2000:]
+    assert_not_passed(run)
+    golden = task.implementations[0].golden_path.read_bytes()
+    assert score((task, image), golden, docker_client).verdict == "pass"
 
 
 @pytest.mark.parametrize(
