@@ -74,6 +74,7 @@ def main(argv: list[str]) -> None:
     sys.argv = [test_file]
     entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     sys.path[:0] = [os.path.dirname(path), *entries]
+    _add_image_user_sites()
     for name in options.get("preload", []):
         with contextlib.suppress(Exception):  # a module the image lacks is not watched
             __import__(name)
@@ -90,6 +91,26 @@ def main(argv: list[str]) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     _exit(0 if status == "passed" else 1)
+
+
+def _add_image_user_sites() -> None:
+    """Packages an image installed with ``pip install --user`` for its own user.
+
+    The test runs as nobody with HOME in the scratch, so the build user's site folder
+    (``/home/<user>/.local/...``) would be missed; it is image content, so add it (for
+    the test's subprocesses too).
+    """
+    import glob
+    import site
+
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    found = sorted(glob.glob(f"/home/*/.local/lib/{version}/site-packages"))
+    readable = [folder for folder in found if os.access(folder, os.R_OK | os.X_OK)]
+    for folder in readable:
+        site.addsitedir(folder)
+    if readable:
+        current = os.environ.get("PYTHONPATH", "")
+        os.environ["PYTHONPATH"] = os.pathsep.join([p for p in (current, *readable) if p])
 
 
 def _run_body(path: str, runner: Runner, reporter: Reporter) -> tuple[Any, str]:
