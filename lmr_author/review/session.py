@@ -15,13 +15,14 @@ comes back in the next session. The queue is blind by default: shuffled per anno
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 from lmr_author.errors import UserError
 from lmr_author.item_key import ItemKey
 from lmr_author.labels.model import Label, now_iso
+from lmr_author.labels.names import display_task
 from lmr_author.review.content import ItemContent, load_item_content
 from lmr_author.review.items import ReviewItem, load_queue
 from lmr_author.review.order import queue_order
@@ -156,7 +157,7 @@ class ReviewSession:
 
     def title(self, item: ReviewItem) -> str:
         """How the item is named on screen: without its system in a blind review."""
-        where = f"task {item.task}  ·  implementation {item.implementation}"
+        where = f"task {display_task(item.task)}  ·  implementation {item.implementation}"
         return f"system {item.system}  ·  {where}" if self.show_systems else where
 
     # -- navigation ------------------------------------------------------------------
@@ -282,8 +283,18 @@ class ReviewSession:
         cached = self._content.get(item.key)
         if cached is None:
             cached = load_item_content(item, self.benchmark_dir)
+            if not self.show_systems:
+                cached = _blind(cached, item)
             self._content[item.key] = cached
         return cached
+
+
+def _blind(content: ItemContent, item: ReviewItem) -> ItemContent:
+    """``content`` with the run folder (whose path names the system) left out of its notes."""
+    folder = str(item.run_dir)
+    if folder not in content.candidate_note:
+        return content
+    return replace(content, candidate_note=content.candidate_note.replace(folder, "the run folder"))
 
 
 def open_session(

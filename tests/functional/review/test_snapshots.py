@@ -114,3 +114,12 @@ def test_stale_label_is_flagged(
     rerun(results_dir, "correct", 1, "def add(a, b):\n    return b + a\n")
     app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     assert snap_compare(app, terminal_size=(120, 36), run_before=steps())
+
+
+def test_quit_asks_about_an_unsaved_comment(
+    snap_compare: SnapCompare, long_results: Path, store: LabelStore
+) -> None:
+    session = open_session(long_results, "alice", store)
+    session.keep_draft(session.items[0], "ok so far, but check the mask")
+    app = ReviewApp(session)
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=steps("q"))

@@ -179,6 +179,17 @@ async def test_blind_review_never_names_the_system(results_dir: Path, store: Lab
         assert isinstance(app.screen.query_one("#comment-input"), Input)
 
 
+def test_blind_notes_do_not_show_the_run_folder(results_dir: Path, store: LabelStore) -> None:
+    session = open_session(results_dir, "alice", store)
+    item = session.items[0]
+    item.candidate_path.unlink()
+    note = session.content(item).candidate_note
+    assert "missing" in note and "the run folder" in note
+    assert not any(system in note for system in SYSTEMS)
+    shown = open_session(results_dir, "alice", store, show_systems=True)
+    assert item.system in shown.content(item).candidate_note
+
+
 async def test_show_systems_names_them(results_dir: Path, store: LabelStore) -> None:
     app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:

@@ -83,7 +83,7 @@ class ItemInfo(Vertical):
 
 def _verdicts_text(item: ReviewItem, visible: bool) -> str:
     if not visible:
-        return "Verdicts hidden: the test verdict and judge label show once you label the item."
+        return "Verdicts hidden: unit tests and judge show once you label this item."
     judge = "not judged"
     if item.judgment is not None:
         judgment = item.judgment
