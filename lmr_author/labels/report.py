@@ -28,6 +28,8 @@ from lmr_author.labels.names import display_task, natural_key
 
 #: How the judge is named in the short column names and rows.
 LLM = "LLM"
+#: The command-line option of each filter of `ReportInputs.filters`.
+_OPTIONS = {"annotators": "--annotator", "systems": "--system"}
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,9 @@ def summary(report: AgreementReport) -> list[tuple[str, str]]:
     for source in inputs.described.get("human", []):
         lines.append(("human source", str(source)))
     filters = [
-        f"--{option[:-1]} {', '.join(names)}" for option, names in inputs.filters.items() if names
+        f"{_OPTIONS.get(kind, kind)} {', '.join(names)}"
+        for kind, names in inputs.filters.items()
+        if names
     ]
     if filters or inputs.filtered_out:
         left_out = ", ".join(f"{n} {what}" for what, n in inputs.filtered_out.items())

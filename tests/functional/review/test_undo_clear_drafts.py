@@ -130,7 +130,7 @@ async def test_a_comment_is_kept_as_a_draft_while_typed_and_q_asks(
             await pilot.press("q")
             await pilot.pause()
             assert isinstance(app.screen, ConfirmScreen)
-            assert "without labeling it" in str(
+            assert "not stored with a label" in str(
                 app.screen.query_one("#confirm-question", Static).render()
             )
             await pilot.press("n")  # stay

@@ -287,9 +287,9 @@ class ReviewScreen(Screen[None]):
         items = "1 item" if count == 1 else f"{count} items"
         self.app.push_screen(
             ConfirmScreen(
-                f"You typed a comment on {items} without labeling {'it' if count == 1 else 'them'}"
-                ". The comment is kept as a draft and comes back next time, but it counts only "
-                "once you label the item. Quit now?",
+                f"You typed a comment on {items} that is not stored with a label yet. It is "
+                "kept as a draft and comes back next time, but it counts only once you label "
+                f"the {'item' if count == 1 else 'items'}. Quit now?",
                 yes="Quit",
                 no="Stay",
             ),
