@@ -235,7 +235,8 @@ class ReviewSession:
         """Take back the last label or clearing of this session; the item it touched.
 
         The item gets back the label it had before (stored again as the latest), or is
-        cleared if it had none. None when there is nothing to undo.
+        cleared if it had none; then the undone label's comment is a draft again, as it
+        was before the label key. None when there is nothing to undo.
         """
         if not self._undo:
             return None
@@ -245,6 +246,8 @@ class ReviewSession:
             self.store.add(previous)
         elif current is not None:
             self.store.clear(current)
+            if current.comment:
+                self.keep_draft(item, current.comment)
         self._latest[item.key] = previous
         return item
 

@@ -37,9 +37,14 @@ def test_session_undo_and_clear(results_dir: Path, store: LabelStore) -> None:
     assert session.undo() is None and not session.can_undo()
     session.label(first, 1)
     session.label(first, 3)
+    session.comment(second, "close, but off by one")
     session.label(second, 2)
+    assert store.drafts("alice") == {}
     assert session.undo() == second
     assert session.state(second).status is LabelStatus.UNLABELED
+    # The comment typed before the label key is a draft again.
+    assert store.drafts("alice") == {second.key: "close, but off by one"}
+    assert session.unsaved_comments() == [second]
     assert session.undo() == first
     state = session.state(first)
     assert state.label is not None and state.label.label == 1  # back to the earlier label
@@ -61,6 +66,7 @@ def test_session_undo_and_clear(results_dir: Path, store: LabelStore) -> None:
     # A new session sees what the store says.
     again = open_session(results_dir, "alice", store)
     assert again.progress() == (1, 4, 0)
+    assert again.comment_for(second) == "close, but off by one"
 
 
 def test_cleared_labels_are_unlabeled_for_list_export_and_agreement(
