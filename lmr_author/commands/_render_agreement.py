@@ -4,7 +4,8 @@ The summary comes first and fits one screen. Each section is then drawn as a tab
 fits the console's width: numbers and keys are never wrapped (a "100.0" never splits),
 free text wraps; when a table is still too wide the optional columns (confidence
 intervals) are left out, and if that is not enough the table is split into parts that
-each repeat the key columns, keeping column groups (judge, human) together.
+each repeat the key columns, keeping column groups (judge, human) together. Columns with
+nothing in them are not drawn.
 """
 
 from __future__ import annotations
@@ -50,8 +51,14 @@ def print_report(
 
 def fit(section: Section, width: int) -> tuple[list[Table], str]:
     """``section`` as one table or several, none wider than ``width``, and its legend."""
-    indices = list(range(len(section.columns)))
-    legend = list(section.legend)
+    # A column with nothing in it (no verdicts, no comments) takes no room.
+    indices = [
+        i
+        for i, column in enumerate(section.columns)
+        if column.kind == "key" or any(row[i] for row in section.rows)
+    ]
+    hidden = {column.name for i, column in enumerate(section.columns) if i not in indices}
+    legend = [x for x in section.legend if x.split(":")[0] not in hidden]
     if _width(section, indices) > width:
         kept = [i for i in indices if not section.columns[i].optional]
         if len(kept) < len(indices):

@@ -130,7 +130,12 @@ def test_published_scale_at_80_columns_is_short_and_summarised_first(tmp_path: P
     for words in ("agreement", "direct conflicts", "κ", "α", "336 human labels", "unread"):
         assert words in head, words
     assert "A (168" in head and "B (168" in head  # who is included
-    assert len(lines) < 250  # 702 before the terminal layout; 50 disagreements shown
+    assert len(lines) < 150  # 702 before the terminal layout; 50 disagreements shown
+    # Disagreements take one line each: no empty verdict or comment columns, no wrapping.
+    start = next(i for i, line in enumerate(lines) if line.startswith("Disagreements"))
+    rows = [line for line in lines[start + 3 : start + 53]]
+    assert all(line.startswith(("no_agent", "openhands_agent")) for line in rows), rows
+    assert "verdict" not in lines[start + 1]
     assert max(cell_len(line) for line in lines) <= 80
 
 
