@@ -148,7 +148,10 @@ def summary(report: AgreementReport) -> list[tuple[str, str]]:
         text = f"α {_with_ci(humans.alpha.statistic, False)} ({humans.alpha.items} items)"
         if len(pairs) == 1:
             only = pairs[0].stats
-            text += f"; agreement {_value(only.percent_agreement, True)}% ({only.n} items)"
+            if only.n:
+                text += f"; agreement {_with_ci(only.percent_agreement, True)} ({only.n} items)"
+            else:
+                text += "; no item labelled by both"
         lines.append(("between humans", text))
     missing = len(report.missing)
     lines.append(
