@@ -48,7 +48,7 @@ class Reporter:
 
     def send(self, record: dict[str, Any]) -> None:
         self.records.append(record)
-        line = _dumps(record, default=str).replace("\n", "\\n")
+        line = _dumps(record, default=str)  # one line: JSON escapes every newline
         data = self.token + b" " + line.encode("utf-8", "replace") + b"\n"
         while data:
             written = _write(self.fd, data)
