@@ -287,8 +287,20 @@ def _run_with_progress(
     def on_interrupt() -> None:
         progress.console.print(
             "[yellow]interrupt[/]: no new runs; waiting for the running ones to finish "
-            "and remove their containers..."
+            "and remove their containers (Ctrl-C again to kill them now)..."
         )
+
+    def on_abort() -> None:
+        progress.console.print(
+            "[yellow]interrupt[/]: killing the running containers; their runs will run "
+            "again when you resume"
+        )
+
+    def on_orphans(removed: list[str]) -> None:
+        if removed:
+            progress.console.print(
+                f"removed {len(removed)} container(s) left by evaluations that died"
+            )
 
     try:
         return run_evaluation(
@@ -303,6 +315,8 @@ def _run_with_progress(
             on_start=on_start,
             on_run=on_run,
             on_interrupt=on_interrupt,
+            on_abort=on_abort,
+            on_orphans=on_orphans,
         )
     finally:
         if progress.live.is_started:
