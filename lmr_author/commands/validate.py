@@ -130,6 +130,12 @@ def _validate(args: argparse.Namespace) -> int:
         raise UserError(
             "no PATH given", hint="Give a task folder or a benchmark folder, e.g. benchmark/."
         )
+    if args.mutants and not args.run:
+        raise UserError(
+            "--mutants needs --run",
+            hint="Use 'validate --run --mutants PATH'.",
+            exit_code=EXIT_USAGE,
+        )
     if args.timeout <= 0:
         raise UserError("--timeout must be a positive number of seconds", exit_code=EXIT_USAGE)
     out = Console(highlight=False)

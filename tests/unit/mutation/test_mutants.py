@@ -65,3 +65,10 @@ def test_only_the_goal_body_changes_not_its_signature_nor_other_functions() -> N
 
 def test_symmetric_calls_are_not_swapped() -> None:
     assert _changes("def goal(a, b):\n    return max(a, b)\n") == {}
+
+
+def test_mutants_option_needs_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from lmr_author.cli import main
+
+    assert main(["validate", "--mutants", "benchmark/01-DPO"]) == 2
+    assert "--mutants needs --run" in capsys.readouterr().err
