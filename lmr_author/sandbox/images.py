@@ -142,7 +142,11 @@ def plan_build(
         raise InfraError(
             f"cannot read the Dockerfile ({error})", file=dockerfile_path, hint="Fix the file."
         ) from None
-    dockerfile, bases = rewrite_from(original, base_image)
+    from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
+
+    trusted = base_for_build(client, dockerfile_path, base_image)
+    dockerfile, bases = rewrite_from(original, trusted)
+    named = rewrite_from(original, base_image)[1] if trusted != base_image else bases
     if not bases:
         raise InfraError(
             "the Dockerfile has no FROM line",
@@ -182,7 +186,7 @@ def plan_build(
         files=files,
         buildargs=buildargs,
         labels=labels,
-        base_images=bases,
+        base_images=named,
     )
 
 
