@@ -27,6 +27,8 @@ class NewTaskApp(App[int]):
 
     CSS_PATH = "new_task.tcss"
     TITLE = "lmr-author new-task"
+    # Below 110 columns side-by-side panes stack (the .tcss says which).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Textual types it so)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_step", "Next step", priority=True),
         Binding("ctrl+b", "previous_step", "Back", priority=True),
@@ -83,9 +85,15 @@ class NewTaskApp(App[int]):
                 save_spec(snapshot, self.draft_file)
                 self._saved_version = version
 
+    def say(self, text: str, *, error: bool = False) -> None:
+        """Put a message in the one message area: the current step's status line."""
+        screen = self.screen
+        if isinstance(screen, StepScreen):
+            screen.set_status(text, error=error)
+
     @on(DraftNotSaved)
     def _draft_not_saved(self, message: DraftNotSaved) -> None:
-        self.notify(message.reason, title="Draft not saved", severity="error")
+        self.say(f"draft not saved: {message.reason}", error=True)
 
     def on_unmount(self) -> None:
         # Quitting must not lose the last change to a worker still queued; one small
@@ -111,7 +119,7 @@ class NewTaskApp(App[int]):
         if isinstance(screen, StepScreen):
             problem = screen.can_leave()
             if problem:
-                self.notify(problem, title="Not yet", severity="warning")
+                screen.set_status(f"not yet: {problem}", error=True)
                 return
         index = self._step_index()
         if index + 1 < len(STEPS):

@@ -1,7 +1,11 @@
-"""Snapshot tests of the main new-task screens (SVG files under __snapshots__/).
+"""Snapshot tests of every step of the new-task app at 80×24 and at 200×50.
 
-Deterministic: fixed terminal size, a fixed draft, workers awaited, no cursor blink, no
-temporary paths on screen. Update after an intended change: ``pytest --snapshot-update``.
+80×24 is the smallest terminal an annotator may have: every field and button of a step
+must be reachable there (the step body scrolls, panes stack). 200×50 must use the room.
+Deterministic: a fixed draft, relative paths under a fixed working folder, workers
+awaited, no cursor blink, no notifications. Update after an intended change:
+``pytest tests/functional/new_task/test_snapshots.py --snapshot-update``, then look at
+the SVG files.
 """
 
 from __future__ import annotations
@@ -12,57 +16,75 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, TextArea
+from textual.widgets import DirectoryTree, Input, TextArea
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
 from lmr_author.tui.new_task.app import NewTaskApp
+from lmr_author.tui.new_task.steps import STEPS
+from tests.functional.new_task.conftest import DRIVER
 
-SIZE = (120, 40)
+SIZES = {"small": (80, 24), "large": (200, 50)}
 SnapCompare = Callable[..., bool]
 
 
 async def _still(pilot: Pilot[Any]) -> None:
+    """Wait until the step shows its final state: workers done, tree loaded, no blink."""
     app = pilot.app
-    ours = [w for w in app.workers if w.name != "_loader"]
-    if ours:
-        await app.workers.wait_for_complete(ours)
-    await pilot.pause()
+    for _ in range(3):  # a worker's message may start another worker (a preview)
+        ours = [w for w in app.workers if w.name != "_loader"]
+        if ours:
+            await app.workers.wait_for_complete(ours)
+        await pilot.pause()
+    for tree in app.screen.query(DirectoryTree):
+        for _ in range(100):
+            if tree.root.children:
+                break
+            await pilot.pause(0.02)
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
     for area in app.screen.query(TextArea):
         area.cursor_blink = False
-    app.clear_notifications()
     await pilot.pause()
 
 
-def _app(tmp_path: Path, spec: TaskSpec) -> NewTaskApp:
-    save_spec(spec, draft_path("snap"))
-    return NewTaskApp(benchmark_dir=Path("benchmark"), draft_name="snap")
-
-
-def test_source_screen_of_a_new_draft(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    assert snap_compare(_app(tmp_path, TaskSpec()), terminal_size=SIZE, run_before=_still)
-
-
 @pytest.fixture
-def masked_draft(toy_repo: Path) -> TaskSpec:
+def full_draft(
+    tmp_path: Path, toy_repo: Path, toy_paper: Path, monkeypatch: pytest.MonkeyPatch
+) -> TaskSpec:
+    """A draft with every step filled, its paths relative to the working folder."""
+    monkeypatch.chdir(tmp_path)
     return TaskSpec(
+        folder_name="07-ToyMargin",
         source="toy-margin",
-        repo_path=str(toy_repo),
+        repo_path=toy_repo.name,
         repo_folder_name="toy-margin",
-        goals=[GoalSpec("toy/losses.py", "margin_loss")],
+        repo_commit="0" * 40,
+        paper_pdf=toy_paper.name,
+        paper_name="Margin Losses for Toy Preferences",
+        instance_id=7,
+        year=2025,
+        goals=[
+            GoalSpec(
+                "toy/losses.py",
+                "margin_loss",
+                instruction="Implement the margin loss of Section 2.",
+                category="Training Objectives & Optimization",
+                retrieval_context=["toy/utils.py"],
+                driver=DRIVER,
+            )
+        ],
     )
 
 
-def test_mask_screen_shows_the_diff(
-    snap_compare: SnapCompare, tmp_path: Path, masked_draft: TaskSpec
-) -> None:
-    masked_draft.step = "mask"
-    assert snap_compare(_app(tmp_path, masked_draft), terminal_size=SIZE, run_before=_still)
+@pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize("step", [name for name, _ in STEPS])
+def test_every_step(snap_compare: SnapCompare, full_draft: TaskSpec, step: str, size: str) -> None:
+    full_draft.step = step
+    save_spec(full_draft, draft_path("snap"))
+    app = NewTaskApp(benchmark_dir=Path("benchmark"), draft_name="snap")
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_still)
 
 
-def test_instruction_screen_prefilled(
-    snap_compare: SnapCompare, tmp_path: Path, masked_draft: TaskSpec
-) -> None:
-    masked_draft.step = "instruction"
-    assert snap_compare(_app(tmp_path, masked_draft), terminal_size=SIZE, run_before=_still)
+def test_source_step_of_a_new_draft(snap_compare: SnapCompare) -> None:
+    app = NewTaskApp(benchmark_dir=Path("benchmark"), draft_name="empty")
+    assert snap_compare(app, terminal_size=SIZES["small"], run_before=_still)

@@ -113,6 +113,7 @@ class CheckStep(StepScreen):
 
     @on(Button.Pressed, "#static")
     def _static_pressed(self) -> None:
+        self.log_start("Static checks")
         self.set_status("building a scratch copy and validating…")
         self._static()
 
@@ -134,6 +135,7 @@ class CheckStep(StepScreen):
     @on(Button.Pressed, "#verify")
     def _verify_pressed(self) -> None:
         self.query_one("#verify-log", RichLog).clear()
+        self.log_start("Verify in Docker")
         self.set_status("verifying in Docker…")
         self._verify()
 
@@ -159,6 +161,7 @@ class CheckStep(StepScreen):
     @on(VerifyLog)
     def _verify_log(self, message: VerifyLog) -> None:
         self.query_one("#verify-log", RichLog).write(message.line)
+        self.log_line(message.line)
 
     @on(Checked)
     def _checked(self, message: Checked) -> None:
@@ -176,7 +179,8 @@ class CheckStep(StepScreen):
             return
         self.verified = not errors
         if errors:
-            self.set_status(f"verification failed: {errors[0].message}", error=True)
+            details = "\n\n".join(f"{f.rule} {f.file} {f.where}\n{f.message}" for f in errors)
+            self.set_status(f"verification failed: {errors[0].message}\n{details}", error=True)
         else:
             self.set_status("verified ✓ golden passes, masked fails")
 

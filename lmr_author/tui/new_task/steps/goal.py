@@ -14,6 +14,7 @@ from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Key
 from textual.fuzzy import Matcher
 from textual.message import Message
 from textual.widgets import DirectoryTree, Input, OptionList, Static
@@ -40,8 +41,8 @@ class PythonTree(DirectoryTree):
 class GoalStep(StepScreen):
     STEP_NUMBER = 3
     HELP: ClassVar[str] = (
-        "Type to search functions and methods; Enter adds or removes a goal function. "
-        "Pick a file in the tree to list only its functions."
+        "Type to search functions and methods; ↑/↓ move, Enter adds or removes the "
+        "highlighted goal function. Pick a file in the tree to list only its functions."
     )
 
     class Excerpted(Message):
@@ -73,6 +74,7 @@ class GoalStep(StepScreen):
             with Vertical(id="goal-list"):
                 yield Input(placeholder="search functions (fuzzy)…", id="fn-search")
                 yield OptionList(id="functions")
+                yield Static("", id="fn-empty", markup=False)
                 yield Static(self._chosen_text(), id="chosen")
             with VerticalScroll(id="source-pane"):
                 yield Static("", id="source-preview")
@@ -128,9 +130,11 @@ class GoalStep(StepScreen):
         options = []
         for _, relative, info in scored[:_MAX_SHOWN]:
             mark = "✓ " if (relative, info.class_name, info.name) in chosen else "  "
+            # The file first: same-named functions of different files must differ at a
+            # glance, even when a narrow terminal cuts the line.
             options.append(
                 Option(
-                    f"{mark}{info.qualname}  [dim]{relative}:{info.def_line}[/]",
+                    f"{mark}[dim]{relative}:{info.def_line}[/]  [b]{info.qualname}[/b]",
                     id=self._key(relative, info),
                 )
             )
@@ -140,6 +144,10 @@ class GoalStep(StepScreen):
         option_list.add_options(options)
         if options:
             option_list.highlighted = min(highlighted or 0, len(options) - 1)
+        empty = self.query_one("#fn-empty", Static)
+        empty.display = not options and bool(self.functions)
+        where = f" in {self.file_filter}" if self.file_filter else ""
+        empty.update(f"no function matches '{query}'{where}" if query else f"no function{where}")
 
     def _lookup(self, option_id: str | None) -> tuple[str, FunctionInfo] | None:
         for relative, info in self.functions:
@@ -152,8 +160,22 @@ class GoalStep(StepScreen):
         self._refresh_list()
 
     @on(Input.Submitted, "#fn-search")
-    def _focus_list(self) -> None:
-        self.query_one("#functions", OptionList).focus()
+    def _enter_in_search(self) -> None:
+        """One Enter in the search box adds (or removes) the highlighted function."""
+        option_list = self.query_one("#functions", OptionList)
+        if option_list.highlighted is not None:
+            option_list.action_select()
+
+    def on_key(self, event: Key) -> None:
+        # ↑/↓ in the search box move the list's highlight, so typing and picking never
+        # need a change of focus.
+        if event.key in ("up", "down") and self.focused is self.query_one("#fn-search", Input):
+            option_list = self.query_one("#functions", OptionList)
+            if event.key == "down":
+                option_list.action_cursor_down()
+            else:
+                option_list.action_cursor_up()
+            event.stop()
 
     @on(DirectoryTree.FileSelected)
     def _file_selected(self, event: DirectoryTree.FileSelected) -> None:

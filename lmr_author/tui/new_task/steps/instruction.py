@@ -7,12 +7,14 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Label, Select, SelectionList, Static, TextArea
+from textual.widgets import Button, Label, Select, SelectionList, Static, TextArea
 
 from lmr_author.authoring.instruction import InstructionDraft, draft_instruction
 from lmr_author.categories import CATEGORIES
 from lmr_author.errors import UserError
+from lmr_author.tui.new_task.steps._file_picker import FilePicker
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
 
@@ -25,6 +27,10 @@ class InstructionStep(StepScreen):
     )
 
     current = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._candidates: list[str] = []  # the retrieval list's entries, ticked or not
 
     class Drafted(Message):
         """The instruction drafted from the goal function's source (or why not)."""
@@ -44,8 +50,11 @@ class InstructionStep(StepScreen):
         yield Select(
             [(name, name) for name in CATEGORIES], id="category", prompt="choose a category"
         )
-        yield Label("Retrieval context: files the agent is shown for reference")
+        yield Label("Retrieval context: files the agent is shown for reference (space ticks)")
         yield SelectionList[str](id="retrieval")
+        with Horizontal(classes="row"):
+            yield Button("Add a file…", id="retrieval-add", compact=True)
+            yield Button("Remove highlighted", id="retrieval-remove", compact=True)
 
     def on_mount(self) -> None:
         self._load(0)
@@ -84,10 +93,46 @@ class InstructionStep(StepScreen):
         self.query_one("#instruction", TextArea).load_text(goal.instruction)
         category = self.query_one("#category", Select)
         category.value = goal.category if goal.category in CATEGORIES else Select.NULL
+        self._candidates = list(dict.fromkeys(draft.retrieval_candidates + goal.retrieval_context))
+        self._fill_retrieval()
+
+    def _fill_retrieval(self) -> None:
+        goal = self.spec.goals[self.current]
         selection = self.query_one("#retrieval", SelectionList)
         selection.clear_options()
-        candidates = list(dict.fromkeys(draft.retrieval_candidates + goal.retrieval_context))
-        selection.add_options([(path, path, path in goal.retrieval_context) for path in candidates])
+        selection.add_options(
+            [(path, path, path in goal.retrieval_context) for path in self._candidates]
+        )
+
+    @on(Button.Pressed, "#retrieval-add")
+    def _add_pressed(self) -> None:
+        if not self.spec.goals:
+            return
+        picker = FilePicker(Path(self.spec.repo_path), exclude=set(self._candidates))
+        self.app.push_screen(picker, self._picked)
+
+    def _picked(self, path: str | None) -> None:
+        if not path or not self.spec.goals:
+            return
+        goal = self.spec.goals[self.current]
+        self._candidates.append(path)
+        goal.retrieval_context = [*goal.retrieval_context, path]
+        self.changed()
+        self._fill_retrieval()
+        self.set_status(f"added {path} to the retrieval context")
+
+    @on(Button.Pressed, "#retrieval-remove")
+    def _remove_pressed(self) -> None:
+        selection = self.query_one("#retrieval", SelectionList)
+        if not self.spec.goals or selection.highlighted is None:
+            return
+        path = str(selection.get_option_at_index(selection.highlighted).value)
+        goal = self.spec.goals[self.current]
+        self._candidates = [c for c in self._candidates if c != path]
+        goal.retrieval_context = [c for c in goal.retrieval_context if c != path]
+        self.changed()
+        self._fill_retrieval()
+        self.set_status(f"removed {path} from the retrieval context")
 
     @on(Select.Changed, "#goal-select")
     def _goal_changed(self, event: Select.Changed) -> None:

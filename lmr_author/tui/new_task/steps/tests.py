@@ -8,10 +8,6 @@ Dockerfile comes from templates/.
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,6 +23,7 @@ from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.widgets.editor import edit_text
 
 
 class TestsStep(StepScreen):
@@ -116,23 +113,17 @@ class TestsStep(StepScreen):
 
     @on(Button.Pressed, "#edit")
     def _edit(self) -> None:
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not editor:
-            self.set_status("Set $EDITOR to edit in your editor.", error=True)
-            return
         area = self.query_one("#driver", TextArea)
-        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
-            handle.write(area.text)
-        try:
-            with self.app.suspend():
-                subprocess.run([*shlex.split(editor), handle.name], check=False)
-            area.load_text(Path(handle.name).read_text(encoding="utf-8"))
-        finally:
-            Path(handle.name).unlink(missing_ok=True)
+        edited = edit_text(self.app, area.text, suffix=".py")
+        if edited is None:
+            self.set_status("Set $EDITOR (or $VISUAL) to edit in your own editor.", error=True)
+            return
+        area.load_text(edited)
 
     @on(Button.Pressed, "#record")
     def _record_pressed(self) -> None:
         if self.spec.goals:
+            self.log_start("Recording (dry run)")
             self.set_status("running the driver…")
             self._record(self.current)
 
