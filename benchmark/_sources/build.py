@@ -7,12 +7,13 @@ Usage (from anywhere)::
     python benchmark/_sources/build.py --out DIR  # build into another folder (to compare)
 
 Each folder of ``_sources/tasks/<NN-Name>/`` holds the unmasked repository (``repo/``),
-``spec.py`` (the info.json fields and the paper's text), ``record_fixtures.py`` (records
-the unit-test fixtures from the golden code) and ``submissions/<system>/<index>.py``
+``spec.py`` (the info.json fields and the paper's text), ``record_fixtures.py`` (the
+fixture driver: calls the golden goal functions; every call is recorded as a replay case) and ``submissions/<system>/<index>.py``
 (the function source of each sample system). The build writes, per task:
 ``info.json``, ``Dockerfile`` (from ``templates/Dockerfile``), ``golden_files/``, the
-repository with the goal functions masked, ``paper.pdf`` + ``paper.json`` and the
-recorded fixtures; and ``benchmark/submissions/`` in both submission forms. Masking and
+repository with the goal functions masked, ``paper.pdf`` + ``paper.json``, the replay
+unit tests (``templates/unit_test.py.tmpl``) with their recorded inputs, and the expected
+outputs in ``expected_outputs/`` (outside the repository, so never in a test image); and ``benchmark/submissions/`` in both submission forms. Masking and
 splicing use the toolkit's own libcst engine, so the sample tasks are authored the way
 users author theirs. Every
 step is checked: tests pass on the golden code and fail on the masked code, and each
@@ -38,6 +39,8 @@ ROOT = BENCHMARK.parent
 TASK_SOURCES = HERE / "tasks"
 TEMPLATE_DOCKERFILE = ROOT / "templates" / "Dockerfile"
 
+#: Every call a driver makes of the goal function is a recorded case (they make few).
+MAX_RECORDED_CALLS = 100
 #: The sample systems and whether their unit tests are meant to pass.
 SYSTEMS = {"correct": True, "subtle-bug": False, "wrong-logic": False}
 
@@ -45,6 +48,8 @@ sys.dont_write_bytecode = True  # keep __pycache__ out of the sources and the ta
 sys.path.insert(0, str(ROOT))
 
 from lmr_author.atomic import atomic_write_text  # noqa: E402
+from lmr_author.authoring.fixtures import expected_outputs_dir, record_fixtures  # noqa: E402
+from lmr_author.authoring.scaffold import render_unit_test  # noqa: E402
 from lmr_author.cst.mask import mask_function  # noqa: E402
 from lmr_author.cst.splice import splice_function  # noqa: E402
 from lmr_author.paper import make_paper_pdf, write_paper_json  # noqa: E402
@@ -59,18 +64,26 @@ def golden_name(goal_file: str) -> str:
     return f"golden_files/{Path(goal_file).stem}_golden.py"
 
 
-def run_unit_test(repo_dir: Path, unit_test_file: str, files: dict[str, str]) -> tuple[bool, str]:
+def run_unit_test(
+    repo_dir: Path, unit_test_file: str, files: dict[str, str], expected: Path
+) -> tuple[bool, str]:
     """Run one unit test on a scratch copy of ``repo_dir`` with ``files`` replaced.
 
-    The test runs as the harness runs it: from the repository folder, as
-    ``python unit_test/unit_test_<k>.py``, with the repository on PYTHONPATH.
+    The test runs as an annotator runs it by hand: from the repository folder, as
+    ``python unit_test/unit_test_<k>.py``, with the repository on PYTHONPATH; the replay
+    test compares with the ``expected`` outputs (kept outside the repository).
     """
     with tempfile.TemporaryDirectory(prefix="lmr-sample-") as scratch:
         copy = Path(scratch) / repo_dir.name
         shutil.copytree(repo_dir, copy, ignore=shutil.ignore_patterns("__pycache__"))
         for relative, text in files.items():
             (copy / relative).write_text(text, encoding="utf-8")
-        env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+        env = dict(
+            os.environ,
+            PYTHONPATH=str(copy),
+            PYTHONDONTWRITEBYTECODE="1",
+            LMR_REPLAY_EXPECTED=str(expected),
+        )
         proc = subprocess.run(
             [sys.executable, unit_test_file],
             cwd=copy,
@@ -104,14 +117,28 @@ def build_task(source: Path, out: Path) -> Task:
     )
     write_paper_json(repo_dir / "paper.pdf", repo_dir / "paper.json")
 
-    # Fixtures recorded from the golden (still unmasked) repository.
-    env = dict(os.environ, PYTHONPATH=str(repo_dir), PYTHONDONTWRITEBYTECODE="1")
-    subprocess.run(
-        [sys.executable, str(source / "record_fixtures.py")], cwd=repo_dir, env=env, check=True
-    )
-
+    # Replay fixtures recorded from the golden (still unmasked) repository, the way
+    # new-task records them: inputs in the repository, outputs in expected_outputs/.
     info["folder_name"] = source.name
     for position, impl in enumerate(info["implementations"], start=1):
+        record_fixtures(
+            repo_dir,
+            impl["goal_file"],
+            impl["goal_function"],
+            str(source / "record_fixtures.py"),
+            class_name=impl["class_name"],
+            unit_test_file=impl["unit_test_file"],
+            limit=MAX_RECORDED_CALLS,
+        )
+        atomic_write_text(
+            repo_dir / impl["unit_test_file"],
+            render_unit_test(
+                goal_file=impl["goal_file"],
+                goal_function=impl["goal_function"],
+                class_name=impl["class_name"],
+                unit_test_file=impl["unit_test_file"],
+            ),
+        )
         impl["index"] = position
         impl["golden_file"] = golden_name(impl["goal_file"])
         golden = task_dir / impl["golden_file"]
@@ -177,17 +204,20 @@ def check(tasks: list[Task], out: Path) -> list[str]:
         for impl in task.implementations:
             golden = impl.golden_path.read_text(encoding="utf-8")
             label = f"{task.name} #{impl.index}"
-            ok, log = run_unit_test(task.repo_dir, impl.unit_test_file, {impl.goal_file: golden})
+            expected = expected_outputs_dir(task.path, impl.unit_test_file)
+            ok, log = run_unit_test(
+                task.repo_dir, impl.unit_test_file, {impl.goal_file: golden}, expected
+            )
             if not ok:
                 problems.append(f"{label}: golden fails\n{log}")
-            ok, _ = run_unit_test(task.repo_dir, impl.unit_test_file, {})
+            ok, _ = run_unit_test(task.repo_dir, impl.unit_test_file, {}, expected)
             if ok:
                 problems.append(f"{label}: masked passes")
             for system, should_pass in SYSTEMS.items():
                 mirror = out / "submissions" / system / task.name / task.repo_folder_name
                 mirror = mirror / impl.goal_file
                 files = {impl.goal_file: mirror.read_text(encoding="utf-8")}
-                ok, log = run_unit_test(task.repo_dir, impl.unit_test_file, files)
+                ok, log = run_unit_test(task.repo_dir, impl.unit_test_file, files, expected)
                 if ok != should_pass:
                     problems.append(f"{label}: {system} {'fails' if should_pass else 'passes'}")
             print(f"checked {label}", flush=True)

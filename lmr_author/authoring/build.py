@@ -148,6 +148,7 @@ def build_task(
                     goal.goal_function,
                     goal.driver,
                     class_name=goal.class_name,
+                    unit_test_file=impl.unit_test_file,
                 )
             if not impl.unit_test_path.exists():
                 impl.unit_test_path.parent.mkdir(parents=True, exist_ok=True)

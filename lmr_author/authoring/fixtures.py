@@ -1,33 +1,50 @@
-"""Record the golden function's inputs and outputs into unit-test fixtures.
+"""Record the golden function's inputs and outputs as replay fixtures.
 
 The paper: "inputs and corresponding expected outputs are faithfully recorded". The
 annotator gives a driver (a script of the repository, or a few lines of Python) that
 calls the golden code; we wrap the goal function, run the driver in a subprocess with
-the repository on ``sys.path``, and pickle the first calls: inputs as they were before
-the call (the function may mutate them) and the output it returned. The scaffolded unit
-test (templates/unit_test.py.tmpl) replays them.
+the repository on ``sys.path``, and keep the first calls: the INPUTS as they were before
+the call (the function may mutate them) go into the repository,
+``unit_test/fixtures/<prefix>_<n>.json``, and the OUTPUT it returned goes outside it,
+``<task>/expected_outputs/<unit test stem>/<prefix>_<n>.json``, so that it never enters
+a candidate's container (docs/threat-model.md). Both are in the replay format
+(`lmr_author.replay_codec`: JSON, no pickle), a copy of which is put beside the test as
+``unit_test/lmr_replay.py``; the scaffolded unit test (templates/unit_test.py.tmpl)
+replays them.
 
 The driver is the annotator's own code run on their machine, like running the
 repository itself; candidate code from models never runs here but in the sandbox.
+Interface for other recorders (e.g. in Docker): /work/notes/interface-13.md and
+`record_fixtures` below.
 """
 
 from __future__ import annotations
 
-import pickle
+import json
+import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lmr_author import replay_codec
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.errors import UserError
 
+#: The codec's name beside a replay test (the test imports it from its own folder).
+CODEC_MODULE = "lmr_replay.py"
+EXPECTED_OUTPUTS = "expected_outputs"
+
 _RECORDER = r"""
-import importlib, os, pickle, runpy, sys
-repo, module_name, qualname, out_dir, prefix, limit, driver = sys.argv[1:8]
+import importlib, importlib.util, json, os, runpy, sys
+repo, module_name, qualname, out_dir, expected_dir, prefix, limit, codec_path = sys.argv[1:9]
+driver = sys.argv[9]
 limit = int(limit)
+spec = importlib.util.spec_from_file_location("lmr_replay", codec_path)
+codec = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(codec)
 sys.path.insert(0, repo)
 os.chdir(repo)
 module = importlib.import_module(module_name)
@@ -41,18 +58,21 @@ function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
 written = []
 
 def recorder(*args, **kwargs):
-    inputs = pickle.dumps((args, kwargs))
-    result = function(*args, **kwargs)
-    if len(written) < limit:
-        call_args, call_kwargs = pickle.loads(inputs)
-        case = {"args": list(call_args), "kwargs": call_kwargs, "output": result}
+    recording = len(written) < limit
+    if recording:
+        # Encoded before the call: the function may change its inputs in place.
+        case = {"args": list(args), "kwargs": kwargs}
         if is_method:
-            case["self"] = call_args[0]
-            case["args"] = list(call_args[1:])
-        path = os.path.join(out_dir, f"{prefix}_{len(written) + 1}.pkl")
-        with open(path, "wb") as handle:
-            pickle.dump(case, handle)
-        written.append(path)
+            case = {"self": args[0], "args": list(args[1:]), "kwargs": kwargs}
+        inputs = codec.dumps(case, allow_objects=True)
+    result = function(*args, **kwargs)
+    if recording:
+        name = f"{prefix}_{len(written) + 1}.json"
+        with open(os.path.join(out_dir, name), "w", encoding="utf-8") as handle:
+            handle.write(inputs)
+        with open(os.path.join(expected_dir, name), "w", encoding="utf-8") as handle:
+            handle.write(codec.dumps(result, allow_objects=True))
+        written.append(name)
     return result
 
 wrapped = recorder
@@ -65,8 +85,21 @@ if os.path.isfile(driver):
     runpy.run_path(driver, run_name="__main__")
 else:
     exec(compile(driver, "<driver>", "exec"), {"__name__": "__main__"})
-print("\n".join(written))
+print(json.dumps(written))
 """
+
+
+def expected_outputs_dir(task_dir: Path, unit_test_file: str) -> Path:
+    """Where the expected outputs of a replay test live: in the task, outside the repo."""
+    return task_dir / EXPECTED_OUTPUTS / PurePosixPath(unit_test_file).stem
+
+
+def install_codec(unit_test_dir: Path) -> Path:
+    """Copy the replay codec beside the replay tests (``unit_test/lmr_replay.py``)."""
+    unit_test_dir.mkdir(parents=True, exist_ok=True)
+    target = unit_test_dir / CODEC_MODULE
+    shutil.copyfile(replay_codec.__file__, target)
+    return target
 
 
 def record_fixtures(
@@ -77,16 +110,28 @@ def record_fixtures(
     *,
     class_name: str = "",
     out_dir: Path | None = None,
+    expected_dir: Path | None = None,
+    unit_test_file: str = "unit_test/unit_test_1.py",
     limit: int = 3,
     timeout_s: float = 600.0,
 ) -> list[Path]:
     """Run ``driver`` (a script path or Python code) and record up to ``limit`` calls.
 
-    Returns the fixture files written to ``out_dir`` (default
-    ``<repo>/unit_test/fixtures``).
+    Inputs go to ``out_dir`` (default ``<repo>/unit_test/fixtures``, and then the codec
+    is copied to ``<repo>/unit_test/lmr_replay.py``); outputs to ``expected_dir``
+    (default `expected_outputs_dir` of the task holding ``repo_dir``, or
+    ``<out_dir>/expected`` when ``out_dir`` is given). Returns the input files written;
+    each expected output has the same name in ``expected_dir``.
     """
-    out = out_dir or repo_dir / "unit_test" / "fixtures"
+    if out_dir is None:
+        out = repo_dir / "unit_test" / "fixtures"
+        expected = expected_dir or expected_outputs_dir(repo_dir.parent, unit_test_file)
+        install_codec(repo_dir / "unit_test")
+    else:
+        out = out_dir
+        expected = expected_dir or out_dir / "expected"
     out.mkdir(parents=True, exist_ok=True)
+    expected.mkdir(parents=True, exist_ok=True)
     module = goal_file.removesuffix(".py").replace("/", ".")
     qualname = f"{class_name}.{goal_function}" if class_name else goal_function
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
@@ -100,8 +145,10 @@ def record_fixtures(
                 module,
                 qualname,
                 str(out.resolve()),
+                str(expected.resolve()),
                 fixture_prefix(goal_function, class_name),
                 str(limit),
+                str(Path(replay_codec.__file__).resolve()),
                 driver,
             ],
             capture_output=True,
@@ -117,21 +164,33 @@ def record_fixtures(
         Path(script.name).unlink(missing_ok=True)
     if completed.returncode != 0:
         tail = "\n".join(completed.stderr.strip().splitlines()[-8:])
-        raise UserError(f"the driver failed:\n{tail}", hint="Fix the driver and record again.")
-    written = [Path(line) for line in completed.stdout.splitlines() if line.endswith(".pkl")]
-    if not written:
+        hint = "Fix the driver and record again."
+        if "CodecError" in tail:
+            hint = (
+                "Inputs and outputs must be numbers, strings, lists, tuples, dicts, bytes, "
+                "NumPy arrays, torch tensors or plain objects of the repository."
+            )
+        raise UserError(f"the driver failed:\n{tail}", hint=hint)
+    names: list[str] = []
+    for line in reversed(completed.stdout.splitlines()):
+        try:
+            names = [str(name) for name in json.loads(line)]
+            break
+        except (ValueError, TypeError):
+            continue
+    if not names:
         raise UserError(
             f"the driver never called {qualname}",
             hint="Make the driver call the goal function (directly or through the repository).",
         )
-    return written
+    return [out / name for name in names]
 
 
 @dataclass(frozen=True)
 class RecordedCall:
     """One call of the goal function a driver would record: a fixture's contents."""
 
-    fixture: str  # file name, e.g. margin_loss_1.pkl
+    fixture: str  # file name, e.g. margin_loss_1.json
     args: Any
     output: Any
 
@@ -151,7 +210,7 @@ def dry_run_fixtures(
     """What `record_fixtures` would record, without writing into the repository.
 
     The driver runs as the build runs it, into a scratch folder that is removed after
-    the recorded calls are read back.
+    the recorded calls are read back (JSON only: nothing is executed to read them).
     """
     with tempfile.TemporaryDirectory(prefix="lmr-author-fixtures-") as scratch:
         paths = record_fixtures(
@@ -164,7 +223,8 @@ def dry_run_fixtures(
         )
         calls = []
         for path in paths:
-            with path.open("rb") as handle:
-                case = pickle.load(handle)  # written just now by the annotator's own driver
-            calls.append(RecordedCall(path.name, case["args"], case["output"]))
+            case = replay_codec.loads(path.read_text(encoding="utf-8"))
+            output = replay_codec.loads((Path(scratch) / "expected" / path.name).read_text())
+            args = case.get("args") if isinstance(case, dict) else case
+            calls.append(RecordedCall(path.name, args, output))
     return calls

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import string
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from lmr_author.resources import resource_path
 
@@ -30,7 +30,7 @@ def render_unit_test(
     unit_test_file: str = "unit_test/unit_test_1.py",
     template: Path | None = None,
 ) -> str:
-    """A unit test that replays the recorded fixtures of the goal function."""
+    """A replay unit test of the goal function's recorded fixtures (see fixtures.py)."""
     module = goal_file.removesuffix(".py").replace("/", ".")
     qualname = f"{class_name}.{goal_function}" if class_name else goal_function
     if class_name:
@@ -52,6 +52,7 @@ def render_unit_test(
         test_class=test_class or "Goal",
         fixture_prefix=fixture_prefix(goal_function, class_name),
         unit_test_file=unit_test_file,
+        test_stem=PurePosixPath(unit_test_file).stem,
     )
 
 

@@ -54,6 +54,18 @@ class TaskSpec:
     goals: list[GoalSpec] = field(default_factory=list)
     #: The step of the TUI the annotator was on (for resuming a draft).
     step: str = "source"
+    #: The task's requirements.txt (beside its Dockerfile); "" = none yet.
+    requirements: str = ""
+    #: The task's Dockerfile as edited; "" = rendered from templates/Dockerfile.
+    dockerfile: str = ""
+    #: Render the CUDA variant of the Dockerfile (see `authoring.environment.GPU_NOTE`).
+    gpu: bool = False
+    #: Seed random, NumPy and torch before recording and before each replayed call.
+    seed: bool = False
+    #: The benchmark folder chosen at the save step (kept across sessions).
+    benchmark_dir: str = ""
+    #: Set once the task was saved: a finished draft is never resumed.
+    finished: bool = False
 
     def repo_folder(self, working_tree: Path | None = None) -> str:
         """The repository folder inside the task folder: the one rule that names it.
@@ -137,10 +149,15 @@ def load_spec(path: str | Path) -> TaskSpec:
 
 
 def save_spec(spec: TaskSpec, path: str | Path) -> None:
+    from lmr_author.authoring.drafts import private_dir
+
+    private_dir(Path(path).parent)
     atomic_write_json(path, spec.to_json())
 
 
 def draft_path(name: str) -> Path:
     """Where the autosaved draft called ``name`` lives (user data folder)."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "untitled"
-    return data_dir("drafts") / f"{safe}.json"
+    from lmr_author.authoring.drafts import private_dir
+
+    return private_dir(data_dir("drafts")) / f"{safe}.json"

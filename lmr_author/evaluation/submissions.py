@@ -11,7 +11,9 @@ implementation without a candidate, or whose prediction cannot be spliced, still
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +21,11 @@ from typing import Any
 
 from lmr_author.errors import UserError
 from lmr_author.eval_output import NO_SUBMISSION
+from lmr_author.evaluation.submission_files import MAX_GOAL_FILE_BYTES, Member, read_member
 from lmr_author.task import Implementation, Task
 
+#: Larger predictions files are refused as a whole (they are read into memory).
+MAX_PREDICTIONS_BYTES = 256 << 20
 #: System names become folder names: keep them path-safe.
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
 
@@ -96,12 +101,13 @@ def _from_folder(
     found_any = False
     for task in tasks:
         for impl in task.implementations:
-            path = _mirrored_goal_file(root, task, impl)
-            if path is None:
+            member = _mirrored_goal_file(root, task, impl)
+            if member.missing:
                 candidates.append(Candidate(system, task, impl, None, reason=NO_SUBMISSION))
                 continue
             found_any = True
-            candidates.append(Candidate(system, task, impl, path.read_bytes()))
+            # A symlink or special file is the system's failure: nothing of it is read.
+            candidates.append(Candidate(system, task, impl, member.data, reason=member.refused))
     if tasks and whole_benchmark and not found_any:
         example = tasks[0].implementations[0] if tasks[0].implementations else None
         where = (
@@ -115,15 +121,21 @@ def _from_folder(
     return candidates
 
 
-def _mirrored_goal_file(root: Path, task: Task, impl: Implementation) -> Path | None:
-    """The goal file of ``impl`` in a mirrored folder: with or without the repo folder."""
-    for path in (
-        root / task.name / task.repo_folder_name / impl.goal_file,
-        root / task.name / impl.goal_file,
+def _mirrored_goal_file(root: Path, task: Task, impl: Implementation) -> Member:
+    """The goal file of ``impl`` in a mirrored folder: with or without the repo folder.
+
+    Read as data (`read_member`): a symlink, a special file or an oversized file on the
+    way comes back refused, with the reason, and is never followed or read.
+    """
+    found = Member()
+    for relative in (
+        f"{task.name}/{task.repo_folder_name}/{impl.goal_file}",
+        f"{task.name}/{impl.goal_file}",
     ):
-        if path.is_file():
-            return path
-    return None
+        found = read_member(root, relative)
+        if not found.missing:
+            return found
+    return found
 
 
 @dataclass(frozen=True)
@@ -140,7 +152,7 @@ class Prediction:
 def read_predictions(path: Path, default_system: str | None = None) -> list[Prediction]:
     """Parse a predictions JSONL file; raise `UserError` naming the file and line."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = _read_predictions_file(path).decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise UserError(
             f"not UTF-8 text (byte {error.start})", file=path, hint="Save it as UTF-8."
@@ -167,6 +179,29 @@ def read_predictions(path: Path, default_system: str | None = None) -> list[Pred
     if not predictions:
         raise UserError("no predictions in this file", file=path, hint="Write one JSON per line.")
     return predictions
+
+
+def _read_predictions_file(path: Path) -> bytes:
+    """The bytes of a predictions file: a regular file within `MAX_PREDICTIONS_BYTES`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block us
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(
+                "a predictions file must be a regular file (this is a FIFO, device or socket)",
+                file=path,
+                hint="Give the .jsonl file itself.",
+            )
+        if info.st_size > MAX_PREDICTIONS_BYTES:
+            raise UserError(
+                f"the predictions file is larger than {MAX_PREDICTIONS_BYTES >> 20} MiB",
+                file=path,
+                hint="Split it by system (one file per --submission).",
+            )
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(MAX_PREDICTIONS_BYTES + 1)[:MAX_PREDICTIONS_BYTES]
+    finally:
+        os.close(fd)
 
 
 def _parse_line(path: Path, number: int, raw: str, default_system: str | None) -> Prediction:
@@ -230,6 +265,10 @@ def _from_predictions(submission: Submission, tasks: list[Task]) -> list[Candida
                 found = slots.get((system, task.name, impl.index))
                 if found is None:
                     candidates.append(Candidate(system, task, impl, None, reason=NO_SUBMISSION))
+                elif len(found.source) > MAX_GOAL_FILE_BYTES:
+                    # Counted against the system; too big to splice, store or judge.
+                    reason = f"the prediction is larger than {MAX_GOAL_FILE_BYTES >> 20} MiB"
+                    candidates.append(Candidate(system, task, impl, None, reason=reason))
                 else:
                     candidates.append(_splice(system, task, impl, found))
     return candidates

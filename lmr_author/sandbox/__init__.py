@@ -19,17 +19,27 @@ TASK_LABEL = "org.lmr-author.task"
 KEY_LABEL = "org.lmr-author.image-key"
 """Label holding the full content hash an image was built from."""
 
+OWNER_LABEL = "org.lmr-author.owner-pid"
+"""Label of a run container: the pid of the process that runs it."""
+HOST_LABEL = "org.lmr-author.owner-host"
+"""Label of a run container: the host name of that process."""
+DEADLINE_LABEL = "org.lmr-author.deadline"
+"""Label of a run container: Unix time after which it is left over, whoever owns it."""
+
 #: Values of ``LABEL_KEY``.
 KIND_BASE = "base"
 KIND_TASK_IMAGE = "task-image"
 KIND_RUN = "run"
 
 __all__ = [
+    "DEADLINE_LABEL",
+    "HOST_LABEL",
     "KEY_LABEL",
     "KIND_BASE",
     "KIND_RUN",
     "KIND_TASK_IMAGE",
     "LABEL_KEY",
+    "OWNER_LABEL",
     "TASK_LABEL",
     "InfraError",
 ]

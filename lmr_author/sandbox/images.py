@@ -204,6 +204,9 @@ def ensure_image(
     from lmr_author.sandbox.engine import get_client
 
     client = client or get_client()
+    from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
+
+    base_image = base_for_build(client, task.dockerfile_path, base_image, on_log=on_log)
     plan = plan_build(task, client=client, base_image=base_image, uid=uid, gid=gid)
     with _lock_for(plan.tag):
         previous = _image_id_or_empty(client, plan.tag)

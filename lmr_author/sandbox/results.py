@@ -44,8 +44,11 @@ class TestVerdict:
     exit_code: int | None
     #: The legacy log (``unit_test/logs/unit_test_<k>.log``) when the test wrote one.
     legacy_log: str | None = None
-    #: "exit-code" or "legacy": the protocol that decided the verdict.
+    #: "exit-code" (in-process, harness-recorded), "legacy" or "replay": how it was decided.
     protocol: str = "exit-code"
+    #: Tests the harness recorded ("<script>" included), and "Passed" lines of a legacy log.
+    tests_run: int = 0
+    legacy_passed: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,7 @@ class TestVerdict:
             "duration_s": round(self.duration_s, 3),
             "exit_code": self.exit_code,
             "protocol": self.protocol,
+            "tests_run": self.tests_run,
         }
 
 

@@ -1,22 +1,29 @@
 """Run one implementation's unit tests against a candidate, in fresh locked-down containers.
 
-Each test file gets its own container from the task image: the candidate goal file is
-copied in with ``put_archive`` (no rebuild per submission), the test runs from the
-repository folder as ``python unit_test/unit_test_<k>.py`` with the repository on
-PYTHONPATH, and the container is removed afterwards whatever happens (errors, time
-limit, Ctrl-C). Untrusted code gets no network, memory (and swap), CPU and process
-limits, a non-root user, no capabilities, no privilege escalation and no host
-environment. The root file system stays writable (only the container's own layer, thrown
-away with it): the engine refuses ``put_archive`` into a read-only root, and a tmpfs
-loses its contents before the legacy log could be read back.
+Each test file gets its own container from the task image: our harness
+(`lmr_author.sandbox.harness`), the run's nonce and the candidate goal file (root-owned,
+read-only) are copied in with one ``put_archive`` (no rebuild per submission); the
+harness runs the test from the repository folder as ``python unit_test/unit_test_<k>.py``
+would, with the repository on PYTHONPATH, and its report (stdout, with the nonce) gives
+the verdict. The container is removed afterwards whatever happens (errors, time limit,
+Ctrl-C) and carries labels (owner pid, host, deadline) so that the next evaluation
+removes it if we die (`housekeeping.remove_orphans`).
+
+Untrusted code runs as ``RUN_UID`` (nobody), which owns nothing in the image, with no
+network, memory (and swap), CPU and process limits, no capabilities, no privilege
+escalation and no host environment. It can write only to size-limited tmpfs scratch
+(``/tmp`` = HOME, ``/var/tmp``, ``/run/lock``, the legacy log folder, the replay outputs
+folder): the root file system stays writable for the engine (``put_archive`` into a
+read-only root is refused) but nothing in it belongs to the test user. Everything read
+back (the harness's report, the output) is streamed and capped.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
+import os
 import signal
-import tarfile
+import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,16 +35,26 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
-from lmr_author.sandbox import KIND_RUN, LABEL_KEY, TASK_LABEL
+from lmr_author.sandbox import (
+    DEADLINE_LABEL,
+    HOST_LABEL,
+    KIND_RUN,
+    LABEL_KEY,
+    OWNER_LABEL,
+    TASK_LABEL,
+    harness,
+)
 from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import DEFAULT_GID, DEFAULT_UID, ImageRef
+from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.replay import compare_outputs, replay_dir
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
 from lmr_author.sandbox.verdicts import (
     PROTOCOLS,
     Classified,
+    Expected,
     classify_exit,
     detect_protocol,
-    legacy_log_verdict,
+    harness_verdict,
 )
 from lmr_author.task import Implementation, Task
 
@@ -49,15 +66,25 @@ __all__ = ["ImplementationRun", "Limits", "TestVerdict", "legacy_log_path", "run
 
 #: Keep at most this much of a test's output in a verdict (the tail matters most).
 MAX_LOG_CHARS = 200_000
-#: Grace given to the engine for its own calls on top of the test's time limit.
-_ENGINE_SLACK_S = 30.0
+#: The harness's report is read up to this many bytes (outputs + records, see supervise).
+MAX_REPORT_BYTES = 16 << 20
+#: The test user: ``nobody``, which owns nothing in any image we build or know of.
+RUN_UID = 65534
+RUN_GID = 65534
+#: Where replay-mode tests write their outputs (tmpfs, the test user's).
+OUTPUTS_DIR = "/lmr-out"
+#: Seconds the engine gets beyond the harness's own time limit before we kill.
+_ENGINE_SLACK_S = 15.0
+#: Scratch space of the test user, in parts of the memory limit: tmpfs pages count
+#: against it, so a write past the scratch size fails with ENOSPC before memory runs out.
+SCRATCH = {"/tmp": 4, "/var/tmp": 8, "/run/lock": 64}
 
 
 @dataclass(frozen=True)
 class _Outcome:
     exit_code: int | None
     output: str
-    legacy_log: str | None
+    report: harness.HarnessReport
     duration_s: float
     timed_out: bool
     oom_killed: bool
@@ -85,16 +112,20 @@ def run_tests(
     env: Mapping[str, str] | None = None,
     client: docker.DockerClient | None = None,
     test_files: Sequence[str] | None = None,
-    uid: int = DEFAULT_UID,
-    gid: int = DEFAULT_GID,
+    uid: int = RUN_UID,
+    gid: int = RUN_GID,
+    expected: Mapping[str, Expected] | None = None,
 ) -> ImplementationRun:
     """Run the unit tests of ``impl`` with ``candidate`` as its goal file.
 
     ``candidate`` is the whole goal file (None keeps the image's masked file).
-    ``protocol`` is "auto" (legacy for tests that only log Passed/Failed), "exit-code"
-    or "legacy". ``env`` holds the only environment variables the test sees besides
-    PYTHONPATH. ``test_files`` defaults to the implementation's unit test file.
-    Engine failures come back as ``infra_error``, never as a verdict of the candidate.
+    ``protocol`` is "auto" (replay when the task has recorded expected outputs for the
+    test, legacy for tests that only log Passed/Failed, else in-process "exit-code"),
+    or one of those names. ``env`` holds the only environment variables the test sees
+    besides PYTHONPATH and HOME. ``test_files`` defaults to the implementation's unit
+    test file; ``expected`` maps a test file to what the golden code does (tests run,
+    "Passed" lines), when known. Engine failures come back as ``infra_error``, never as
+    a verdict of the candidate.
     """
     if protocol not in PROTOCOLS:
         raise UserError(
@@ -121,11 +152,12 @@ def run_tests(
                 test_file=test_file,
                 limits=limits,
                 env=env or {},
-                user=f"{uid}:{gid}",
+                protocol=chosen,
                 uid=uid,
                 gid=gid,
             )
-            verdicts.append(_verdict(test_file, outcome, chosen, limits))
+            wanted = (expected or {}).get(test_file)
+            verdicts.append(_verdict(task, test_file, outcome, chosen, limits, wanted))
     except InfraError as error:
         return ImplementationRun(
             verdicts=verdicts,
@@ -141,6 +173,8 @@ def run_tests(
 def _choose_protocol(impl: Implementation, test_file: str, protocol: str) -> str:
     if protocol != "auto":
         return protocol
+    if replay_dir(impl.task_dir, test_file).is_dir():
+        return "replay"
     try:
         source = (impl.repo_dir / test_file).read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -148,34 +182,40 @@ def _choose_protocol(impl: Implementation, test_file: str, protocol: str) -> str
     return detect_protocol(source)
 
 
-def _verdict(test_file: str, outcome: _Outcome, protocol: str, limits: Limits) -> TestVerdict:
-    if outcome.timed_out:
+def _verdict(
+    task: Task,
+    test_file: str,
+    outcome: _Outcome,
+    protocol: str,
+    limits: Limits,
+    expected: Expected | None,
+) -> TestVerdict:
+    report = outcome.report
+    if outcome.oom_killed or (report.exit_status == -9 and not report.timed_out):
+        decided = classify_exit(137, "", oom_killed=outcome.oom_killed, memory_mb=limits.memory_mb)
+    elif outcome.timed_out or report.timed_out:
         decided = Classified(
             "timeout", f"no result within the time limit of {limits.timeout_s:g} s"
         )
-    elif outcome.oom_killed or outcome.exit_code is None:
-        decided = classify_exit(
-            outcome.exit_code if outcome.exit_code is not None else 137,
-            outcome.output,
-            oom_killed=outcome.oom_killed,
-            memory_mb=limits.memory_mb,
-        )
-    elif protocol == "legacy":
-        decided = legacy_log_verdict(outcome.legacy_log)
-        if decided.verdict != "pass" and outcome.exit_code != 0:
-            crashed = classify_exit(outcome.exit_code, outcome.output, memory_mb=limits.memory_mb)
-            decided = Classified(crashed.verdict, f"{crashed.reason}; {decided.reason}")
     else:
-        decided = classify_exit(outcome.exit_code, outcome.output, memory_mb=limits.memory_mb)
+        problems: list[str] = []
+        if protocol == "replay" and report.found and report.ended:
+            problems = compare_outputs(replay_dir(task.path, test_file), report.outputs)
+        decided = harness_verdict(
+            report, protocol=protocol, expected=expected, replay_problems=problems
+        )
+    legacy = report.legacy_log or {}
     return TestVerdict(
         test_file=test_file,
         verdict=decided.verdict,
         reason=decided.reason,
         duration_s=outcome.duration_s,
         log=outcome.output,
-        exit_code=None if outcome.timed_out else outcome.exit_code,
-        legacy_log=outcome.legacy_log,
+        exit_code=None if outcome.timed_out or report.timed_out else report.exit_status,
+        legacy_log=str(legacy["text"]) if "text" in legacy else None,
         protocol=protocol,
+        tests_run=len(report.records),
+        legacy_passed=str(legacy.get("text", "")).count("Passed") if legacy else None,
     )
 
 
@@ -189,7 +229,7 @@ def _run_one(
     test_file: str,
     limits: Limits,
     env: Mapping[str, str],
-    user: str,
+    protocol: str,
     uid: int,
     gid: int,
 ) -> _Outcome:
@@ -199,33 +239,54 @@ def _run_one(
     workdir = PurePosixPath(image.workdir)
     environment = dict(env)
     environment["PYTHONPATH"] = str(workdir)
+    environment["HOME"] = "/tmp"
     environment.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     environment.setdefault("PYTHONUNBUFFERED", "1")
+    legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
+    scratch = {
+        path: _tmpfs(f"{max(1, limits.memory_mb // part)}m", 0o1777)
+        for path, part in SCRATCH.items()
+    }
+    outputs_dir: str | None = None
+    if protocol == "legacy":
+        scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, uid, gid)
+    if protocol == "replay":
+        outputs_dir = OUTPUTS_DIR
+        scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, uid, gid)
+        environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
+    nonce = harness.new_nonce()
+    command = harness.command(
+        test_file=test_file,
+        workdir=str(workdir),
+        timeout_s=limits.timeout_s,
+        legacy_log=str(workdir / legacy_log_path(test_file)) if protocol == "legacy" else None,
+        outputs_dir=outputs_dir,
+        preload=_preload(impl, test_file),
+    )
+    extra = []
+    if candidate is not None:
+        extra.append((str(workdir / impl.goal_file), candidate, 0o444))
     try:
         with _container(
             client,
             image=image,
-            command=["python", test_file],
+            command=command,
             workdir=str(workdir),
             environment=environment,
-            user=user,
+            user=f"{uid}:{gid}",
             limits=limits,
-            labels={LABEL_KEY: KIND_RUN, TASK_LABEL: task.name},
+            tmpfs=scratch,
+            labels=run_labels(task.name, limits.timeout_s + _ENGINE_SLACK_S),
         ) as container:
-            _stage(
-                container,
-                workdir,
-                candidate=None if candidate is None else (impl.goal_file, candidate),
-                directories=[str(PurePosixPath(legacy_log_path(test_file)).parent)],
-                uid=uid,
-                gid=gid,
-            )
+            staged = harness.archive(nonce=nonce, uid=uid, gid=gid, extra=extra)
+            if not container.put_archive("/", staged):
+                raise InfraError("could not copy the harness and the candidate into the container")
             begun = time.monotonic()
             container.start()
             timed_out = False
             exit_code: int | None = None
             try:
-                status = container.wait(timeout=limits.timeout_s)
+                status = container.wait(timeout=limits.timeout_s + _ENGINE_SLACK_S)
                 exit_code = int(status.get("StatusCode", -1))
             except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
                 # The SDK reports its read timeout as either; anything earlier is the engine.
@@ -235,15 +296,16 @@ def _run_one(
                 _kill(container)
             wall = time.monotonic() - begun
             state = _state(container)
-            output = _logs(container)
-            legacy = (
-                None if timed_out else _read_file(container, workdir / legacy_log_path(test_file))
-            )
+            report_text = _read_stream(container, stdout=True, cap=MAX_REPORT_BYTES, tail=False)
+            output = _read_stream(container, stdout=False, cap=MAX_LOG_CHARS, tail=True)
+            report = harness.parse_report(report_text, nonce)
+            if report.found and report.exit_status is None:
+                report.exit_status = exit_code
             return _Outcome(
                 exit_code=exit_code,
                 output=output,
-                legacy_log=legacy,
-                duration_s=_run_time(state) or wall,
+                report=report,
+                duration_s=report.duration_s or _run_time(state) or wall,
                 timed_out=timed_out,
                 oom_killed=bool(state.get("OOMKilled")),
             )
@@ -253,6 +315,38 @@ def _run_one(
         ) from None
     except (docker.errors.DockerException, requests.RequestException) as error:
         raise InfraError(f"the Docker engine failed while running {test_file}: {error}") from None
+
+
+def _tmpfs(size: str, mode: int, uid: int | None = None, gid: int | None = None) -> str:
+    options = f"rw,nosuid,nodev,size={size},mode={mode:o}"
+    if uid is not None:
+        options += f",uid={uid},gid={gid}"
+    return options
+
+
+def _preload(impl: Implementation, test_file: str) -> list[str]:
+    """Assertion libraries to load (and watch) before the test: those the tests name."""
+    try:
+        source = (impl.repo_dir / test_file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    wanted = []
+    if "numpy" in source or "np." in source:
+        wanted += ["numpy", "numpy.testing"]
+    if "torch" in source:
+        wanted += ["torch", "torch.testing"]
+    return wanted
+
+
+def run_labels(task_name: str, seconds: float) -> dict[str, str]:
+    """Labels of a run container: what it is, whose it is, and when it must be gone."""
+    return {
+        LABEL_KEY: KIND_RUN,
+        TASK_LABEL: task_name,
+        OWNER_LABEL: str(os.getpid()),
+        HOST_LABEL: socket.gethostname(),
+        DEADLINE_LABEL: str(int(time.time() + seconds + 60)),
+    }
 
 
 @contextmanager
@@ -265,6 +359,7 @@ def _container(
     environment: dict[str, str],
     user: str,
     limits: Limits,
+    tmpfs: dict[str, str],
     labels: dict[str, str],
 ) -> Iterator[Container]:
     """A created (not started) container that is removed on the way out, however it ends."""
@@ -275,6 +370,7 @@ def _container(
         container = client.containers.create(
             image.image_id or image.tag,
             command=command,
+            entrypoint=[],
             working_dir=workdir,
             environment=environment,
             user=user,
@@ -287,8 +383,9 @@ def _container(
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
-            tmpfs={"/tmp": "rw,nosuid,nodev,size=256m"},
-            log_config=LogConfig(type="json-file", config={"max-size": "10m", "max-file": "1"}),
+            tmpfs=tmpfs,
+            shm_size="16m",
+            log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
             stdin_open=False,
             tty=False,
             detach=True,
@@ -366,62 +463,23 @@ def _kill(container: Container) -> None:
         container.kill()
 
 
-def _stage(
-    container: Container,
-    workdir: PurePosixPath,
-    *,
-    candidate: tuple[str, bytes] | None,
-    directories: Sequence[str],
-    uid: int,
-    gid: int,
-) -> None:
-    """Copy the candidate in and give the test user its log folder, in one archive.
-
-    The log folder is made (or handed over) for images whose repository belongs to
-    root, so legacy tests running as the non-root user can still write their logs.
-    """
-    buffer = io.BytesIO()
-    now = int(time.time())
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for folder in directories:
-            info = tarfile.TarInfo(folder)
-            info.type = tarfile.DIRTYPE
-            info.mode = 0o755
-            info.uid, info.gid, info.mtime = uid, gid, now
-            archive.addfile(info)
-        if candidate is not None:
-            name, data = candidate
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = 0o644
-            info.uid, info.gid, info.mtime = uid, gid, now
-            archive.addfile(info, io.BytesIO(data))
-    if not container.put_archive(str(workdir), buffer.getvalue()):
-        raise InfraError(f"could not copy the candidate into {workdir} in the container")
-
-
-def _read_file(container: Container, path: PurePosixPath) -> str | None:
-    import docker.errors
-
-    try:
-        chunks, _stat = container.get_archive(str(path))
-    except docker.errors.NotFound:
-        return None
-    buffer = io.BytesIO(b"".join(chunks))
-    with tarfile.open(fileobj=buffer, mode="r") as archive:
-        for member in archive.getmembers():
-            if member.isfile():
-                handle = archive.extractfile(member)
-                if handle is not None:
-                    return handle.read().decode("utf-8", errors="replace")[-MAX_LOG_CHARS:]
-    return None
-
-
-def _logs(container: Container) -> str:
-    raw = container.logs(stdout=True, stderr=True)
-    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
-    if len(text) > MAX_LOG_CHARS:
-        text = "[... output cut ...]\n" + text[-MAX_LOG_CHARS:]
+def _read_stream(container: Container, *, stdout: bool, cap: int, tail: bool) -> str:
+    """One output stream of the container, read in chunks: the head or the tail, capped."""
+    kept = bytearray()
+    cut = 0
+    for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False):
+        if tail:
+            kept.extend(chunk)
+            if len(kept) > cap:
+                cut += len(kept) - cap
+                del kept[: len(kept) - cap]
+        elif len(kept) < cap:
+            kept.extend(chunk[: cap - len(kept)])
+        else:
+            cut += len(chunk)
+    text = kept.decode("utf-8", errors="replace")
+    if cut and tail:
+        text = "[... output cut ...]\n" + text
     return text
 
 

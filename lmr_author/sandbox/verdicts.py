@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from lmr_author.sandbox.harness import HarnessReport
 from lmr_author.verdicts import TestVerdictName
 
-Protocol = Literal["exit-code", "legacy"]
-PROTOCOLS = ("auto", "exit-code", "legacy")
+Protocol = Literal["exit-code", "legacy", "replay"]
+PROTOCOLS = ("auto", "exit-code", "legacy", "replay")
 
 #: Exceptions that mean the candidate never ran properly (rather than ran wrong).
 _LOAD_ERRORS = {
@@ -170,3 +172,114 @@ def _describe(exception: tuple[str, str]) -> str:
     label = _LOAD_ERRORS.get(kind, "exception")
     text = f"{label}: {kind}" + (f": {message}" if message else "")
     return text[:500]
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the golden code does under the harness, recorded by ``validate --run``."""
+
+    #: Tests the harness records for the golden code ("<script>" included).
+    tests: int | None = None
+    #: "Passed" lines of a legacy test's log on the golden code.
+    legacy_passed: int | None = None
+
+
+def harness_verdict(
+    report: HarnessReport,
+    *,
+    protocol: str,
+    expected: Expected | None = None,
+    replay_problems: Sequence[str] | None = None,
+) -> Classified:
+    """The verdict from the harness's report: only a complete, untampered, all-passed
+    report passes, with the golden code's number of tests (and "Passed" lines)."""
+    expected = expected or Expected()
+    status = report.exit_status
+    if not report.found:
+        return Classified("fail", f"{report.problem} (the test process did not finish normally)")
+    if report.harness_error:
+        return Classified("error", f"the harness could not run the test: {report.harness_error}")
+    if report.timed_out:
+        return Classified("timeout", "no result within the time limit")
+    if report.overflow or report.garbage:
+        return Classified("fail", "the harness's records were tampered with (unexpected data)")
+    if not report.ended:
+        ran = _worst_record(report)
+        detail = f"; {ran.reason}" if ran is not None else ""
+        return Classified(
+            "fail",
+            f"the test process ended before the harness reported: exit status {status}{detail}",
+        )
+    if report.tampered:
+        return Classified("fail", "tampered: " + ", ".join(report.tampered[:8]))
+    worst = _worst_record(report)
+    if worst is not None:
+        return worst
+    count = len(report.records)
+    if expected.tests is not None and count != expected.tests:
+        return Classified("fail", f"{count} test(s) ran, but the golden code runs {expected.tests}")
+    if protocol == "legacy":
+        return _legacy(report, status, expected)
+    if status != 0:
+        return Classified("fail", f"the test process exited with status {status}")
+    if protocol == "replay":
+        if replay_problems:
+            return Classified("fail", "; ".join(replay_problems[:5]))
+        return Classified("pass", f"{count} test(s) passed; every replayed output matches")
+    return Classified("pass", f"{count} test(s) passed")
+
+
+def _worst_record(report: HarnessReport) -> Classified | None:
+    """The verdict of the worst test record, or None when all passed."""
+    found: Classified | None = None
+    for record in report.records:
+        if record.outcome in ("passed", "expected failure"):
+            continue
+        # The module body is the whole test of a plain script: no name needed.
+        where = "" if record.id == "<script>" else f"{record.id}: "
+        exception = last_exception(record.detail)
+        if record.outcome == "errored" and record.detail.startswith("the script was ended"):
+            decided = Classified("fail", where + record.detail)
+        elif record.outcome in ("errored", "failed") and (
+            record.outcome == "failed"
+            or (exception is not None and exception[0] == "AssertionError")
+        ):
+            message = f": {exception[1]}" if exception and exception[1] else ""
+            decided = Classified("fail", f"{where}assertion failed{message}")
+        elif record.outcome == "errored":
+            lines = [line for line in record.detail.splitlines() if line.strip()]
+            text = (
+                _describe(exception)
+                if exception
+                else "exception: " + (lines[-1].strip()[:400] if lines else "unknown")
+            )
+            decided = Classified("error", where + text)
+        elif record.outcome == "skipped":
+            decided = Classified("fail", f"{where}skipped ({record.detail[:200]})")
+        else:
+            decided = Classified("fail", f"{where}{record.outcome}")
+        if found is None or (found.verdict == "fail" and decided.verdict == "error"):
+            found = decided
+    return found
+
+
+def _legacy(report: HarnessReport, status: int | None, expected: Expected) -> Classified:
+    log = report.legacy_log or {"missing": True}
+    if "refused" in log:
+        return Classified("fail", f"the legacy log was refused: {log['refused']}")
+    if log.get("missing"):
+        return Classified("fail", "the test wrote no legacy log file")
+    text = str(log.get("text", ""))
+    decided = legacy_log_verdict(text)
+    if decided.verdict != "pass":
+        return decided
+    if status != 0:
+        return Classified("fail", f"the test process exited with status {status}")
+    passed = text.count("Passed")
+    if expected.legacy_passed is not None and passed != expected.legacy_passed:
+        return Classified(
+            "fail",
+            f"legacy log has {passed} 'Passed' line(s), the golden code writes "
+            f"{expected.legacy_passed}",
+        )
+    return decided

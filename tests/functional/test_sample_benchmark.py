@@ -23,6 +23,9 @@ from typing import Any
 
 import pytest
 
+from lmr_author import replay_codec
+from lmr_author.authoring.fixtures import expected_outputs_dir
+from lmr_author.authoring.scaffold import fixture_prefix, render_unit_test
 from lmr_author.categories import CATEGORIES
 from lmr_author.cst.mask import mask_function
 from lmr_author.cst.splice import splice_function
@@ -101,7 +104,12 @@ def _run_variants(
             "unit_test_file": impl.unit_test_file,
             "variants": variants,
         }
-        env = dict(os.environ, PYTHONPATH=str(repo), PYTHONDONTWRITEBYTECODE="1")
+        env = dict(
+            os.environ,
+            PYTHONPATH=str(repo),
+            PYTHONDONTWRITEBYTECODE="1",
+            LMR_REPLAY_EXPECTED=str(expected_outputs_dir(task.path, impl.unit_test_file)),
+        )
         proc = subprocess.run(
             [sys.executable, "-c", _DRIVER],
             input=json.dumps(job),
@@ -170,9 +178,26 @@ def test_task_folder_is_complete_and_canonical(task_dir: Path) -> None:
         assert all(path.is_file() for path in impl.retrieval_paths)
         assert impl.golden_file == f"golden_files/{Path(impl.goal_file).stem}_golden.py"
         test_source = impl.unit_test_path.read_text(encoding="utf-8")
-        assert len(re.findall(r"^    def test_", test_source, flags=re.M)) >= 3
-        assert "Test Passed" not in test_source, "verdicts come from assertions, not logs"
-        assert list((impl.unit_test_path.parent / "fixtures").glob(f"{impl.unit_test_path.stem}.*"))
+        assert test_source == render_unit_test(
+            goal_file=impl.goal_file,
+            goal_function=impl.goal_function,
+            class_name=impl.class_name,
+            unit_test_file=impl.unit_test_file,
+        ), "every sample test is the replay template"
+        # Replay mode: inputs in the repository, expected outputs only outside it.
+        prefix = fixture_prefix(impl.goal_function, impl.class_name)
+        inputs = sorted(
+            p.name for p in (impl.unit_test_path.parent / "fixtures").glob(f"{prefix}_*")
+        )
+        expected = expected_outputs_dir(task.path, impl.unit_test_file)
+        assert len(inputs) >= 3
+        assert inputs == sorted(p.name for p in expected.glob("*.json"))
+        assert (impl.unit_test_path.parent / "lmr_replay.py").read_bytes() == Path(
+            replay_codec.__file__
+        ).read_bytes()
+        for name in inputs:
+            text = (expected / name).read_text(encoding="utf-8")
+            assert text not in (impl.unit_test_path.parent / "fixtures" / name).read_text()
         golden = masked_by_file.get(impl.goal_file, impl.golden_path.read_text(encoding="utf-8"))
         masked_by_file[impl.goal_file] = mask_function(
             golden, impl.goal_function, impl.class_name, style="lmr"

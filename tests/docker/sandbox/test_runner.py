@@ -175,7 +175,7 @@ def test_non_root_and_no_host_environment(
     )
     run = _run(calc_task, probe, docker_client, env={"LMR_ASKED_FOR": "yes"})
     log = run.verdicts[0].log
-    assert "UID 1000 GID 1000" in log
+    assert "UID 65534 GID 65534" in log  # nobody: owns nothing in the image
     assert "SECRET None" in log
     assert "ASKED yes" in log
     assert f"PYTHONPATH {calc_task[1].workdir}" in log
@@ -194,9 +194,10 @@ def test_legacy_protocol_is_chosen_automatically(
     masked = _run(legacy_task, None, docker_client)
     assert masked.verdict == "fail"
     assert "2 'Failed'" in masked.verdicts[0].reason
-    # Overridden, the exit status decides: the masked script exits 0 and so "passes".
+    # Forced in-process, the log folder is the read-only repository's: never a pass.
     forced = _run(legacy_task, None, docker_client, protocol="exit-code")
-    assert forced.verdict == "pass"
+    assert forced.verdict == "error"
+    assert "PermissionError" in forced.reason or "Read-only" in forced.reason, forced.reason
 
 
 def test_missing_image_is_an_infra_error(

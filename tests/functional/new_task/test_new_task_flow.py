@@ -108,7 +108,7 @@ async def test_every_screen_to_a_clean_task(
     assert impl.category == "Training Objectives & Optimization"
     assert impl.golden_path.read_text() == (toy_repo / "toy" / "losses.py").read_text()
     assert "total = 0.0" not in impl.goal_path.read_text()
-    assert len(list((task.repo_dir / "unit_test" / "fixtures").glob("*.pkl"))) == 3
+    assert len(list((task.repo_dir / "unit_test" / "fixtures").glob("*.json"))) == 3
     assert json.loads(task.paper_json_path.read_text())["1"].startswith("Margin Losses")
 
     from lmr_author.validate.engine import validate_task_dir

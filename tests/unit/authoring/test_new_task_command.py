@@ -71,9 +71,9 @@ def test_spec_builds_a_clean_task_and_never_overwrites_silently(
     assert "raise NotImplementedError" in masked  # the todo style of Scorer.score
     assert "total = 0.0" not in masked
     assert sorted(p.name for p in (task.repo_dir / "unit_test" / "fixtures").iterdir()) == [
-        "Scorer_score_1.pkl",
-        "margin_loss_1.pkl",
-        "margin_loss_2.pkl",
+        "Scorer_score_1.json",
+        "margin_loss_1.json",
+        "margin_loss_2.json",
     ]
     assert validate_task_dir(task.path) == []
 

@@ -29,9 +29,9 @@ def test_recorded_fixtures_make_a_test_that_passes_on_golden_and_fails_on_wrong(
 ) -> None:
     written = record_fixtures(toy_repo, "toy/losses.py", "margin_loss", DRIVER)
     assert [p.name for p in written] == [
-        "margin_loss_1.pkl",
-        "margin_loss_2.pkl",
-        "margin_loss_3.pkl",
+        "margin_loss_1.json",
+        "margin_loss_2.json",
+        "margin_loss_3.json",
     ]
     test_file = "unit_test/unit_test_1.py"
     (toy_repo / test_file).write_text(
@@ -49,8 +49,10 @@ def test_recorded_fixtures_make_a_test_that_passes_on_golden_and_fails_on_wrong(
 
 def test_method_fixtures_record_self(toy_repo: Path) -> None:
     driver = "from toy.losses import Scorer\nScorer(2.0).score([1, 2, 3])\n"
-    record_fixtures(toy_repo, "toy/losses.py", "score", driver, class_name="Scorer")
     test_file = "unit_test/unit_test_2.py"
+    record_fixtures(
+        toy_repo, "toy/losses.py", "score", driver, class_name="Scorer", unit_test_file=test_file
+    )
     (toy_repo / test_file).write_text(
         render_unit_test(
             goal_file="toy/losses.py",
@@ -83,7 +85,7 @@ def test_dry_run_shows_the_calls_and_leaves_the_repository_alone(toy_repo: Path)
     from lmr_author.authoring.fixtures import dry_run_fixtures
 
     calls = dry_run_fixtures(toy_repo, "toy/losses.py", "margin_loss", DRIVER)
-    assert [call.fixture for call in calls] == [f"margin_loss_{k}.pkl" for k in (1, 2, 3)]
+    assert [call.fixture for call in calls] == [f"margin_loss_{k}.json" for k in (1, 2, 3)]
     assert calls[0].args == [[1.0, 2.0], [0.5, 3.0]]
-    assert calls[0].describe().startswith("margin_loss_1.pkl: args=[[1.0, 2.0], [0.5, 3.0]]")
+    assert calls[0].describe().startswith("margin_loss_1.json: args=[[1.0, 2.0], [0.5, 3.0]]")
     assert not (toy_repo / "unit_test").exists()

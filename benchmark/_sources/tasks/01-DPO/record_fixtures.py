@@ -1,10 +1,9 @@
-"""Record the fixtures of unit_test_1.py from the golden preference_loss.
+"""The fixture driver of unit_test_1.py from the golden preference_loss.
 
-Run by benchmark/_sources/build.py from the (unmasked) repository folder.
+build.py runs it through lmr_author.authoring.fixtures.record_fixtures (from the
+unmasked repository folder), which records each call of the goal function: its inputs
+into the repository, its output into expected_outputs/, outside the repository.
 """
-
-import json
-from pathlib import Path
 
 import numpy as np
 
@@ -43,9 +42,7 @@ def main():
         case("large margins", rng, batch=4, scale=40.0, beta=0.5, label_smoothing=0.0),
         case("label smoothing", rng, batch=6, scale=5.0, beta=0.2, label_smoothing=0.2),
     ]
-    out = Path("unit_test/fixtures/unit_test_1.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"cases": cases}, indent=1) + "\n", encoding="utf-8")
+    return cases
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""Record the fixtures of unit_test_1.py and unit_test_2.py from the golden code."""
+"""The fixture driver of unit_test_1.py and unit_test_2.py: calls the golden code on every case.
 
-import json
-from pathlib import Path
+build.py runs it through lmr_author.authoring.fixtures.record_fixtures, which records
+each call's inputs (in the repository) and output (in expected_outputs/, outside it).
+"""
 
 from bleu.ngrams import modified_precision
 from bleu.score import brevity_penalty
@@ -78,12 +79,8 @@ def brevity_cases():
 
 
 def main():
-    folder = Path("unit_test/fixtures")
-    folder.mkdir(parents=True, exist_ok=True)
-    for number, cases in ((1, precision_cases()), (2, brevity_cases())):
-        (folder / f"unit_test_{number}.json").write_text(
-            json.dumps({"cases": cases}, indent=1) + "\n", encoding="utf-8"
-        )
+    precision_cases()
+    brevity_cases()
 
 
 if __name__ == "__main__":

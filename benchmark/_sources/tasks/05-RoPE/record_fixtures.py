@@ -1,7 +1,8 @@
-"""Record the fixtures of unit_test_1.py from the golden RotaryEmbedding.apply."""
+"""The fixture driver of unit_test_1.py: calls the golden RotaryEmbedding.apply on every case.
 
-import json
-from pathlib import Path
+build.py runs it through lmr_author.authoring.fixtures.record_fixtures, which records
+each call's inputs (in the repository) and output (in expected_outputs/, outside it).
+"""
 
 import numpy as np
 
@@ -27,9 +28,7 @@ def main():
         case("offset positions, small base", 6, 100.0, rng.normal(size=(3, 6)), [7, 3, 42]),
         case("unit vectors", 4, 10.0, np.eye(4), [1, 2, 3, 5]),
     ]
-    out = Path("unit_test/fixtures/unit_test_1.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"cases": cases}, indent=1) + "\n", encoding="utf-8")
+    return cases
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""Record the fixtures of unit_test_1.py from the golden merge_pair."""
+"""The fixture driver of unit_test_1.py: calls the golden merge_pair on every case.
 
-import json
-from pathlib import Path
+build.py runs it through lmr_author.authoring.fixtures.record_fixtures, which records
+each call's inputs (in the repository) and output (in expected_outputs/, outside it).
+"""
 
 from bpe.learner import build_vocab, learn_bpe, merge_pair
 
@@ -53,9 +54,7 @@ def main():
             "steps": [step(("n", "e"), collide), step(("e", "w"), collide)],
         },
     ]
-    out = Path("unit_test/fixtures/unit_test_1.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"cases": cases}, indent=1) + "\n", encoding="utf-8")
+    return cases
 
 
 if __name__ == "__main__":

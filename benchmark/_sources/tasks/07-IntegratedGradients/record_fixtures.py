@@ -1,7 +1,8 @@
-"""Record the fixtures of unit_test_1.py from the golden integrated_gradients."""
+"""The fixture driver of unit_test_1.py: calls the golden integrated_gradients on every case.
 
-import json
-from pathlib import Path
+build.py runs it through lmr_author.authoring.fixtures.record_fixtures, which records
+each call's inputs (in the repository) and output (in expected_outputs/, outside it).
+"""
 
 import numpy as np
 
@@ -36,9 +37,7 @@ def main():
         case("custom baseline, few steps", second, rng.normal(size=4), rng.normal(size=4), 4),
         case("single step", first, rng.normal(size=6), None, 1),
     ]
-    out = Path("unit_test/fixtures/unit_test_1.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"cases": cases}, indent=1) + "\n", encoding="utf-8")
+    return cases
 
 
 if __name__ == "__main__":

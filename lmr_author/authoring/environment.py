@@ -1,0 +1,488 @@
+"""The environment step of new-task: which Python packages the task's image needs.
+
+A task's tests import the goal module, so its image needs what that module imports,
+transitively within the repository. We read two kinds of evidence without executing
+anything: the repository's own dependency files (``requirements*.txt``,
+``pyproject.toml`` for PEP 621 and Poetry, ``setup.py`` parsed with ``ast``,
+``setup.cfg``, ``environment.yml``) and the ``import`` statements of the goal modules.
+The proposal is what the goal modules import, versioned as the repository declares
+it; declared packages the goal never imports are listed apart (a repository may list
+torch when the goal function needs only NumPy, and that is gigabytes).
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import importlib.metadata
+import re
+import sys
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement as _PackagingRequirement
+from packaging.utils import canonicalize_name
+
+from lmr_author.authoring.scaffold import render_dockerfile
+from lmr_author.validate.findings import Finding
+
+#: Import names whose distribution has another name, for packages not installed here.
+IMPORT_TO_DISTRIBUTION: dict[str, str] = {
+    "sklearn": "scikit-learn",
+    "skimage": "scikit-image",
+    "cv2": "opencv-python",
+    "PIL": "Pillow",
+    "yaml": "PyYAML",
+    "bs4": "beautifulsoup4",
+    "Crypto": "pycryptodome",
+    "dateutil": "python-dateutil",
+    "dotenv": "python-dotenv",
+    "google.protobuf": "protobuf",
+    "attr": "attrs",
+    "jwt": "PyJWT",
+    "serial": "pyserial",
+    "Levenshtein": "python-Levenshtein",
+    "sentencepiece": "sentencepiece",
+    "faiss": "faiss-cpu",
+    "torch_geometric": "torch-geometric",
+    "tree_sitter": "tree-sitter",
+    "OpenSSL": "pyOpenSSL",
+    "docx": "python-docx",
+    "magic": "python-magic",
+    "fitz": "PyMuPDF",
+    "Bio": "biopython",
+    "lightgbm": "lightgbm",
+    "umap": "umap-learn",
+    "hydra": "hydra-core",
+    "omegaconf": "omegaconf",
+    "wandb": "wandb",
+    "git": "GitPython",
+    "igraph": "python-igraph",
+    "spacy": "spacy",
+}
+#: conda package names whose PyPI name differs (environment.yml).
+CONDA_TO_PYPI: dict[str, str] = {
+    "pytorch": "torch",
+    "pytorch-cpu": "torch",
+    "py-opencv": "opencv-python",
+    "opencv": "opencv-python",
+    "pyyaml": "PyYAML",
+    "pillow": "Pillow",
+}
+#: conda packages that are no Python distribution (toolchains, the interpreter).
+_CONDA_SKIP = frozenset(
+    {"python", "pip", "cudatoolkit", "cudnn", "mkl", "blas", "libblas", "cuda", "setuptools"}
+)
+#: Installed with the interpreter in every image: never proposed.
+_ALWAYS_THERE = frozenset({"pip", "setuptools", "wheel"})
+
+GPU_NOTE = (
+    "The GPU option renders a Dockerfile FROM a CUDA runtime image (like the published "
+    "tasks); it cannot be verified on a machine without a GPU, and tests must then be run "
+    "with a GPU engine (docker run --gpus all)."
+)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One line of the task's requirements.txt and why it is there."""
+
+    name: str  # canonical distribution name
+    line: str  # the requirements.txt line, e.g. "pandas>=2.0"
+    source: str  # e.g. "requirements.txt line 3", "import in model.py line 4"
+
+
+@dataclass(frozen=True)
+class EnvironmentProposal:
+    """What the goal modules need, and what the repository declares besides."""
+
+    requirements: list[Requirement]
+    #: Declared by the repository but never imported by the goal modules.
+    declared_unused: list[Requirement] = field(default_factory=list)
+    #: Imports that are neither stdlib, nor in the repository, nor known distributions.
+    unknown_imports: list[str] = field(default_factory=list)
+
+    def requirements_txt(self) -> str:
+        """The task's requirements.txt: one line per requirement, sources as comments."""
+        lines = ["# Proposed by lmr-author from the repository; edit freely."]
+        lines += [f"{req.line}  # {req.source}" for req in self.requirements]
+        return "\n".join(lines) + "\n"
+
+
+def propose_environment(repo_dir: Path, goal_files: Sequence[str]) -> EnvironmentProposal:
+    """Propose the task's requirements from the repository's files and the goals' imports."""
+    declared = declared_requirements(repo_dir)
+    by_name: dict[str, Requirement] = {}
+    for req in declared:
+        by_name.setdefault(req.name, req)
+    imports = goal_imports(repo_dir, goal_files)
+    proposed: dict[str, Requirement] = {}
+    unknown: list[str] = []
+    installed = _installed_distributions()
+    for module, where in imports.items():
+        dist = distribution_for_import(module, installed)
+        if dist is None:
+            unknown.append(module)
+            continue
+        name = canonicalize_name(dist)
+        if name in _ALWAYS_THERE or name in proposed:
+            continue
+        if name in by_name:
+            kept = by_name[name]
+            proposed[name] = Requirement(name, kept.line, f"{kept.source}; import in {where}")
+        else:
+            proposed[name] = Requirement(name, dist, f"import in {where}")
+    unused = [req for name, req in by_name.items() if name not in proposed]
+    return EnvironmentProposal(
+        requirements=sorted(proposed.values(), key=lambda r: r.name),
+        declared_unused=unused,
+        unknown_imports=sorted(set(unknown)),
+    )
+
+
+def distribution_for_import(
+    module: str, installed: dict[str, list[str]] | None = None
+) -> str | None:
+    """The distribution that provides top-level import ``module`` (None: unknown)."""
+    if module in IMPORT_TO_DISTRIBUTION:
+        return IMPORT_TO_DISTRIBUTION[module]
+    installed = _installed_distributions() if installed is None else installed
+    if module in installed:
+        return installed[module][0]
+    if re.fullmatch(r"[A-Za-z0-9_]+", module) and not module.startswith("_"):
+        return module.replace("_", "-")  # most distributions are named as they import
+    return None
+
+
+def _installed_distributions() -> dict[str, list[str]]:
+    return {k: list(v) for k, v in importlib.metadata.packages_distributions().items()}
+
+
+# --- imports of the goal modules --------------------------------------------------
+
+
+def goal_imports(repo_dir: Path, goal_files: Sequence[str]) -> dict[str, str]:
+    """Third-party top-level imports reached from the goal files, with where each is.
+
+    Imports of the repository's own modules are followed (transitively); stdlib
+    modules are left out (`sys.stdlib_module_names`).
+    """
+    found: dict[str, str] = {}
+    seen: set[Path] = set()
+    queue = [repo_dir / goal for goal in goal_files]
+    while queue:
+        path = queue.pop(0).resolve()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        try:
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (SyntaxError, ValueError):
+            continue
+        rel = path.relative_to(repo_dir.resolve()).as_posix()
+        for name, level, lineno in _imports(tree):
+            local = _local_module(repo_dir, path.parent, name, level)
+            if local is not None:
+                queue.extend(local)
+                continue
+            if level:
+                continue  # a relative import we could not find: not third-party
+            top = name.split(".")[0]
+            if top in sys.stdlib_module_names or top == "__future__":
+                continue
+            key = "google.protobuf" if name.startswith("google.protobuf") else top
+            found.setdefault(key, f"{rel} line {lineno}")
+    return found
+
+
+def _imports(tree: ast.AST) -> Iterable[tuple[str, int, int]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, 0, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            yield base, node.level, node.lineno
+            for alias in node.names:  # `from pkg import submodule`
+                yield (f"{base}.{alias.name}" if base else alias.name), node.level, node.lineno
+
+
+def _local_module(repo_dir: Path, here: Path, name: str, level: int) -> list[Path] | None:
+    """The repository files an import refers to, or None when it is not the repo's."""
+    roots = [here] if level else [repo_dir, here]
+    if level > 1:
+        roots = [here.parents[level - 2]] if len(here.parents) >= level - 1 else []
+    parts = [p for p in name.split(".") if p]
+    for root in roots:
+        if not parts:
+            init = root / "__init__.py"
+            return [init] if init.is_file() else []
+        base = root.joinpath(*parts)
+        files = [base.with_suffix(".py"), base / "__init__.py"]
+        hits = [f for f in files if f.is_file()]
+        if hits:
+            # a package's __init__ on the way runs too
+            return hits + [
+                root.joinpath(*parts[:i], "__init__.py")
+                for i in range(1, len(parts))
+                if root.joinpath(*parts[:i], "__init__.py").is_file()
+            ]
+        if (root / parts[0]).is_dir() and level == 0 and len(parts) > 1:
+            return []  # a repo package attribute (`from pkg import name`)
+    return None
+
+
+# --- the repository's dependency files ---------------------------------------------
+
+
+def declared_requirements(repo_dir: Path) -> list[Requirement]:
+    """Every requirement the repository's dependency files declare, in file order."""
+    found: list[Requirement] = []
+    for path in sorted(repo_dir.glob("requirements*.txt")):
+        found += _from_requirements_txt(path, repo_dir)
+    if (repo_dir / "pyproject.toml").is_file():
+        found += _from_pyproject(repo_dir / "pyproject.toml")
+    if (repo_dir / "setup.py").is_file():
+        found += _from_setup_py(repo_dir / "setup.py")
+    if (repo_dir / "setup.cfg").is_file():
+        found += _from_setup_cfg(repo_dir / "setup.cfg")
+    for name in ("environment.yml", "environment.yaml"):
+        if (repo_dir / name).is_file():
+            found += _from_environment_yml(repo_dir / name)
+    return found
+
+
+def _requirement(text: str, source: str) -> Requirement | None:
+    text = text.split(" #", 1)[0].strip()
+    if not text or text.startswith(("#", "-", "git+", "http://", "https://", ".")):
+        return None
+    try:
+        parsed = _PackagingRequirement(text)
+    except InvalidRequirement:
+        return None
+    return Requirement(canonicalize_name(parsed.name), str(parsed), source)
+
+
+def _from_requirements_txt(path: Path, repo_dir: Path) -> list[Requirement]:
+    found = []
+    rel = path.relative_to(repo_dir).as_posix()
+    for number, line in enumerate(_read(path).splitlines(), start=1):
+        req = _requirement(line, f"{rel} line {number}")
+        if req is not None:
+            found.append(req)
+    return found
+
+
+def _from_pyproject(path: Path) -> list[Requirement]:
+    try:
+        data = tomllib.loads(_read(path))
+    except tomllib.TOMLDecodeError:
+        return []
+    found = []
+    project = data.get("project", {})
+    for text in project.get("dependencies", []) if isinstance(project, dict) else []:
+        req = _requirement(str(text), "pyproject.toml [project.dependencies]")
+        if req is not None:
+            found.append(req)
+    poetry = data.get("tool", {}).get("poetry", {}).get("dependencies", {})
+    for name, constraint in poetry.items() if isinstance(poetry, dict) else []:
+        if name.lower() == "python":
+            continue
+        version = constraint if isinstance(constraint, str) else ""
+        req = _requirement(
+            name + _poetry_constraint(version), "pyproject.toml [tool.poetry.dependencies]"
+        )
+        if req is not None:
+            found.append(req)
+    return found
+
+
+def _poetry_constraint(version: str) -> str:
+    """Poetry's ``^1.2`` / ``~1.2`` / ``*`` as a PEP 440 lower bound (close enough)."""
+    version = version.strip()
+    if not version or version == "*":
+        return ""
+    if version[0] in "^~":
+        return ">=" + version[1:].lstrip("=")
+    if version[0].isdigit():
+        return "==" + version
+    return version
+
+
+def _from_setup_py(path: Path) -> list[Requirement]:
+    """``install_requires`` of ``setup(...)``, read with ast (setup.py never runs)."""
+    try:
+        tree = ast.parse(_read(path))
+    except SyntaxError:
+        return []
+    lists: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            values = _string_list(node.value)
+            if isinstance(target, ast.Name) and values is not None:
+                lists[target.id] = values
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "install_requires":
+                continue
+            values = _string_list(keyword.value)
+            if values is None and isinstance(keyword.value, ast.Name):
+                values = lists.get(keyword.value.id)
+            for text in values or []:
+                req = _requirement(text, f"setup.py install_requires (line {keyword.lineno})")
+                if req is not None:
+                    found.append(req)
+    return found
+
+
+def _string_list(node: ast.expr) -> list[str] | None:
+    if isinstance(node, ast.List | ast.Tuple):
+        items = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+        return [str(item) for item in items if isinstance(item, str)]
+    return None
+
+
+def _from_setup_cfg(path: Path) -> list[Requirement]:
+    parser = configparser.ConfigParser()
+    try:
+        parser.read_string(_read(path))
+    except configparser.Error:
+        return []
+    raw = parser.get("options", "install_requires", fallback="")
+    found = []
+    for line in raw.splitlines():
+        req = _requirement(line, "setup.cfg [options] install_requires")
+        if req is not None:
+            found.append(req)
+    return found
+
+
+def _from_environment_yml(path: Path) -> list[Requirement]:
+    import yaml  # type: ignore[import-untyped]
+
+    try:
+        data = yaml.safe_load(_read(path))
+    except yaml.YAMLError:
+        return []
+    deps = data.get("dependencies", []) if isinstance(data, dict) else []
+    found = []
+    for item in deps if isinstance(deps, list) else []:
+        if isinstance(item, dict):
+            for text in item.get("pip", []) or []:
+                req = _requirement(str(text), f"{path.name} pip")
+                if req is not None:
+                    found.append(req)
+            continue
+        text = str(item).split("::")[-1]  # channel::package
+        name, _, version = text.partition("=")
+        name = name.strip()
+        if name.lower() in _CONDA_SKIP or not name:
+            continue
+        version = version.lstrip("=").split("=")[0]  # conda's name=1.2=build
+        pypi = CONDA_TO_PYPI.get(name.lower(), name)
+        req = _requirement(
+            pypi + (f"=={version}" if version and "*" not in version else ""),
+            f"{path.name} conda {name}",
+        )
+        if req is not None:
+            found.append(req)
+    return found
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+# --- the task's Dockerfile and requirements -----------------------------------------
+
+_DEPENDENCY_BLOCK = re.compile(r"^# Dependencies[^\n]*\n(?:[^\n]+\n)*", re.MULTILINE)
+#: The dependency section the task Dockerfile gets (replaces the template's NumPy line).
+DEPENDENCY_SECTION = """\
+# Dependencies of the task: requirements.txt beside this Dockerfile (lmr-author proposes
+# it from the repository; builds behind a TLS-inspecting proxy: see docs/tls-proxy.md).
+COPY requirements.txt /tmp/lmr-author/requirements.txt
+RUN pip install -r /tmp/lmr-author/requirements.txt && rm -rf /tmp/lmr-author
+"""
+GPU_BASE = "nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04"
+_GPU_PYTHON = """\
+# CUDA runtime image (GPU option): its Python comes from Ubuntu.
+RUN apt-get update \\
+    && apt-get install -y --no-install-recommends python3 python3-pip python-is-python3 \\
+    && rm -rf /var/lib/apt/lists/*
+"""
+
+
+def render_task_dockerfile(repo_folder_name: str, *, gpu: bool = False) -> str:
+    """templates/Dockerfile with the requirements section (and the CUDA base for ``gpu``).
+
+    Composed from the one template, so its ownership lines stay the template's own.
+    """
+    text = render_dockerfile(repo_folder_name)
+    if _DEPENDENCY_BLOCK.search(text):
+        text = _DEPENDENCY_BLOCK.sub(lambda _m: DEPENDENCY_SECTION, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + DEPENDENCY_SECTION
+    if gpu:
+        text = re.sub(
+            r"^FROM\s+\S+[^\n]*\n",
+            lambda _m: f"FROM {GPU_BASE}\n\n{_GPU_PYTHON}",
+            text,
+            count=1,
+            flags=re.MULTILINE,
+        )
+    return text
+
+
+def check_environment(dockerfile: str, requirements: str, repo_folder_name: str) -> list[Finding]:
+    """Problems of an edited Dockerfile and requirements.txt, before building."""
+    findings = _dockerfile_findings(dockerfile, repo_folder_name)
+    for number, line in enumerate(requirements.splitlines(), start=1):
+        text = line.split("#", 1)[0].strip()
+        if not text or text.startswith("-"):
+            continue
+        try:
+            _PackagingRequirement(text)
+        except InvalidRequirement as error:
+            findings.append(
+                Finding(
+                    rule="requirements",
+                    severity="error",
+                    message=f"line {number} is not a requirement: {str(error).splitlines()[0]}",
+                    file="requirements.txt",
+                    hint="Write one 'name[extras] [version specifier]' per line (PEP 508).",
+                )
+            )
+    if "requirements.txt" not in dockerfile and requirements.strip():
+        findings.append(
+            Finding(
+                rule="requirements",
+                severity="warning",
+                message="the Dockerfile never installs requirements.txt",
+                file="Dockerfile",
+                hint="Add 'COPY requirements.txt ...' and 'RUN pip install -r ...'.",
+            )
+        )
+    return findings
+
+
+def _dockerfile_findings(dockerfile: str, repo_folder_name: str) -> list[Finding]:
+    """The validator's own Dockerfile rule, run on the edited text in a scratch folder."""
+    import json
+    import tempfile
+
+    from lmr_author.validate.context import TaskContext
+    from lmr_author.validate.rules_docker import check_dockerfile
+
+    with tempfile.TemporaryDirectory(prefix="lmr-author-env-") as scratch:
+        root = Path(scratch)
+        (root / "Dockerfile").write_text(dockerfile, encoding="utf-8")
+        info = {"repo_folder_name": repo_folder_name, "implementations": []}
+        (root / "info.json").write_text(json.dumps(info), encoding="utf-8")
+        return list(check_dockerfile(TaskContext(root)))

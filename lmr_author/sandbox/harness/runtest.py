@@ -1,0 +1,393 @@
+"""The harness's test process: run one unit test file and record every test's outcome.
+
+Started by ``supervise.py`` as ``python -I runtest.py <json options>``. It sets up
+``sys.path`` as ``python unit_test/unit_test_<k>.py`` with the repository on
+PYTHONPATH would, snapshots the assertion machinery (unittest, numpy.testing when the
+tests use NumPy, builtins, the functions of every module already loaded, and this
+file's own reporter), then runs the test file as ``__main__`` with ``unittest.main``
+replaced by a recording runner. Per test it records passed, failed, errored, skipped,
+expected failure or unexpected success; the module body itself is one more test
+("<script>"), which passes only when the body runs to its end. Test classes never run
+by the file and module-level ``test_*`` functions (pytest style) are run after the
+body. Records go to the supervisor through a pipe, one JSON line each; the last one
+(``end``) carries what was found tampered with. Nothing printed or exited by the
+candidate counts: a process that ends before ``end`` is a failure.
+
+This runs in the same process as the candidate, so a candidate written against this
+file could still forge records; the tamper checks make that deliberate work, and
+replay-mode tests (expected outputs outside the container) make it useless.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import os
+import signal
+import sys
+import traceback
+import types
+import unittest
+from typing import Any
+
+SCRIPT_TEST = "<script>"
+_write = os.write
+_dumps = json.dumps
+_exit = os._exit
+
+
+class Reporter:
+    """Writes records to the supervisor's pipe; holds its own references to what it uses."""
+
+    def __init__(self, fd: int, token: bytes) -> None:
+        self.fd = fd
+        self.token = token
+        self.records: list[dict[str, Any]] = []
+
+    def send(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+        line = _dumps(record, default=str).replace("\n", "\\n")
+        data = self.token + b" " + line.encode("utf-8", "replace") + b"\n"
+        while data:
+            written = _write(self.fd, data)
+            data = data[written:]
+
+    def test(self, test_id: str, outcome: str, detail: str = "") -> None:
+        self.send({"event": "test", "id": test_id, "outcome": outcome, "detail": detail[-2000:]})
+
+
+def main(argv: list[str]) -> None:
+    options = json.loads(argv[1])
+    token_fd = int(options["token_fd"])
+    token = os.read(token_fd, 64)
+    os.close(token_fd)
+    reporter = Reporter(int(options["report_fd"]), token)
+    # The supervisor ignores these (it is PID 1); tests get Python's usual handling back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    test_file = str(options["test_file"])
+    path = os.path.abspath(test_file)
+    sys.dont_write_bytecode = True
+    sys.argv = [test_file]
+    entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    sys.path[:0] = [os.path.dirname(path), *entries]
+    for name in options.get("preload", []):
+        with contextlib.suppress(Exception):  # a module the image lacks is not watched
+            __import__(name)
+    runner = Runner(reporter)
+    watch = Snapshot.take(reporter)
+    unittest.main = runner.main  # type: ignore[assignment]
+    unittest.TestProgram = runner.main  # type: ignore[assignment, misc]
+    watch.note_patched(unittest)
+    code, status = _run_body(path, runner, reporter)
+    if status == "passed":
+        runner.run_leftovers(code)
+    tampered = watch.check()
+    reporter.send({"event": "end", "tampered": tampered, "body": status})
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _exit(0 if status == "passed" else 1)
+
+
+def _run_body(path: str, runner: Runner, reporter: Reporter) -> tuple[Any, str]:
+    """Run the test file as ``__main__``; record "<script>" as its outcome."""
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__builtins__ = builtins  # type: ignore[attr-defined]
+    sys.modules["__main__"] = module
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+        code = compile(source, path, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError) as error:
+        reporter.test(SCRIPT_TEST, "errored", "".join(traceback.format_exception_only(error)))
+        return None, "errored"
+    runner.code_objects = _code_objects(code)
+    runner.module = module
+    try:
+        exec(code, module.__dict__)
+    except SystemExit as stop:
+        if stop.code in (None, 0) and runner.raised_by_test_file(stop):
+            reporter.test(SCRIPT_TEST, "passed", "the script exited with status 0")
+            return code, "passed"
+        reporter.test(
+            SCRIPT_TEST, "errored", f"the script was ended early: SystemExit({stop.code!r})"
+        )
+        return code, "errored"
+    except AssertionError:
+        reporter.test(SCRIPT_TEST, "failed", traceback.format_exc())
+        return code, "failed"
+    except BaseException:
+        reporter.test(SCRIPT_TEST, "errored", traceback.format_exc())
+        return code, "errored"
+    reporter.test(SCRIPT_TEST, "passed")
+    return code, "passed"
+
+
+def _code_objects(code: types.CodeType) -> set[int]:
+    """Ids of every code object compiled from the test file (nested ones too)."""
+    found: set[int] = set()
+    pending = [code]
+    while pending:
+        item = pending.pop()
+        found.add(id(item))
+        pending.extend(c for c in item.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+class Runner:
+    """Runs unittest tests with a result that reports each outcome to the supervisor."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+        self.ran: set[str] = set()
+        self.code_objects: set[int] = set()
+        self.module: types.ModuleType | None = None
+
+    def raised_by_test_file(self, error: BaseException) -> bool:
+        """True when ``error`` was raised by the test file's own code (not the candidate's)."""
+        trace = error.__traceback__
+        last = None
+        while trace is not None:
+            last = trace
+            trace = trace.tb_next
+        if last is None:
+            return False
+        frame = last.tb_frame
+        # sys.exit() raises inside sys; the caller's frame is the one that decided.
+        return id(frame.f_code) in self.code_objects
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Stand-in for ``unittest.main``: run the tests of ``__main__`` (or ``module``)."""
+        module = kwargs.get("module", args[0] if args else "__main__")
+        if isinstance(module, str):
+            module = sys.modules.get(module, self.module)
+        loader = unittest.defaultTestLoader
+        suite = loader.loadTestsFromModule(module)
+        names = kwargs.get("defaultTest")
+        if names:
+            names = [names] if isinstance(names, str) else list(names)
+            suite = loader.loadTestsFromNames(names, module)
+        self.run_suite(suite)
+        return types.SimpleNamespace(result=None)
+
+    def run_suite(self, suite: Any) -> None:
+        suite.run(RecordingResult(self))
+
+    def run_leftovers(self, code: Any) -> None:
+        """Tests the file defines but never ran: TestCase classes, then ``test_*`` functions."""
+        module = self.module
+        if module is None:
+            return
+        loader = unittest.defaultTestLoader
+        pending = unittest.TestSuite()
+        for test in _flatten(loader.loadTestsFromModule(module)):
+            if test.id() not in self.ran:
+                pending.addTest(test)
+        if pending.countTestCases():
+            self.run_suite(pending)
+            return
+        if self.ran:
+            return
+        for name, value in list(vars(module).items()):
+            if (
+                name.startswith("test")
+                and isinstance(value, types.FunctionType)
+                and id(value.__code__) in self.code_objects
+            ):
+                self.ran.add(name)
+                try:
+                    value()
+                except AssertionError:
+                    self.reporter.test(name, "failed", traceback.format_exc())
+                except unittest.SkipTest as skip:
+                    self.reporter.test(name, "skipped", str(skip))
+                except BaseException:
+                    self.reporter.test(name, "errored", traceback.format_exc())
+                else:
+                    self.reporter.test(name, "passed")
+
+
+def _flatten(suite: Any) -> list[Any]:
+    found: list[Any] = []
+    for item in suite:
+        if hasattr(item, "__iter__"):
+            found.extend(_flatten(item))
+        else:
+            found.append(item)
+    return found
+
+
+def _detail(err: Any) -> str:
+    try:
+        return "".join(traceback.format_exception(*err))
+    except Exception:
+        return repr(err)
+
+
+#: Outcomes from best to worst: a test with several (subtests) reports its worst.
+_ORDER = ("passed", "expected failure", "skipped", "unexpected success", "failed", "errored")
+
+
+class RecordingResult(unittest.TestResult):
+    """Reports each test once to the supervisor, with its worst outcome (subtests too)."""
+
+    def __init__(self, runner: Runner) -> None:
+        super().__init__()
+        self.runner = runner
+        self.current: dict[str, tuple[str, str]] = {}
+
+    def _set(self, test: Any, outcome: str, text: str = "") -> None:
+        key = test.id()
+        previous = self.current.get(key)
+        if previous is None or _ORDER.index(outcome) > _ORDER.index(previous[0]):
+            self.current[key] = (outcome, text)
+
+    def startTest(self, test: Any) -> None:
+        super().startTest(test)
+        self.runner.ran.add(test.id())
+
+    def stopTest(self, test: Any) -> None:
+        super().stopTest(test)
+        outcome, text = self.current.pop(test.id(), ("passed", ""))
+        self.runner.reporter.test(test.id(), outcome, text)
+
+    def addError(self, test: Any, err: Any) -> None:
+        super().addError(test, err)
+        self._set(test, "errored", _detail(err))
+
+    def addFailure(self, test: Any, err: Any) -> None:
+        super().addFailure(test, err)
+        self._set(test, "failed", _detail(err))
+
+    def addSkip(self, test: Any, reason: str) -> None:
+        super().addSkip(test, reason)
+        self._set(test, "skipped", reason)
+
+    def addExpectedFailure(self, test: Any, err: Any) -> None:
+        super().addExpectedFailure(test, err)
+        self._set(test, "expected failure", _detail(err))
+
+    def addUnexpectedSuccess(self, test: Any) -> None:
+        super().addUnexpectedSuccess(test)
+        self._set(test, "unexpected success")
+
+    def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            failed = issubclass(err[0], test.failureException)
+            self._set(test, "failed" if failed else "errored", _detail(err))
+
+
+#: The assertion machinery: these modules (and their submodules) must not change.
+_WATCHED = ("unittest", "numpy.testing", "torch.testing", "json", "math", "operator", "numpy")
+
+
+def _watched(name: str) -> bool:
+    """``numpy`` itself is watched at its top level only (np.allclose and friends)."""
+    if name == "numpy":
+        return True
+    return any(name == root or name.startswith(root + ".") for root in _WATCHED[:-1])
+
+
+class Snapshot:
+    """What the verdict relies on, as loaded before the test file (and candidate) ran."""
+
+    def __init__(self) -> None:
+        self.bindings: dict[tuple[str, str], int] = {}
+        self.codes: dict[tuple[str, str], tuple[int, int, int, int]] = {}
+        self.objects: list[Any] = []  # keep everything alive so ids stay unique
+
+    @classmethod
+    def take(cls, reporter: Reporter) -> Snapshot:
+        snap = cls()
+        for name, module in list(sys.modules.items()):
+            if isinstance(module, types.ModuleType) and _watched(name):
+                snap._watch_namespace(name, vars(module), deep=True)
+        snap._watch_namespace("builtins", vars(builtins), deep=False)
+        for cls_ in _HARNESS_CLASSES:
+            snap._watch_namespace(f"harness.{cls_.__name__}", dict(vars(cls_)), deep=True)
+        return snap
+
+    def _watch_namespace(self, owner: str, namespace: dict[str, Any], *, deep: bool) -> None:
+        for attr, value in list(namespace.items()):
+            if callable(value) or isinstance(value, types.ModuleType):
+                self._watch_value(owner, attr, value, deep=deep)
+            if deep and isinstance(value, type) and value.__module__ == namespace.get("__name__"):
+                for key, member in list(vars(value).items()):
+                    function = getattr(member, "__func__", member)
+                    if callable(function):
+                        self._watch_value(f"{owner}.{attr}", key, function, deep=True)
+
+    def _watch_value(self, owner: str, attr: str, value: Any, *, deep: bool) -> None:
+        self.bindings[(owner, attr)] = id(value)
+        self.objects.append(value)
+        code = getattr(value, "__code__", None)
+        if deep and isinstance(code, types.CodeType):
+            defaults = getattr(value, "__defaults__", None)
+            kwdefaults = getattr(value, "__kwdefaults__", None)
+            self.codes[(owner, attr)] = (id(value), id(code), id(defaults), id(kwdefaults))
+            self.objects.extend([code, defaults, kwdefaults])
+
+    def note_patched(self, unittest: Any) -> None:
+        """Our own replacements of ``unittest.main`` are the expected state."""
+        for attr in ("main", "TestProgram"):
+            self.bindings[("unittest", attr)] = id(getattr(unittest, attr))
+            self.objects.append(getattr(unittest, attr))
+
+    def check(self) -> list[str]:
+        """What changed since the snapshot: rebound names and replaced function code."""
+        changed: list[str] = []
+        namespaces: dict[str, Any] = {}
+        for (owner, attr), ident in self.bindings.items():
+            namespace = namespaces.get(owner)
+            if namespace is None:
+                namespace = namespaces[owner] = _namespace(owner)
+            current = namespace.get(attr, _MISSING) if namespace is not None else _MISSING
+            if namespace is not None and id(current) != ident:
+                changed.append(f"{owner}.{attr}")
+                continue
+            if (owner, attr) in self.codes:
+                was = self.codes[(owner, attr)]
+                now = (
+                    id(current),
+                    id(getattr(current, "__code__", None)),
+                    id(getattr(current, "__defaults__", None)),
+                    id(getattr(current, "__kwdefaults__", None)),
+                )
+                if now != was:
+                    changed.append(f"{owner}.{attr} (code)")
+        return changed[:50]
+
+
+_MISSING = object()
+
+
+def _namespace(owner: str) -> dict[str, Any] | None:
+    """The live namespace a snapshot entry was taken from."""
+    if owner == "builtins":
+        return vars(builtins)
+    if owner.startswith("harness."):
+        parts = owner.split(".")
+        found: Any = {cls.__name__: cls for cls in _HARNESS_CLASSES}.get(parts[1])
+        return dict(vars(found)) if found is not None else None
+    # An owner is a module name, or a module name plus a class name.
+    module = sys.modules.get(owner)
+    if module is not None:
+        return vars(module)
+    head, _, cls_name = owner.rpartition(".")
+    module = sys.modules.get(head)
+    if module is None:
+        return None
+    cls = vars(module).get(cls_name)
+    if not isinstance(cls, type):
+        return {}
+    return {key: getattr(value, "__func__", value) for key, value in vars(cls).items()}
+
+
+_HARNESS_CLASSES = (Reporter, Runner, RecordingResult, Snapshot)
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,274 @@
+"""The harness's first process in a test container (PID 1): it never runs candidate code.
+
+It reads the run's nonce from a file only it can see and deletes it, makes itself
+undumpable (so the test process, which runs as the same user, cannot read its memory
+or its file descriptors through /proc), then starts the test process (``runtest.py``)
+with a pipe for per-test records, forwards the test's output to stderr with a cap,
+enforces the time limit and, as its last act, writes one result line to stdout, which
+only it holds: ``@@lmr-harness@@ <nonce> <json>``. Files the candidate could have
+touched (the legacy log, replay outputs) are read here with ``O_NOFOLLOW``, regular
+files only, within caps. Standard library only: it runs inside any task image.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import select
+import signal
+import stat
+import subprocess
+import sys
+import time
+from typing import Any
+
+MARKER = "@@lmr-harness@@"
+#: Bytes of the test's output forwarded at most (head), then a tail of ``OUTPUT_TAIL``.
+OUTPUT_HEAD = 1 << 20
+OUTPUT_TAIL = 64 << 10
+#: Bytes of per-test records accepted from the test process.
+REPORT_CAP = 4 << 20
+#: Bytes of the legacy log read back.
+LEGACY_CAP = 1 << 20
+#: Replay outputs: files and bytes at most.
+OUTPUT_FILES_CAP = 1000
+OUTPUT_BYTES_CAP = 8 << 20
+
+
+def main(argv: list[str]) -> int:
+    options = json.loads(argv[1])
+    nonce = _take_nonce(str(options["nonce_file"]))
+    _undumpable()
+    # As PID 1 we get only the signals we handle: the test process cannot stop us.
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)
+    started = time.monotonic()
+    result: dict[str, Any] = {"version": 1}
+    # Records must carry a token the test process reads from a pipe at its start (before
+    # any test code runs), so writing JSON to the report pipe blindly forges nothing.
+    token = secrets.token_hex(16)
+    report_r, report_w = os.pipe()
+    token_r, token_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.write(token_w, token.encode("ascii"))
+    os.close(token_w)
+    command = [
+        sys.executable,
+        "-I",
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtest.py"),
+        json.dumps({**options["test"], "report_fd": report_w, "token_fd": token_r}),
+    ]
+    try:
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=out_w,
+            pass_fds=(report_w, token_r),
+            cwd=str(options["cwd"]),
+            start_new_session=True,
+        )
+    except OSError as error:
+        result["harness_error"] = f"cannot start the test process: {error}"
+        _finish(nonce, result)
+        return 0
+    for fd in (report_w, out_w, token_r):
+        os.close(fd)
+    deadline = started + float(options["timeout_s"])
+    report, output, status, timed_out = _watch(child, report_r, out_r, deadline)
+    result["exit_status"] = status
+    result["timed_out"] = timed_out
+    result["records"] = _records(report, token)
+    result["report_overflow"] = len(report) >= REPORT_CAP
+    result["output_cut"] = output.cut
+    legacy = options.get("legacy_log")
+    if legacy:
+        result["legacy_log"] = read_capped(str(legacy), LEGACY_CAP)
+    outputs_dir = options.get("outputs_dir")
+    if outputs_dir:
+        result["outputs"] = read_outputs(str(outputs_dir))
+    result["duration_s"] = round(time.monotonic() - started, 3)
+    _finish(nonce, result)
+    return 0
+
+
+def _take_nonce(path: str) -> str:
+    """The nonce, read and then deleted before any test code can run."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            nonce = os.read(fd, 256).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
+        os.unlink(path)
+    except OSError:
+        nonce = ""
+    return nonce
+
+
+def _undumpable() -> None:
+    """PR_SET_DUMPABLE 0: same-user processes cannot read /proc/1/mem, fd or environ."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+class _Output:
+    """The test's output, forwarded to stderr: a head, then only a rolling tail."""
+
+    def __init__(self) -> None:
+        self.written = 0
+        self.tail = b""
+        self.cut = 0
+
+    def feed(self, data: bytes) -> None:
+        room = OUTPUT_HEAD - self.written
+        if room > 0:
+            head, data = data[:room], data[room:]
+            _write_all(2, head)
+            self.written += len(head)
+        if data:
+            self.cut += len(data)
+            self.tail = (self.tail + data)[-OUTPUT_TAIL:]
+
+    def close(self) -> None:
+        if self.cut:
+            self.cut -= len(self.tail)
+            _write_all(2, f"\n[... {self.cut} bytes of output cut ...]\n".encode())
+            _write_all(2, self.tail)
+
+
+def _watch(
+    child: subprocess.Popen[bytes], report_r: int, out_r: int, deadline: float
+) -> tuple[bytes, _Output, int | None, bool]:
+    """Read both pipes until the test process ends (or the time is up); then drain."""
+    report = bytearray()
+    output = _Output()
+    status: int | None = None
+    timed_out = False
+    open_fds = {report_r, out_r}
+    ended_at = 0.0
+    while True:
+        now = time.monotonic()
+        if status is None:
+            status = child.poll()
+            ended_at = now
+        if status is None and now >= deadline:
+            timed_out = True
+            _kill_group(child)
+            status = child.wait()
+            break
+        # Once the test process has ended, what it left running gets a moment only.
+        if status is not None and (not open_fds or now - ended_at > 0.5):
+            break
+        if not open_fds:
+            time.sleep(0.01)
+            continue
+        ready, _, _ = select.select(list(open_fds), [], [], 0.05)
+        for fd in ready:
+            data = os.read(fd, 65536)
+            if not data:
+                open_fds.discard(fd)
+            elif fd == report_r:
+                if len(report) < REPORT_CAP:
+                    report.extend(data[: REPORT_CAP - len(report)])
+            else:
+                output.feed(data)
+    output.close()
+    return bytes(report), output, status, timed_out
+
+
+def _kill_group(child: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except OSError:
+        child.kill()
+
+
+def _records(report: bytes, token: str) -> list[Any]:
+    """The records that carry the token; anything else is kept as "garbage" (forged)."""
+    records: list[Any] = []
+    prefix = token.encode("ascii") + b" "
+    for line in report.split(b"\n"):
+        if not line.strip():
+            continue
+        if not line.startswith(prefix):
+            records.append({"event": "garbage", "size": len(line)})
+            continue
+        try:
+            records.append(json.loads(line[len(prefix) :]))
+        except ValueError:
+            records.append({"event": "garbage", "size": len(line)})
+    return records
+
+
+def read_capped(path: str, cap: int) -> dict[str, Any]:
+    """A file the candidate could have made: never followed, never special, never whole."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == 2:
+            return {"missing": True}
+        kind = "a symlink" if _is_link(path) else f"unreadable ({error.strerror})"
+        return {"refused": f"it is {kind}"}
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return {"refused": "it is not a regular file"}
+        data = os.read(fd, cap + 1)
+    finally:
+        os.close(fd)
+    return {"text": data[:cap].decode("utf-8", "replace"), "truncated": len(data) > cap}
+
+
+def _is_link(path: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_outputs(folder: str) -> dict[str, Any]:
+    """The replay outputs the test wrote: regular ``*.json`` files, within the caps."""
+    files: dict[str, Any] = {}
+    total = 0
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError as error:
+        return {"error": f"cannot list the outputs ({error.strerror})", "files": files}
+    for entry in entries[:OUTPUT_FILES_CAP]:
+        if not entry.name.endswith(".json"):
+            continue
+        got = read_capped(os.path.join(folder, entry.name), OUTPUT_BYTES_CAP - total)
+        if "text" in got:
+            total += len(got["text"])
+        files[entry.name] = got
+        if total >= OUTPUT_BYTES_CAP:
+            return {"error": "the outputs are larger than the cap", "files": files}
+    return {"files": files, "more": len(entries) > OUTPUT_FILES_CAP}
+
+
+def _finish(nonce: str, result: dict[str, Any]) -> None:
+    line = f"\n{MARKER} {nonce} {json.dumps(result, separators=(',', ':'))}\n"
+    _write_all(1, line.encode("utf-8"))
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except InterruptedError:
+            continue
+        except OSError:
+            return
+        view = view[written:]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
