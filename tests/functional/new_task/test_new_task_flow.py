@@ -74,7 +74,12 @@ async def test_every_screen_to_a_clean_task(
         app.screen.query_one("#category", Select).value = "Training Objectives & Optimization"
         await pilot.pause()
         await pilot.press("ctrl+n")
-        # 6. Tests: the driver records fixtures (dry run shows them)
+        # 6. Environment: proposed from the goal module's imports (stdlib only here)
+        await _settle(pilot)
+        assert app.spec.step == "environment"
+        assert "dependency" in str(app.screen.query_one("#status", Static).visual)
+        await pilot.press("ctrl+n")
+        # 7. Tests: the driver records fixtures (dry run shows them)
         await pilot.pause()
         app.screen.query_one("#driver", TextArea).load_text(DRIVER)
         await pilot.pause()
@@ -82,7 +87,7 @@ async def test_every_screen_to_a_clean_task(
         await _settle(pilot)
         assert "3 call(s)" in str(app.screen.query_one("#status", Static).visual)
         await pilot.press("ctrl+n")
-        # 7. Check: schema live, static checks clean
+        # 8. Check: schema live, static checks clean
         await pilot.pause()
         assert app.spec.step == "check"
         app.screen.query_one("#field-folder_name", Input).value = "07-ToyMargin"
@@ -96,7 +101,7 @@ async def test_every_screen_to_a_clean_task(
         rows = [table.get_row_at(i) for i in range(table.row_count)]
         assert [r for r in rows if r[0] == "error"] == [], rows
         await pilot.press("ctrl+n")
-        # 8. Save
+        # 9. Save
         await pilot.pause()
         await pilot.click("#save")
         await _settle(pilot)

@@ -53,6 +53,7 @@ def full_draft(
 ) -> TaskSpec:
     """A draft with every step filled, its paths relative to the working folder."""
     monkeypatch.chdir(tmp_path)
+    (toy_repo / "requirements.txt").write_text("numpy>=1.24\n")
     return TaskSpec(
         folder_name="07-ToyMargin",
         source="toy-margin",

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
@@ -24,6 +25,7 @@ STEP_TITLES = (
     "Goal function",
     "Mask",
     "Instruction",
+    "Environment",
     "Tests",
     "Check",
     "Save",
@@ -53,12 +55,7 @@ class StepScreen(Screen[None]):
         return self.authoring.spec
 
     def compose(self) -> ComposeResult:
-        title = STEP_TITLES[self.STEP_NUMBER - 1]
-        yield Static(
-            f"[b]lmr-author new-task[/b] · step {self.STEP_NUMBER}/{len(STEP_TITLES)} · "
-            f"[b]{title}[/b]",
-            id="step-title",
-        )
+        yield Static(self._title(), id="step-title")
         with VerticalScroll(id="step-body"):
             if self.HELP:
                 yield Static(self.HELP, id="step-help")
@@ -75,6 +72,20 @@ class StepScreen(Screen[None]):
                 disabled=len(STEP_TITLES) == self.STEP_NUMBER,
             )
         yield Footer(compact=True)
+
+    def _title(self) -> Content:
+        # The paper's title on every step: a resumed draft says at once what it is about.
+        title = STEP_TITLES[self.STEP_NUMBER - 1]
+        paper = self.spec.paper_name or "no paper yet"
+        return Content.from_markup(
+            f"[b]lmr-author new-task[/b] · step {self.STEP_NUMBER}/{len(STEP_TITLES)} · "
+            "[b]$title[/b] · $paper",
+            title=title,
+            paper=paper,
+        )
+
+    def refresh_title(self) -> None:
+        self.query_one("#step-title", Static).update(self._title())
 
     def compose_step(self) -> ComposeResult:
         yield from ()

@@ -28,7 +28,7 @@ _FIELDS = (
 
 
 class CheckStep(StepScreen):
-    STEP_NUMBER = 7
+    STEP_NUMBER = 8
     HELP: ClassVar[str] = (
         "info.json is checked against the schema as you type. 'Static checks' runs the "
         "validator on a scratch build; 'Verify in Docker' proves golden passes, masked fails."

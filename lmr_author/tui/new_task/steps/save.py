@@ -42,7 +42,7 @@ class ConfirmReplace(ModalScreen[bool]):
 
 
 class SaveStep(StepScreen):
-    STEP_NUMBER = 8
+    STEP_NUMBER = 9
     HELP: ClassVar[str] = "Write the task folder into the benchmark."
 
     class Looked(Message):
@@ -84,6 +84,9 @@ class SaveStep(StepScreen):
     @on(Input.Changed, "#into")
     def _into_changed(self, event: Input.Changed) -> None:
         self.authoring.benchmark_dir = Path(event.value)
+        if self.spec.benchmark_dir != event.value:
+            self.spec.benchmark_dir = event.value  # persists in the draft
+            self.changed()
         self.query_one("#target", Static).update(self._target_text())
 
     @on(Button.Pressed, "#save")

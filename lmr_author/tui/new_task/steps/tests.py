@@ -1,9 +1,9 @@
-"""Step 6: unit tests and environment: fixtures recorded from the golden function.
+"""Step 7: unit tests: fixtures recorded from the golden function.
 
 The annotator writes a driver, a few lines that call the golden code the way the
 paper's experiments do; "Record" runs it and shows what would be recorded, and the
 build records the fixtures for real. The unit-test scaffold replays them; the
-Dockerfile comes from templates/.
+environment they run in is step 6's.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Button, Select, Static, TabbedContent, TabPane, TextArea
 
 from lmr_author.authoring.fixtures import RecordedCall, dry_run_fixtures
-from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
+from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
@@ -27,7 +27,7 @@ from lmr_author.tui.widgets.editor import edit_text
 
 
 class TestsStep(StepScreen):
-    STEP_NUMBER = 6
+    STEP_NUMBER = 7
     HELP: ClassVar[str] = (
         "Driver: Python that calls the golden function (or a script path). Its first three "
         "calls become the unit test's fixtures: inputs and expected outputs."
@@ -36,12 +36,11 @@ class TestsStep(StepScreen):
     current = 0
 
     class Scaffolded(Message):
-        """The unit test and Dockerfile the build would write for a goal (read off disk)."""
+        """The unit test the build would write for a goal (read off disk)."""
 
-        def __init__(self, unit_test: str, dockerfile: str) -> None:
+        def __init__(self, unit_test: str) -> None:
             super().__init__()
             self.unit_test = unit_test
-            self.dockerfile = dockerfile
 
     class Recorded(Message):
         """The calls a dry run of the driver would record (or why it failed)."""
@@ -62,8 +61,6 @@ class TestsStep(StepScreen):
                 yield Static("", id="recorded")
             with TabPane("Unit test", id="tab-test"), VerticalScroll():
                 yield Static("", id="unit-test")
-            with TabPane("Dockerfile", id="tab-docker"), VerticalScroll():
-                yield Static("", id="dockerfile")
 
     def on_mount(self) -> None:
         self._load(0)
@@ -88,16 +85,13 @@ class TestsStep(StepScreen):
             class_name=goal.class_name,
             unit_test_file=f"unit_test/unit_test_{index + 1}.py",
         )
-        self.post_message(self.Scaffolded(test, render_dockerfile(self.spec.repo_folder())))
+        self.post_message(self.Scaffolded(test))
 
     @on(Scaffolded)
     def _show_scaffold(self, message: Scaffolded) -> None:
         theme = self._theme()
         self.query_one("#unit-test", Static).update(
             Syntax(message.unit_test, "python", theme=theme)
-        )
-        self.query_one("#dockerfile", Static).update(
-            Syntax(message.dockerfile, "docker", theme=theme)
         )
 
     @on(Select.Changed, "#goal-select")
