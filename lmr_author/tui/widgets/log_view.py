@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -34,7 +35,8 @@ class OutputLog:
         self.lines = []
 
     def add(self, text: str) -> None:
-        self.lines.extend(text.splitlines() or [""])
+        # Build and run logs carry terminal colour codes; the log view shows plain text.
+        self.lines.extend(plain(text).splitlines() or [""])
         del self.lines[:-_MAX_LINES]
 
     def extend(self, lines: Iterable[str]) -> None:
@@ -44,6 +46,11 @@ class OutputLog:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+
+def plain(text: str) -> str:
+    """``text`` without its ANSI colour codes (Docker's build output has them)."""
+    return Text.from_ansi(text).plain if "\x1b" in text else text
 
 
 def first_line(text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -30,6 +31,7 @@ from textual.widgets import (
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.tui.widgets.editor import edit_text
+from lmr_author.tui.widgets.log_view import plain
 
 if TYPE_CHECKING:
     from lmr_author.authoring.environment import EnvironmentProposal
@@ -254,7 +256,7 @@ class EnvironmentStep(StepScreen):
 
     @on(BuildLog)
     def _build_log(self, message: BuildLog) -> None:
-        self.query_one("#build-log", RichLog).write(message.line)
+        self.query_one("#build-log", RichLog).write(Text.from_ansi(message.line))
         self.log_line(message.line)
 
     @on(Built)
@@ -278,7 +280,7 @@ class EnvironmentStep(StepScreen):
         text = (
             f"Build failed at: {diagnosis.step}\n"
             f"Cause: {diagnosis.cause}\nHint: {diagnosis.hint}\n"
-            "Last lines:\n" + "\n".join(f"  {line}" for line in diagnosis.tail)
+            "Last lines:\n" + "\n".join(f"  {plain(line)}" for line in diagnosis.tail)
         )
         shown.update(text)
         shown.display = True
