@@ -88,8 +88,15 @@ def build_task(
     *,
     overwrite: bool = False,
     on_step: Callable[[str], None] | None = None,
+    in_docker: bool = False,
+    on_log: Callable[[str], None] | None = None,
 ) -> Task:
-    """Create ``benchmark_dir/<spec.folder_name>`` from ``spec``; return the loaded task."""
+    """Create ``benchmark_dir/<spec.folder_name>`` from ``spec``; return the loaded task.
+
+    ``in_docker`` records the fixtures inside the task's image (built first, its log to
+    ``on_log``), twice, refusing a nondeterministic golden; without it the recorder runs
+    in this Python (the NumPy-only toys of the unit tests).
+    """
     from lmr_author.cst.mask import mask_function
     from lmr_author.paper import write_paper_json
 
@@ -133,14 +140,17 @@ def build_task(
             repo_url=checkout.url,
             repo_commit=checkout.commit,
         )
-        for goal, impl in zip(spec.goals, task.implementations, strict=True):
+        for index, (goal, impl) in enumerate(zip(spec.goals, task.implementations, strict=True)):
             goal_path = repo_dir / goal.goal_file
             if not goal_path.is_file():
                 raise UserError("no such goal file in the repository", file=goal.goal_file)
             if not impl.golden_path.exists():
                 impl.golden_path.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(goal_path, impl.golden_path)
-            if goal.driver:
+            if goal.driver and in_docker:
+                step(f"recording fixtures of {goal.goal_function} in the task's image")
+                _record_in_docker(spec, index, staging, impl.unit_test_file, on_log)
+            elif goal.driver:
                 step(f"recording fixtures of {goal.goal_function}")
                 record_fixtures(
                     repo_dir,
@@ -158,6 +168,7 @@ def build_task(
                         goal_function=goal.goal_function,
                         class_name=goal.class_name,
                         unit_test_file=impl.unit_test_file,
+                        seed=spec.seed,
                     ),
                     encoding="utf-8",
                 )
@@ -172,8 +183,12 @@ def build_task(
                 line=goal.line,
             )
             goal_path.write_bytes(masked)
+        if spec.requirements.strip():
+            (staging / "requirements.txt").write_text(spec.requirements, encoding="utf-8")
         if not (staging / "Dockerfile").exists():
-            (staging / "Dockerfile").write_text(render_dockerfile(repo_folder), encoding="utf-8")
+            (staging / "Dockerfile").write_text(
+                task_dockerfile(spec, repo_folder), encoding="utf-8"
+            )
         save_task(task)
         step("moving the task into place")
         _swap_into_place(staging, target)
@@ -183,6 +198,35 @@ def build_task(
     from lmr_author.task import load_task
 
     return load_task(target)
+
+
+def task_dockerfile(spec: TaskSpec, repo_folder: str) -> str:
+    """The draft's Dockerfile: as edited, else the template (with requirements when any)."""
+    from lmr_author.authoring.environment import render_task_dockerfile
+
+    if spec.dockerfile.strip():
+        return spec.dockerfile
+    if spec.requirements.strip() or spec.gpu:
+        return render_task_dockerfile(repo_folder, gpu=spec.gpu)
+    return render_dockerfile(repo_folder)
+
+
+def _record_in_docker(
+    spec: TaskSpec,
+    index: int,
+    task_dir: Path,
+    unit_test_file: str,
+    on_log: Callable[[str], None] | None,
+) -> None:
+    from lmr_author.authoring.record_docker import NondeterministicGolden, record_goal_in_docker
+
+    result = record_goal_in_docker(
+        spec, index, task_dir, unit_test_file=unit_test_file, on_log=on_log
+    )
+    if not result.deterministic:
+        raise NondeterministicGolden(
+            result.message(), hint='Set "seed": true in the draft, or fix the driver.'
+        )
 
 
 def _swap_into_place(staging: Path, target: Path) -> None:

@@ -27,6 +27,7 @@ from packaging.requirements import Requirement as _PackagingRequirement
 from packaging.utils import canonicalize_name
 
 from lmr_author.authoring.scaffold import render_dockerfile
+from lmr_author.authoring.spec import TaskSpec
 from lmr_author.validate.findings import Finding
 
 #: Import names whose distribution has another name, for packages not installed here.
@@ -486,3 +487,19 @@ def _dockerfile_findings(dockerfile: str, repo_folder_name: str) -> list[Finding
         info = {"repo_folder_name": repo_folder_name, "implementations": []}
         (root / "info.json").write_text(json.dumps(info), encoding="utf-8")
         return list(check_dockerfile(TaskContext(root)))
+
+
+def propose_for_draft(spec: TaskSpec) -> EnvironmentProposal | None:
+    """Fill an empty requirements.txt of the draft from the proposal (None: kept as is)."""
+    from lmr_author.authoring.source import resolve_source
+
+    if spec.requirements.strip() or spec.dockerfile.strip():
+        return None
+    if spec.repo_path and Path(spec.repo_path).is_dir():
+        repo = Path(spec.repo_path)
+    else:
+        repo = resolve_source(spec.source, spec.ref).path
+        spec.repo_path = str(repo)
+    proposal = propose_environment(repo, [goal.goal_file for goal in spec.goals])
+    spec.requirements = proposal.requirements_txt()
+    return proposal

@@ -131,7 +131,8 @@ def stage_environment(spec: TaskSpec) -> Path:
     repo = _working_tree(spec)
     folder = spec.repo_folder(repo)
     name = spec.folder_name or "untitled"
-    key = hashlib.sha256(f"{name}\0{repo}".encode()).hexdigest()[:12]
+    # Named by the task alone, so that an unchanged environment keeps its image tag.
+    key = hashlib.sha256(name.encode()).hexdigest()[:12]
     stage = private_dir(cache_dir("environments") / f"{_safe(name)}-{key}")
     target = stage / folder
     if target.exists():

@@ -29,6 +29,7 @@ def render_unit_test(
     class_name: str = "",
     unit_test_file: str = "unit_test/unit_test_1.py",
     template: Path | None = None,
+    seed: bool = False,
 ) -> str:
     """A replay unit test of the goal function's recorded fixtures (see fixtures.py)."""
     module = goal_file.removesuffix(".py").replace("/", ".")
@@ -41,6 +42,8 @@ def render_unit_test(
     else:
         import_name = goal_function
         call_line = f'actual = {goal_function}(*case["args"], **case["kwargs"])'
+    if seed:  # the recording was seeded the same way (authoring.record_docker)
+        call_line = f"import lmr_seed; lmr_seed.seed_all(); {call_line}"
     test_class = "".join(part.title() for part in re.split(r"[^A-Za-z0-9]+", qualname) if part)
     text = (template or template_path("unit_test.py.tmpl")).read_text(encoding="utf-8")
     return string.Template(text).substitute(

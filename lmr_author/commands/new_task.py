@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import EXIT_OK
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
 
 EXAMPLE_SPEC: dict[str, Any] = {
     "folder_name": "07-MyMethod",
@@ -30,6 +31,8 @@ EXAMPLE_SPEC: dict[str, Any] = {
             "driver": "python code or a script that calls my_loss, to record fixtures",
         }
     ],
+    "requirements": "pandas>=2.0\nscikit-learn\n",
+    "seed": False,
 }
 
 
@@ -55,6 +58,16 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--force", action="store_true", help="replace an existing task folder")
     parser.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="write the task even when its checks or its Docker proof fail (default: exit 1)",
+    )
+    parser.add_argument(
+        "--base-image",
+        default=None,
+        help="build the task image from this base instead of its Dockerfile's FROM",
+    )
+    parser.add_argument(
         "--example-spec", action="store_true", help="print an example spec file and exit"
     )
     parser.add_argument(
@@ -73,11 +86,31 @@ def _run(args: argparse.Namespace) -> int:
         from lmr_author.tui.new_task import run_new_task
 
         return run_new_task(args.into, draft_name=args.draft)
-    from lmr_author.authoring.build import build_task
+    from lmr_author.authoring.environment import propose_for_draft
+    from lmr_author.authoring.record_docker import NondeterministicGolden
+    from lmr_author.authoring.save import UnverifiedTask, save_draft_task
     from lmr_author.authoring.spec import load_spec
 
     spec = load_spec(args.spec)
-    task = build_task(spec, args.into, overwrite=args.force, on_step=lambda s: print(f"- {s}"))
+    proposal = propose_for_draft(spec)
+    if proposal is not None:
+        print("- environment proposed (requirements.txt):", flush=True)
+        for req in proposal.requirements:
+            print(f"    {req.line}  ({req.source})")
+        for req in proposal.declared_unused:
+            print(f"    not needed by the goal: {req.line}  ({req.source})")
+    try:
+        task = save_draft_task(
+            spec,
+            args.into,
+            allow_unverified=args.allow_unverified,
+            overwrite=args.force,
+            base_image=args.base_image,
+            on_step=lambda s: print(f"- {s}", flush=True),
+        )
+    except (UnverifiedTask, NondeterministicGolden) as error:
+        print(error.render(), file=sys.stderr)
+        return EXIT_FINDINGS
     print(f"task written: {task.path}")
-    print(f"next: lmr-author validate {task.path} && lmr-author validate --run {task.path}")
+    print(f"next: lmr-author validate --run {task.path}")
     return EXIT_OK

@@ -1,0 +1,387 @@
+"""Record fixtures inside the task's own image, never in lmr-author's Python.
+
+The recording environment is the test environment: the recorder of
+`lmr_author.authoring.fixtures` (issue 13's replay format) runs in a container of the
+draft's environment image (`authoring.image_build`), with no network, as the image's
+user, and the files it writes are copied back with ``get_archive``. So the host needs
+none of the repository's dependencies (pandas, torch, a spaCy model...).
+
+Recording runs twice and the two recordings are compared: a golden that draws random
+numbers gives different outputs, and the tests would then fail on the golden code.
+Seeding (the draft's ``seed``) seeds ``random``, NumPy and torch before every recorded
+call, and the generated test does the same before every replayed call
+(``unit_test/lmr_seed.py``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from lmr_author import replay_codec
+from lmr_author.authoring import fixtures
+from lmr_author.authoring.scaffold import fixture_prefix
+from lmr_author.authoring.spec import GoalSpec, TaskSpec
+from lmr_author.errors import UserError
+from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.images import ImageRef
+
+if TYPE_CHECKING:
+    import docker
+    from docker.models.containers import Container
+
+STAGE = PurePosixPath("/tmp/lmr-record")
+SEED_MODULE = "lmr_seed.py"
+#: Seeds the generators a golden may draw from; copied beside the tests when seeding.
+SEED_SOURCE = '''"""Seed random, NumPy and torch (when present) before each call of the goal."""
+import random
+
+
+def seed_all(seed=0):
+    random.seed(seed)
+    try:
+        import numpy
+    except ImportError:
+        pass
+    else:
+        numpy.random.seed(seed)
+    try:
+        import torch
+    except ImportError:
+        pass
+    else:
+        torch.manual_seed(seed)
+'''
+#: Wraps the (already recording) goal function so each call is seeded first.
+_SEED_PRELUDE = """
+import importlib, sys
+sys.path.insert(0, {stage!r})
+import lmr_seed
+_module = importlib.import_module({module!r})
+_owner = _module
+for _part in {parts!r}[:-1]:
+    _owner = getattr(_owner, _part)
+_name = {parts!r}[-1]
+_raw = _owner.__dict__[_name] if isinstance(_owner, type) else getattr(_owner, _name)
+_kind = type(_raw) if isinstance(_raw, (staticmethod, classmethod)) else None
+_inner = _raw.__func__ if _kind else _raw
+def _seeded(*args, **kwargs):
+    lmr_seed.seed_all()
+    return _inner(*args, **kwargs)
+setattr(_owner, _name, _kind(_seeded) if _kind else _seeded)
+"""
+
+
+@dataclass(frozen=True)
+class FixtureDifference:
+    """Where two recordings of the same driver disagree."""
+
+    fixture: str  # e.g. "robust_scores_2.json"
+    field: str  # "output", "inputs" or "count"
+    detail: str
+
+
+@dataclass(frozen=True)
+class RecordingResult:
+    inputs: list[Path]
+    expected: list[Path]
+    deterministic: bool
+    differences: list[FixtureDifference] = field(default_factory=list)
+    log: str = ""
+    seconds: float = 0.0
+
+    def message(self) -> str:
+        """One paragraph for the annotator."""
+        if self.deterministic:
+            return f"recorded {len(self.inputs)} call(s) in the task's image"
+        first = self.differences[0]
+        return (
+            f"the golden function is not deterministic: recording twice gave a different "
+            f"{first.field} for {first.fixture} ({first.detail}). Turn on seeding (random, "
+            "NumPy and torch are seeded before each call) or make the driver deterministic."
+        )
+
+
+class NondeterministicGolden(UserError):
+    """Recording twice gave different fixtures; the task would fail on its own golden."""
+
+
+@dataclass(frozen=True)
+class _Recording:
+    files: dict[str, tuple[str, str]]  # name -> (inputs text, expected text)
+    log: str
+
+
+def record_goal_in_docker(
+    spec: TaskSpec,
+    goal_index: int,
+    task_dir: Path,
+    *,
+    image: ImageRef | None = None,
+    on_log: Callable[[str], None] | None = None,
+    twice: bool = True,
+    unit_test_file: str | None = None,
+    limit: int = 3,
+    timeout_s: float = 600.0,
+) -> RecordingResult:
+    """Record the goal's fixtures in the task image into ``task_dir`` (issue 13's layout).
+
+    Inputs go to ``<task_dir>/<repo>/unit_test/fixtures/``, expected outputs to
+    ``<task_dir>/expected_outputs/<test stem>/``, the codec (and, when seeding, the
+    seed module) beside the tests. Nothing is written when the two recordings differ.
+    """
+    goal = _goal(spec, goal_index)
+    if not goal.driver:
+        raise UserError(
+            f"goal {goal.goal_function} has no driver",
+            hint="Give a driver: Python code or a script that calls the goal function.",
+        )
+    if image is None:
+        from lmr_author.authoring.image_build import build_environment
+
+        built = build_environment(spec, on_log=on_log)
+        if not built.ok or built.image is None:
+            detail = built.diagnosis.render() if built.diagnosis else "the build failed"
+            raise InfraError(f"the task's image did not build:\n{detail}")
+        image = built.image
+    started = time.monotonic()
+    first = _record_once(image, goal, spec.seed, on_log, limit, timeout_s)
+    differences: list[FixtureDifference] = []
+    log = first.log
+    if twice:
+        second = _record_once(image, goal, spec.seed, on_log, limit, timeout_s)
+        differences = compare_recordings(first.files, second.files)
+        log += second.log
+    result_inputs: list[Path] = []
+    result_expected: list[Path] = []
+    if not differences:
+        test_file = unit_test_file or f"unit_test/unit_test_{goal_index + 1}.py"
+        repo_dir = task_dir / spec.repo_folder()
+        fixtures_dir = repo_dir / "unit_test" / "fixtures"
+        expected_dir = fixtures.expected_outputs_dir(task_dir, test_file)
+        fixtures_dir.mkdir(parents=True, exist_ok=True)
+        expected_dir.mkdir(parents=True, exist_ok=True)
+        fixtures.install_codec(repo_dir / "unit_test")
+        if spec.seed:
+            (repo_dir / "unit_test" / SEED_MODULE).write_text(SEED_SOURCE, encoding="utf-8")
+        for name, (inputs, expected) in sorted(first.files.items()):
+            (fixtures_dir / name).write_text(inputs, encoding="utf-8")
+            (expected_dir / name).write_text(expected, encoding="utf-8")
+            result_inputs.append(fixtures_dir / name)
+            result_expected.append(expected_dir / name)
+    return RecordingResult(
+        inputs=result_inputs,
+        expected=result_expected,
+        deterministic=not differences,
+        differences=differences,
+        log=log,
+        seconds=time.monotonic() - started,
+    )
+
+
+def compare_recordings(
+    first: dict[str, tuple[str, str]], second: dict[str, tuple[str, str]]
+) -> list[FixtureDifference]:
+    """The fixtures whose inputs or outputs differ between two recordings."""
+    differences: list[FixtureDifference] = []
+    if sorted(first) != sorted(second):
+        differences.append(
+            FixtureDifference(
+                "(all)", "count", f"{len(first)} call(s) recorded, then {len(second)}"
+            )
+        )
+    for name in sorted(set(first) & set(second)):
+        for position, label in ((0, "inputs"), (1, "output")):
+            a, b = first[name][position], second[name][position]
+            if a == b:
+                continue
+            try:
+                same = replay_codec.close(replay_codec.loads(a), replay_codec.loads(b))
+            except replay_codec.CodecError:
+                same = False
+            if not same:
+                differences.append(FixtureDifference(name, label, f"{_short(a)} then {_short(b)}"))
+    return differences
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _goal(spec: TaskSpec, index: int) -> GoalSpec:
+    if not 0 <= index < len(spec.goals):
+        raise UserError(f"the draft has no goal number {index + 1}", hint="Pick a goal first.")
+    return spec.goals[index]
+
+
+def _driver_code(goal: GoalSpec, seed: bool) -> str:
+    driver = goal.driver
+    path = Path(driver)
+    if "\n" not in driver and path.suffix == ".py" and path.is_file():
+        driver = path.read_text(encoding="utf-8")
+    if not seed:
+        return driver
+    module = goal.goal_file.removesuffix(".py").replace("/", ".")
+    parts = (
+        [*goal.class_name.split("."), goal.goal_function]
+        if goal.class_name
+        else [goal.goal_function]
+    )
+    prelude = _SEED_PRELUDE.format(stage=str(STAGE), module=module, parts=parts)
+    return prelude + "\n" + driver
+
+
+def _record_once(
+    image: ImageRef,
+    goal: GoalSpec,
+    seed: bool,
+    on_log: Callable[[str], None] | None,
+    limit: int,
+    timeout_s: float,
+) -> _Recording:
+    import docker.errors
+    import requests
+
+    from lmr_author.sandbox.engine import get_client
+
+    module = goal.goal_file.removesuffix(".py").replace("/", ".")
+    qualname = f"{goal.class_name}.{goal.goal_function}" if goal.class_name else goal.goal_function
+    command = [
+        "python",
+        str(STAGE / "recorder.py"),
+        image.workdir,
+        module,
+        qualname,
+        str(STAGE / "out"),
+        str(STAGE / "expected"),
+        fixture_prefix(goal.goal_function, goal.class_name),
+        str(limit),
+        str(STAGE / "lmr_replay.py"),
+        _driver_code(goal, seed),
+    ]
+    files = {
+        "recorder.py": fixtures._RECORDER.encode(),
+        "lmr_replay.py": Path(replay_codec.__file__).read_bytes(),
+        SEED_MODULE: SEED_SOURCE.encode(),
+    }
+    client = get_client()
+    try:
+        with _container(client, image, command) as container:
+            container.put_archive(str(STAGE.parent), _stage_archive(files, image.user))
+            container.start()
+            try:
+                status = container.wait(timeout=timeout_s)
+            except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
+                raise UserError(
+                    f"the driver ran longer than {timeout_s:.0f} s", hint="Give a shorter driver."
+                ) from None
+            out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+            err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
+            for line in (out + err).splitlines():
+                if on_log is not None:
+                    on_log(line)
+            if int(status.get("StatusCode", -1)) != 0:
+                hint = "Fix the driver and record again."
+                if "ModuleNotFoundError" in err:
+                    hint = (
+                        "The image lacks a package the goal imports: add it to the task's "
+                        "requirements.txt and build again."
+                    )
+                raise UserError(f"the driver failed in the task's image:\n{err.strip()}", hint=hint)
+            names = _written(out)
+            if not names:
+                raise UserError(
+                    f"the driver never called {qualname}",
+                    hint="Make the driver call the goal function (directly or through the "
+                    "repository).",
+                )
+            inputs = _read_folder(container, STAGE / "out")
+            expected = _read_folder(container, STAGE / "expected")
+    except docker.errors.DockerException as error:
+        raise InfraError(f"the Docker engine failed while recording: {error}") from None
+    return _Recording(
+        files={name: (inputs.get(name, ""), expected.get(name, "")) for name in names},
+        log=out + err,
+    )
+
+
+def _written(stdout: str) -> list[str]:
+    for line in reversed(stdout.splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, list):
+            return [str(name) for name in value]
+    return []
+
+
+def _stage_archive(files: dict[str, bytes], user: str) -> bytes:
+    uid, _, gid = (user or "0:0").partition(":")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for folder in ("", "out", "expected"):
+            info = tarfile.TarInfo(str(PurePosixPath(STAGE.name, folder)))
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o777
+            info.uid, info.gid = _int(uid), _int(gid or uid)
+            tar.addfile(info)
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"{STAGE.name}/{name}")
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _int(text: str) -> int:
+    return int(text) if text.isdigit() else 0
+
+
+def _read_folder(container: Container, folder: PurePosixPath) -> dict[str, str]:
+    stream, _ = container.get_archive(str(folder))
+    data = io.BytesIO(b"".join(stream))
+    found: dict[str, str] = {}
+    with tarfile.open(fileobj=data) as tar:
+        for member in tar.getmembers():
+            if member.isfile():
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    found[PurePosixPath(member.name).name] = handle.read().decode("utf-8")
+    return found
+
+
+@contextmanager
+def _container(
+    client: docker.DockerClient, image: ImageRef, command: list[str]
+) -> Iterator[Container]:
+    """A created container of the task image (no network, bounded), always removed."""
+    from lmr_author.sandbox.runner import run_labels
+
+    container = client.containers.create(
+        image.image_id or image.tag,
+        command=command,
+        entrypoint=[],
+        working_dir=image.workdir,
+        environment={"PYTHONPATH": image.workdir, "HOME": "/tmp", "PYTHONHASHSEED": "0"},
+        network_mode="none",
+        mem_limit="2g",
+        pids_limit=512,
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        labels=run_labels("recording", 600.0),
+        detach=True,
+    )
+    try:
+        yield container
+    finally:
+        # A leftover is found by `sandbox prune` (its labels carry a deadline).
+        with suppress(Exception):
+            container.remove(force=True)

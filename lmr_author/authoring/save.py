@@ -1,0 +1,212 @@
+"""Saving a draft: check it (statically and in Docker), then write it, never unverified by accident.
+
+Saving used to write whatever the draft held. Now `save_draft_task` builds the task in a
+scratch folder (fixtures recorded in the task's image), runs the validator's static
+rules and the Docker proof (golden passes, masked fails: `validate.dynamic`), and only
+then moves the folder into the benchmark. The proof is remembered per content key (a
+hash of the draft's task content, the repository's files and the paper), so saving
+right after "Verify in Docker" does not run it again. An unverified task is written
+only when the caller says so (`allow_unverified`); otherwise `UnverifiedTask` says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from lmr_author.atomic import atomic_write_json
+from lmr_author.authoring.build import build_task
+from lmr_author.authoring.drafts import mark_finished, private_dir
+from lmr_author.authoring.spec import TaskSpec
+from lmr_author.errors import UserError
+from lmr_author.locations import cache_dir
+from lmr_author.task import Task, load_task
+
+#: Draft fields that are about the session, not the task's content.
+_NOT_CONTENT = frozenset({"step", "finished", "benchmark_dir"})
+_IGNORED_PARTS = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache"})
+
+
+@dataclass
+class SaveCheck:
+    """The checks of one exact draft content."""
+
+    key: str
+    static_errors: list[str] = field(default_factory=list)
+    dynamic_errors: list[str] = field(default_factory=list)
+    verified: bool = False
+    seconds: float = 0.0
+
+    @property
+    def reasons(self) -> list[str]:
+        return [*self.static_errors, *self.dynamic_errors]
+
+
+class UnverifiedTask(UserError):
+    """The draft did not pass its checks and the caller did not confirm writing it."""
+
+    def __init__(self, check: SaveCheck) -> None:
+        reasons = "; ".join(check.reasons) or "it was not verified"
+        super().__init__(
+            f"the task was not saved: {reasons}",
+            hint="Fix the task and save again, or confirm saving it unverified "
+            "(--allow-unverified).",
+        )
+        self.check = check
+
+
+def content_key(spec: TaskSpec) -> str:
+    """A hash of everything that decides the task's content (not the session state)."""
+    digest = hashlib.sha256()
+    draft = {k: v for k, v in spec.to_json().items() if k not in _NOT_CONTENT}
+    digest.update(json.dumps(draft, sort_keys=True).encode())
+    repo = Path(spec.repo_path or spec.source)
+    if repo.is_dir():
+        for path in sorted(repo.rglob("*")):
+            if path.is_file() and not _IGNORED_PARTS & set(path.relative_to(repo).parts):
+                digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    if spec.paper_pdf and Path(spec.paper_pdf).is_file():
+        digest.update(hashlib.sha256(Path(spec.paper_pdf).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _check_file(key: str) -> Path:
+    return private_dir(cache_dir("save-checks")) / f"{key[:32]}.json"
+
+
+def last_check(spec: TaskSpec) -> SaveCheck | None:
+    """The remembered checks of this exact content, if any."""
+    path = _check_file(content_key(spec))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return SaveCheck(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def fill_identity(spec: TaskSpec) -> list[str]:
+    """Set ``year`` and ``instance_id`` when unset; return what was set (never null)."""
+    from lmr_author.authoring.paper_title import paper_year
+
+    filled = []
+    if spec.instance_id is None:
+        match = re.match(r"(\d+)", spec.folder_name)
+        if match is None:
+            raise UserError(
+                "the task has no instance_id and its folder name does not start with one",
+                hint="Set instance_id, or name the folder like 07-MyTask.",
+            )
+        spec.instance_id = int(match.group(1))
+        filled.append(f"instance_id {spec.instance_id} (from the folder name)")
+    if spec.year is None:
+        year = paper_year(Path(spec.paper_pdf)) if spec.paper_pdf else None
+        if year is None:
+            raise UserError(
+                "the task has no year and the paper's PDF does not say one",
+                hint="Set year (the paper's publication year).",
+            )
+        spec.year = year
+        filled.append(f"year {year} (from the PDF's metadata)")
+    return filled
+
+
+def _check_built(
+    task: Task,
+    key: str,
+    *,
+    base_image: str | None,
+    on_step: Callable[[str], None] | None,
+    on_log: Callable[[str], None] | None,
+) -> SaveCheck:
+    from lmr_author.validate.dynamic import run_dynamic_checks
+    from lmr_author.validate.engine import validate_task_dir
+
+    started = time.monotonic()
+    check = SaveCheck(key=key)
+    if on_step:
+        on_step("running the static checks")
+    for finding in validate_task_dir(task.path):
+        if finding.severity == "error":
+            check.static_errors.append(f"{finding.rule}: {finding.message}")
+    if not check.static_errors:
+        if on_step:
+            on_step("proving the tests in Docker (golden passes, masked fails)")
+        for finding in run_dynamic_checks(
+            task, base_image=base_image, on_progress=on_step, on_log=on_log
+        ):
+            if finding.severity == "error":
+                check.dynamic_errors.append(f"{finding.rule}: {finding.message}")
+    check.verified = not check.static_errors and not check.dynamic_errors
+    check.seconds = time.monotonic() - started
+    atomic_write_json(_check_file(key), asdict(check))
+    return check
+
+
+def run_save_checks(
+    spec: TaskSpec,
+    *,
+    base_image: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+    on_log: Callable[[str], None] | None = None,
+) -> SaveCheck:
+    """Build the draft in a scratch folder, run the static checks and the Docker proof."""
+    key = content_key(spec)
+    with tempfile.TemporaryDirectory(prefix="lmr-author-save-") as scratch:
+        task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)
+        return _check_built(task, key, base_image=base_image, on_step=on_step, on_log=on_log)
+
+
+def save_draft_task(
+    spec: TaskSpec,
+    benchmark_dir: Path,
+    *,
+    allow_unverified: bool = False,
+    overwrite: bool = False,
+    base_image: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+    on_log: Callable[[str], None] | None = None,
+    draft_file: Path | None = None,
+) -> Task:
+    """Check and write the draft as ``benchmark_dir/<folder_name>``; mark the draft finished."""
+    fill_identity(spec)
+    spec.benchmark_dir = str(benchmark_dir)
+    target = benchmark_dir / spec.folder_name
+    if target.exists() and not overwrite:
+        raise UserError(
+            "a task with this name exists already",
+            file=target,
+            hint="Choose another folder name, or confirm replacing it (--force).",
+        )
+    key = content_key(spec)
+    with tempfile.TemporaryDirectory(prefix="lmr-author-save-") as scratch:
+        task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)
+        check = last_check(spec)
+        if check is None or not check.verified:
+            check = _check_built(task, key, base_image=base_image, on_step=on_step, on_log=on_log)
+        elif on_step:
+            on_step("reusing the checks of this exact content (verified)")
+        if not check.verified and not allow_unverified:
+            raise UnverifiedTask(check)
+        if on_step:
+            on_step("writing the task")
+        benchmark_dir.mkdir(parents=True, exist_ok=True)
+        # Copied next to its place, then renamed: a failure never leaves half a task.
+        incoming = target.with_name(f".{target.name}.incoming")
+        shutil.rmtree(incoming, ignore_errors=True)
+        shutil.copytree(task.path, incoming, symlinks=True)
+        backup = target.with_name(f".{target.name}.replaced")
+        if target.exists():
+            shutil.rmtree(backup, ignore_errors=True)
+            target.rename(backup)
+        incoming.rename(target)
+        shutil.rmtree(backup, ignore_errors=True)
+    mark_finished(spec, draft_file)
+    return load_task(target)

@@ -1,0 +1,97 @@
+"""The environment step: dependencies proposed from repository files and goal imports."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from lmr_author.authoring.environment import (
+    check_environment,
+    declared_requirements,
+    goal_imports,
+    propose_environment,
+    render_task_dockerfile,
+)
+from lmr_author.authoring.image_build import diagnose_build
+from tests.support.real_repo import GOAL_FILE, write_real_repo
+
+
+def test_proposal_follows_repo_imports_and_keeps_declared_versions(tmp_path: Path) -> None:
+    repo = write_real_repo(tmp_path)
+    proposal = propose_environment(repo, [GOAL_FILE])
+    by_name = {req.name: req for req in proposal.requirements}
+    assert by_name["pandas"].line == "pandas>=2.0"
+    assert by_name["pandas"].source.startswith("requirements.txt line 1")
+    assert by_name["scipy"].source == "import in outliers/mad.py line 2"  # transitive
+    assert [req.name for req in proposal.declared_unused] == ["matplotlib"]
+    assert "matplotlib" not in proposal.requirements_txt()
+
+
+def test_import_names_map_to_distributions(tmp_path: Path) -> None:
+    (tmp_path / "goal.py").write_text(
+        "import os, json\nimport sklearn.metrics\nfrom PIL import Image\nimport cv2\nimport yaml\n"
+    )
+    names = {req.name for req in propose_environment(tmp_path, ["goal.py"]).requirements}
+    assert names == {"scikit-learn", "pillow", "opencv-python", "pyyaml"}
+    assert "os" not in goal_imports(tmp_path, ["goal.py"])
+
+
+def test_dependency_files_are_read_without_running_them(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(
+        "import sys; sys.exit('never run')\nREQS = ['torch>=2.1', 'einops']\n"
+        "from setuptools import setup\nsetup(name='x', install_requires=REQS)\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["numpy>=1.26"]\n'
+        '[tool.poetry.dependencies]\npython = "^3.10"\ntransformers = "^4.40"\n'
+    )
+    (tmp_path / "setup.cfg").write_text("[options]\ninstall_requires =\n    tqdm>=4\n")
+    (tmp_path / "environment.yml").write_text(
+        textwrap.dedent(
+            """
+            dependencies:
+              - python=3.10
+              - pytorch=2.1.0
+              - pip:
+                - sentencepiece==0.2.0
+            """
+        )
+    )
+    lines = [req.line for req in declared_requirements(tmp_path)]
+    assert lines == [
+        "numpy>=1.26",
+        "transformers>=4.40",
+        "torch>=2.1",
+        "einops",
+        "tqdm>=4",
+        "torch==2.1.0",  # conda's pytorch
+        "sentencepiece==0.2.0",
+    ]
+
+
+def test_task_dockerfile_installs_requirements_and_passes_the_rule() -> None:
+    text = render_task_dockerfile("repo")
+    assert "pip install -r /tmp/lmr-author/requirements.txt" in text
+    assert check_environment(text, "pandas>=2\nscipy\n", "repo") == []
+    gpu = render_task_dockerfile("repo", gpu=True)
+    assert gpu.startswith("#") and "FROM nvidia/cuda:" in gpu
+    assert check_environment(gpu, "", "repo") == []
+    problems = check_environment("RUN echo\n", "pandas>=2\nnot a requirement!!\n", "repo")
+    assert {f.rule for f in problems} == {"dockerfile", "requirements"}
+    assert any("line 2" in f.message for f in problems)
+
+
+def test_build_diagnosis_names_the_step_and_the_cause() -> None:
+    log = [
+        "Step 6/14 : RUN pip install -r /tmp/lmr-author/requirements.txt",
+        " ---> Running in 1234",
+        "ERROR: Could not find a version that satisfies the requirement sklearn",
+        "ERROR: No matching distribution found for sklearn",
+    ]
+    diagnosis = diagnose_build(log)
+    assert diagnosis.step.startswith("Step 6/14 : RUN pip install")
+    assert diagnosis.cause == "no-matching-distribution"
+    assert "scikit-learn" in diagnosis.hint
+    tls = diagnose_build(["Step 2/3 : RUN pip install x", "SSL: CERTIFICATE_VERIFY_FAILED"])
+    assert tls.cause == "certificate" and "SSL_CERT_FILE" in tls.hint
+    assert diagnose_build(["gcc: command not found"]).cause == "compiler"
