@@ -52,11 +52,19 @@ class CheckStep(StepScreen):
     class Checked(Message):
         """The save checks' result (or why they could not run)."""
 
-        def __init__(self, check: SaveCheck | None, *, error: str = "", remembered: bool = False):
+        def __init__(
+            self,
+            check: SaveCheck | None,
+            *,
+            error: str = "",
+            remembered: bool = False,
+            filled: TaskSpec | None = None,
+        ):
             super().__init__()
             self.check = check
             self.error = error
             self.remembered = remembered
+            self.filled = filled  # the draft with instance_id / year filled for the check
 
     class VerifyLog(Message):
         """A line of the checks' progress, the image build or the recording."""
@@ -149,17 +157,20 @@ class CheckStep(StepScreen):
 
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _verify(self, spec: TaskSpec) -> None:
-        from lmr_author.authoring.save import run_save_checks
+        from lmr_author.authoring.save import fill_identity, run_save_checks
 
         def say(line: str) -> None:
             self.post_message(self.VerifyLog(line))
 
         try:
+            # The same identity the save will write, so its content key matches this one.
+            for filled in fill_identity(spec):
+                say(f"set {filled}")
             check = run_save_checks(spec, on_step=say, on_log=say)
         except UserError as error:
             self.post_message(self.Checked(None, error=str(error)))
             return
-        self.post_message(self.Checked(check))
+        self.post_message(self.Checked(check, filled=spec))
 
     @on(VerifyLog)
     def _verify_log(self, message: VerifyLog) -> None:
@@ -171,6 +182,14 @@ class CheckStep(StepScreen):
         self.query_one("#verify", Button).disabled = False
         state = self.query_one("#check-state", Static)
         check = message.check
+        if message.filled is not None:
+            for name in ("instance_id", "year"):
+                value = getattr(message.filled, name)
+                if getattr(self.spec, name) != value:
+                    setattr(self.spec, name, value)
+                    self.query_one(f"#field-{name}", Input).value = str(value)
+            self.changed()
+            self._refresh_info()
         if message.error:
             state.update("could not verify: see the log (ctrl+l)")
             self.set_status(message.error, error=True)
