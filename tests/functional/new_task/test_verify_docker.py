@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 async def test_verify_in_docker_proves_the_draft(
-    docker_client: Any, tmp_path: Path, toy_repo: Path
+    docker_client: Any, tmp_path: Path, toy_repo: Path, toy_paper: Path
 ) -> None:
     from lmr_author.sandbox.housekeeping import prune
 
@@ -27,6 +27,8 @@ async def test_verify_in_docker_proves_the_draft(
         repo_path=str(toy_repo),
         repo_folder_name="toy-margin",
         instance_id=98,
+        year=2025,
+        paper_pdf=str(toy_paper),
         step="check",
         goals=[
             GoalSpec(
