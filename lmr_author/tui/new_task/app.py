@@ -33,6 +33,8 @@ class NewTaskApp(App[int]):
     TITLE = "lmr-author new-task"
     # Below 110 columns side-by-side panes stack (the .tcss says which).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Textual types it so)
+    # Under 36 lines editors and logs shrink so the buttons below them stay near.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_step", "Next step", priority=True),
         Binding("ctrl+b", "previous_step", "Back", priority=True),

@@ -20,7 +20,7 @@ from textual.widgets import DirectoryTree, Input, TextArea
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
 from lmr_author.tui.new_task.app import NewTaskApp
-from lmr_author.tui.new_task.steps import STEPS
+from lmr_author.tui.new_task.steps import STEPS, StepScreen
 from tests.functional.new_task.conftest import DRIVER
 
 SIZES = {"small": (80, 24), "large": (200, 50)}
@@ -89,3 +89,72 @@ def test_every_step(snap_compare: SnapCompare, full_draft: TaskSpec, step: str, 
 def test_source_step_of_a_new_draft(snap_compare: SnapCompare) -> None:
     app = NewTaskApp(benchmark_dir=Path("benchmark"), draft_name="empty")
     assert snap_compare(app, terminal_size=SIZES["small"], run_before=_still)
+
+
+def _at(step: str, draft: TaskSpec) -> NewTaskApp:
+    draft.step = step
+    save_spec(draft, draft_path("snap-dialog"))
+    return NewTaskApp(benchmark_dir=Path("benchmark"), draft_name="snap-dialog")
+
+
+def test_log_view_of_a_long_error(snap_compare: SnapCompare, full_draft: TaskSpec) -> None:
+    async def fail_then_open(pilot: Pilot[Any]) -> None:
+        await _still(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, StepScreen)
+        screen.log_start("Recording margin_loss in Docker")
+        screen.set_status(
+            "the driver failed: RuntimeError: the driver broke\n"
+            + "\n".join(f'  File "driver.py", line {n}, in <module>' for n in range(1, 30))
+            + "\nRuntimeError: the driver broke. Fix the driver and record again.",
+            error=True,
+        )
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+
+    app = _at("tests", full_draft)
+    assert snap_compare(app, terminal_size=SIZES["small"], run_before=fail_then_open)
+
+
+def test_nondeterminism_offers_seeding(snap_compare: SnapCompare, full_draft: TaskSpec) -> None:
+    from lmr_author.authoring.record_docker import FixtureDifference, RecordingResult
+    from lmr_author.tui.new_task.steps.tests import TestsStep
+
+    async def differ(pilot: Pilot[Any]) -> None:
+        await _still(pilot)
+        result = RecordingResult(
+            inputs=[],
+            expected=[],
+            deterministic=False,
+            differences=[FixtureDifference("margin_loss_1.json", "output", "0.31 then 0.77")],
+        )
+        pilot.app.screen.post_message(TestsStep.Recorded(result, []))
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    app = _at("tests", full_draft)
+    assert snap_compare(app, terminal_size=SIZES["small"], run_before=differ)
+
+
+def test_unverified_save_asks(snap_compare: SnapCompare, full_draft: TaskSpec) -> None:
+    from lmr_author.tui.new_task.steps.save import ConfirmUnverified
+
+    async def ask(pilot: Pilot[Any]) -> None:
+        await _still(pilot)
+        reasons = ["missing-path: the paper is missing", "dynamic: masked code passes test 1"]
+        pilot.app.push_screen(ConfirmUnverified(reasons))
+        await pilot.pause()
+
+    app = _at("save", full_draft)
+    assert snap_compare(app, terminal_size=SIZES["small"], run_before=ask)
+
+
+def test_retrieval_file_picker(snap_compare: SnapCompare, full_draft: TaskSpec) -> None:
+    async def pick(pilot: Pilot[Any]) -> None:
+        await _still(pilot)
+        pilot.app.screen.query_one("#retrieval-add").press()  # type: ignore[attr-defined]
+        await _still(pilot)
+
+    app = _at("instruction", full_draft)
+    assert snap_compare(app, terminal_size=SIZES["small"], run_before=pick)

@@ -78,19 +78,18 @@ class TestsStep(StepScreen):
 
     def compose_step(self) -> ComposeResult:
         yield goal_select(self.spec.goals)
+        # Above the editor: when recording twice differs, the warning and the seeding
+        # switch are on screen at once, even at 80×24.
+        yield Static("", id="nondeterminism", markup=False)
+        with Horizontal(classes="row", id="seed-row"):
+            yield Switch(value=self.spec.seed, id="seed")
+            yield Static("Seed random, NumPy, torch before each call", id="seed-label")
         with TabbedContent(id="tests-tabs"):
             with TabPane("Driver", id="tab-driver"):
                 yield TextArea.code_editor("", language="python", id="driver", soft_wrap=False)
                 with Horizontal(classes="row"):
                     yield Button("Record in Docker", id="record", variant="success", compact=True)
                     yield Button("Open in $EDITOR", id="edit", compact=True)
-                yield Static("", id="nondeterminism", markup=False)
-                with Horizontal(classes="row", id="seed-row"):
-                    yield Switch(value=self.spec.seed, id="seed")
-                    yield Static(
-                        "Seed random, NumPy and torch before each call (recording and tests)",
-                        id="seed-label",
-                    )
                 yield Static("", id="recorded", markup=False)
                 yield RichLog(id="record-log", max_lines=2000, wrap=True, markup=False)
             with TabPane("Unit test", id="tab-test"), VerticalScroll():
