@@ -98,6 +98,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="SECONDS",
         help="time limit of one test file (default: %(default)s)",
     )
+    dynamic.add_argument(
+        "--mutants",
+        action="store_true",
+        help="with --run: also run the tests on mutants of each golden goal function and "
+        "report the share they kill and the survivors (test strength)",
+    )
     parser.set_defaults(handler=_validate)
 
 
@@ -149,6 +155,10 @@ def _validate(args: argparse.Namespace) -> int:
 
     if args.run:
         _run_dynamic(args, reports, rules, err)
+    if args.run and args.mutants:
+        from lmr_author.commands._mutants import print_mutation_scores
+
+        print_mutation_scores(task_dirs, base_image=args.base_image, out=out, err=err)
 
     if args.json:
         document = to_json(reports)

@@ -1,0 +1,67 @@
+"""Run a task's tests on each mutant of its goal function, in the task's image."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lmr_author.mutation.mutants import Mutant, mutants_of
+from lmr_author.task import Task
+
+if TYPE_CHECKING:
+    import docker
+
+
+@dataclass
+class MutationReport:
+    task: str
+    impl_index: int
+    total: int = 0
+    killed: int = 0
+    errors: int = 0  # engine trouble: neither killed nor survived
+    survivors: list[Mutant] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        """The share of mutants the tests kill (1.0 when there is none to kill)."""
+        scored = self.total - self.errors
+        return self.killed / scored if scored else 1.0
+
+
+def mutation_test(
+    task: Task,
+    impl_index: int | None = None,
+    *,
+    base_image: str | None = None,
+    limit: int = 40,
+    on_progress: Callable[[str], None] | None = None,
+    client: docker.DockerClient | None = None,
+) -> list[MutationReport]:
+    """Mutation reports of the task's implementations (or of one, by index)."""
+    from lmr_author.sandbox.engine import get_client
+    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.sandbox.runner import run_tests
+
+    client = client or get_client()
+    image = ensure_image(task, client=client, base_image=base_image)
+    reports = []
+    for impl in task.implementations:
+        if impl_index is not None and impl.index != impl_index:
+            continue
+        report = MutationReport(task=task.name, impl_index=impl.index)
+        golden = impl.golden_path.read_bytes()
+        mutants = mutants_of(golden, impl.goal_function, impl.class_name, limit=limit)
+        report.total = len(mutants)
+        for mutant in mutants:
+            if on_progress is not None:
+                on_progress(f"{task.name} #{impl.index}: mutant {mutant.index}/{len(mutants)}")
+            run = run_tests(task, impl, mutant.source, image=image, client=client)
+            if run.infra_error is not None:
+                report.errors += 1
+            elif run.passed:
+                report.survivors.append(mutant)
+            else:
+                report.killed += 1
+        reports.append(report)
+    return reports
