@@ -95,6 +95,8 @@ class NewTaskApp(App[int]):
     def _paper_loaded(self, message: PaperLoaded) -> None:
         if not self.paper_pages:
             self.paper_pages = message.pages
+            if isinstance(self.screen, StepScreen) and message.pages:
+                self.screen.paper_loaded()
 
     def autosave(self) -> None:
         """Save a snapshot of the draft (atomic, off the UI thread): nothing typed is lost."""

@@ -167,3 +167,21 @@ async def test_every_button_of_every_step_can_be_seen_at_80x24(toy_repo: Path, s
             await pilot.pause()
             region = button.region
             assert region.height >= 1 and 0 <= region.y < SMALL[1], (step, button.id, region)
+
+
+async def test_goal_suggestions_say_why_and_enter_adds(toy_repo: Path, toy_paper: Path) -> None:
+    spec = _draft(toy_repo, "goal")
+    spec.paper_pdf = str(toy_paper)
+    app = _app(spec, "suggest")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _settle(pilot)
+        await _settle(pilot)  # the paper loads, then the suggestions are ranked
+        suggestions = app.screen.query_one("#suggestions", OptionList)
+        assert suggestions.display and suggestions.option_count >= 1
+        best = str(suggestions.get_option_at_index(0).prompt)
+        assert "margin_loss" in best and "matches" in best and "page 1" in best
+        suggestions.focus()
+        suggestions.highlighted = 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [g.goal_function for g in app.spec.goals] == ["margin_loss"]

@@ -90,6 +90,9 @@ class StepScreen(Screen[None]):
     def compose_step(self) -> ComposeResult:
         yield from ()
 
+    def paper_loaded(self) -> None:
+        """The resumed draft's paper finished loading (steps that use it override this)."""
+
     def can_leave(self) -> str | None:
         """Why the annotator cannot go on yet, or None."""
         return None
