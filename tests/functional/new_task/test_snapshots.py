@@ -158,3 +158,34 @@ def test_retrieval_file_picker(snap_compare: SnapCompare, full_draft: TaskSpec) 
 
     app = _at("instruction", full_draft)
     assert snap_compare(app, terminal_size=SIZES["small"], run_before=pick)
+
+
+def test_surviving_mutants_are_shown(snap_compare: SnapCompare, full_draft: TaskSpec) -> None:
+    from lmr_author.mutation.mutants import Mutant
+    from lmr_author.mutation.score import MutationReport
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    survivor = Mutant(
+        index=3,
+        operator="constant",
+        description="1.0 → 2.0",
+        source=b"",
+        diff=(
+            "--- golden\n+++ mutant\n@@ -13 +13 @@\n"
+            "-        total += -safe_log(1.0 / (1.0 + math.exp(-beta * (c - r))))\n"
+            "+        total += -safe_log(2.0 / (1.0 + math.exp(-beta * (c - r))))\n"
+        ),
+    )
+    report = MutationReport(
+        task="07-ToyMargin", impl_index=1, total=10, killed=9, survivors=[survivor]
+    )
+
+    async def scored(pilot: Pilot[Any]) -> None:
+        await _still(pilot)
+        pilot.app.screen.post_message(CheckStep.Mutated([report]))
+        await pilot.pause()
+        pilot.app.screen.query_one("#mutation").scroll_visible(animate=False, top=True)
+        await pilot.pause()
+
+    app = _at("check", full_draft)
+    assert snap_compare(app, terminal_size=SIZES["small"], run_before=scored)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.syntax import Syntax
@@ -23,6 +25,7 @@ from lmr_author.tui.new_task.steps.base import StepScreen
 
 if TYPE_CHECKING:
     from lmr_author.authoring.save import SaveCheck
+    from lmr_author.mutation.score import MutationReport
 
 _FIELDS = (
     ("folder_name", "Task folder name (e.g. 07-MyMethod)"),
@@ -86,17 +89,23 @@ class CheckStep(StepScreen):
                     yield Input("" if value is None else str(value), id=f"field-{name}")
                 with Horizontal(classes="row"):
                     yield Button("Verify (static + Docker)", id="verify", variant="warning")
+                    yield Button("Mutation test", id="mutants")
                 yield Static("", id="schema-state")
                 yield Static("", id="check-state", markup=False)
             with VerticalScroll(id="info-pane"):
                 yield Static("", id="info-json")
         yield DataTable(id="findings", zebra_stripes=True)
+        with Vertical(id="mutation"):
+            yield Static("", id="mutation-score", markup=False)
+            yield Button("Add a fixture that kills them (Tests step)", id="add-fixture")
+            yield Static("", id="survivors")
         yield RichLog(id="verify-log", max_lines=2000, wrap=True, markup=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#findings", DataTable)
         table.add_columns("checks", "rule: message")
         table.display = False
+        self.query_one("#mutation").display = False
         self.query_one("#verify-log", RichLog).display = False
         self._refresh_info()
         self._remembered(copy.deepcopy(self.spec))
@@ -215,6 +224,82 @@ class CheckStep(StepScreen):
                 "verification failed: " + "\n".join(check.reasons or ["(no reason given)"]),
                 error=True,
             )
+
+    class Mutated(Message):
+        """The mutation reports of the draft's goals (or why they could not be made)."""
+
+        def __init__(self, reports: list[MutationReport], error: str = "") -> None:
+            super().__init__()
+            self.reports = reports
+            self.error = error
+
+    @on(Button.Pressed, "#mutants")
+    def _mutants_pressed(self) -> None:
+        self.query_one("#mutants", Button).disabled = True
+        log = self.query_one("#verify-log", RichLog)
+        log.clear()
+        log.display = True
+        self.log_start("Mutation test")
+        self.set_status("mutation test: building the task, scoring each mutant in Docker…")
+        self._mutate(copy.deepcopy(self.spec))
+
+    @work(thread=True, exclusive=True, group="check", exit_on_error=False)
+    def _mutate(self, spec: TaskSpec) -> None:
+        from lmr_author.authoring.build import build_task
+        from lmr_author.authoring.save import fill_identity
+        from lmr_author.mutation.score import mutation_test
+
+        def say(line: str) -> None:
+            self.post_message(self.VerifyLog(line))
+
+        try:
+            fill_identity(spec)
+            with tempfile.TemporaryDirectory(prefix="lmr-author-mutants-") as scratch:
+                task = build_task(spec, Path(scratch), in_docker=True, on_step=say, on_log=say)
+                reports = mutation_test(task, on_progress=say)
+        except UserError as error:
+            self.post_message(self.Mutated([], str(error)))
+            return
+        self.post_message(self.Mutated(reports))
+
+    @on(Mutated)
+    def _mutated(self, message: Mutated) -> None:
+        self.query_one("#mutants", Button).disabled = False
+        if message.error:
+            self.set_status(message.error, error=True)
+            return
+        panel = self.query_one("#mutation")
+        panel.display = True
+        lines = []
+        survivors = []
+        for report in message.reports:
+            goal = self.spec.goals[report.impl_index - 1].goal_function
+            lines.append(
+                f"{goal}: {report.killed}/{report.total - report.errors} mutants killed "
+                f"({report.score:.0%})" + (f", {report.errors} not run" if report.errors else "")
+            )
+            survivors.extend(report.survivors)
+        self.query_one("#mutation-score", Static).update("Mutation score: " + "; ".join(lines))
+        self.query_one("#add-fixture", Button).display = bool(survivors)
+        theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
+        diff = "\n".join(
+            f"# survivor {m.index}: {m.operator}: {m.description}\n{m.diff}" for m in survivors
+        )
+        self.query_one("#survivors", Static).update(
+            Syntax(diff, "diff", theme=theme) if survivors else "every mutant was killed ✓"
+        )
+        worst = min((r.score for r in message.reports), default=1.0)
+        self.set_status(
+            f"mutation score {worst:.0%}"
+            + (f": {len(survivors)} mutant(s) survive, shown below" if survivors else " ✓")
+        )
+
+    @on(Button.Pressed, "#add-fixture")
+    def _add_fixture(self) -> None:
+        # Another call in the driver that tells the survivor apart is the fixture to add.
+        from lmr_author.tui.new_task.steps import STEPS
+
+        self.authoring.go_to([name for name, _ in STEPS].index("tests"))
 
     def can_leave(self) -> str | None:
         if not self.spec.folder_name:
