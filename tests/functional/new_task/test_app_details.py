@@ -161,7 +161,8 @@ async def test_every_button_of_every_step_can_be_seen_at_80x24(toy_repo: Path, s
     async with app.run_test(size=SMALL) as pilot:
         await _settle(pilot)
         for button in app.screen.query(Button):
-            if not button.display or button.disabled:
+            shown = all(getattr(node, "display", True) for node in button.ancestors_with_self)
+            if not shown or button.disabled:
                 continue
             button.focus()
             await pilot.pause()
