@@ -16,6 +16,7 @@ from textual.widgets import (
     RichLog,
     SelectionList,
     Static,
+    TextArea,
 )
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
@@ -186,3 +187,42 @@ async def test_goal_suggestions_say_why_and_enter_adds(toy_repo: Path, toy_paper
         await pilot.press("enter")
         await pilot.pause()
         assert [g.goal_function for g in app.spec.goals] == ["margin_loss"]
+
+
+async def test_instruction_drafted_by_the_model_from_the_paper(
+    toy_repo: Path, toy_paper: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.openai_server import OpenAIServer, Reply
+
+    spec = _draft(toy_repo, "instruction")
+    spec.paper_pdf = str(toy_paper)
+    with OpenAIServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        server.enqueue(Reply(content="Implement the `margin_loss` function in toy/losses.py."))
+        app = _app(spec, "llm")
+        async with app.run_test(size=SMALL) as pilot:
+            await _settle(pilot)
+            await _settle(pilot)  # the resumed draft's paper
+            button = app.screen.query_one("#llm-draft", Button)
+            assert button.display
+            button.press()
+            await _settle(pilot)
+            text = app.screen.query_one("#instruction", TextArea).text
+            assert text.startswith("Implement the `margin_loss` function")
+            assert app.spec.goals[0].instruction == text
+            assert "drafted by the model" in str(app.screen.query_one("#status", Static).visual)
+        [request] = server.requests
+    assert "margin_loss" in request.body["messages"][1]["content"]
+
+
+async def test_without_an_endpoint_there_is_no_llm_button(
+    toy_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    app = _app(_draft(toy_repo, "instruction"), "nollm")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        assert not app.screen.query_one("#llm-row").display
+        assert "`margin_loss`" in app.screen.query_one("#instruction", TextArea).text

@@ -53,6 +53,8 @@ def full_draft(
 ) -> TaskSpec:
     """A draft with every step filled, its paths relative to the working folder."""
     monkeypatch.chdir(tmp_path)
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)  # the LLM button shows only with an endpoint
     (toy_repo / "requirements.txt").write_text("numpy>=1.24\n")
     return TaskSpec(
         folder_name="07-ToyMargin",
