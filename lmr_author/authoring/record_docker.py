@@ -385,3 +385,26 @@ def _container(
         # A leftover is found by `sandbox prune` (its labels carry a deadline).
         with suppress(Exception):
             container.remove(force=True)
+
+
+def dry_run_in_docker(
+    spec: TaskSpec,
+    goal_index: int,
+    *,
+    image: ImageRef | None = None,
+    on_log: Callable[[str], None] | None = None,
+) -> list[fixtures.RecordedCall]:
+    """What recording would keep (one `RecordedCall` per call), written nowhere."""
+    import tempfile
+
+    calls = []
+    with tempfile.TemporaryDirectory(prefix="lmr-author-dry-run-") as scratch:
+        result = record_goal_in_docker(
+            spec, goal_index, Path(scratch), image=image, on_log=on_log, twice=False
+        )
+        for inputs, expected in zip(result.inputs, result.expected, strict=True):
+            case = replay_codec.loads(inputs.read_text(encoding="utf-8"))
+            output = replay_codec.loads(expected.read_text(encoding="utf-8"))
+            args = case.get("args") if isinstance(case, dict) else case
+            calls.append(fixtures.RecordedCall(inputs.name, args, output))
+    return calls

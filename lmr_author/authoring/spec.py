@@ -129,7 +129,25 @@ class TaskSpec:
                 )
             goals.append(GoalSpec(**raw))
         fields = {k: v for k, v in data.items() if k != "goals"}
+        for key, kind in _FIELD_TYPES.items():
+            if key in fields and not isinstance(fields[key], kind):
+                raise UserError(
+                    f"'{key}' must be {'true or false' if kind is bool else 'a string'}",
+                    file=file,
+                    where=f"$.{key}",
+                )
         return cls(goals=goals, **fields)
+
+
+#: Types of the draft fields the environment and save steps added (checked on load).
+_FIELD_TYPES: dict[str, type] = {
+    "requirements": str,
+    "dockerfile": str,
+    "benchmark_dir": str,
+    "gpu": bool,
+    "seed": bool,
+    "finished": bool,
+}
 
 
 def load_spec(path: str | Path) -> TaskSpec:

@@ -9,6 +9,8 @@ they exist only in the task's image.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,6 +23,7 @@ from lmr_author.paper import make_paper_pdf
 from tests.support.real_repo import DRIVER, GOAL_FILE, GOAL_FUNCTION, NOISY_DRIVER, write_real_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _spec(tmp_path: Path, driver: str = DRIVER, **extra: Any) -> Path:
@@ -53,16 +56,41 @@ def _spec(tmp_path: Path, driver: str = DRIVER, **extra: Any) -> Path:
     return path
 
 
+def _host_without(tmp_path: Path, *modules: str) -> dict[str, str]:
+    """An environment whose Python fails on importing ``modules`` (as if not installed)."""
+    poison = tmp_path / "poison"
+    for name in modules:
+        (poison / name).mkdir(parents=True)
+        (poison / name / "__init__.py").write_text(
+            f"raise ImportError('the host imported {name}: it belongs in the task image')\n"
+        )
+    path = os.pathsep.join([str(poison), str(ROOT), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def _lmr_author(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "lmr_author", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1200,
+    )
+
+
 def test_spec_builds_records_verifies_and_saves_in_docker(
-    tmp_path: Path, docker_client: Any, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, docker_client: Any
 ) -> None:
-    assert "pandas" not in sys.modules and "scipy" not in sys.modules
     spec = _spec(tmp_path)
     bench = tmp_path / "bench"
+    # The host cannot import pandas, SciPy or scikit-learn: only the image has them.
+    env = _host_without(tmp_path, "pandas", "scipy", "sklearn")
     started = time.monotonic()
-    assert main(["new-task", "--spec", str(spec), "--into", str(bench)]) == 0
-    out = capsys.readouterr().out
+    made = _lmr_author(env, "new-task", "--spec", str(spec), "--into", str(bench))
     print(f"new-task --spec took {time.monotonic() - started:.1f} s")
+    assert made.returncode == 0, made.stdout + made.stderr
+    out = made.stdout
     assert "pandas>=2.0  (requirements.txt line 1" in out
     assert "scipy  (import in outliers/mad.py" in out
     assert "not needed by the goal: matplotlib" in out
@@ -74,9 +102,9 @@ def test_spec_builds_records_verifies_and_saves_in_docker(
     assert "matplotlib" not in requirements
     assert "requirements.txt" in (task_dir / "Dockerfile").read_text(encoding="utf-8")
     assert len(list((task_dir / "expected_outputs" / "unit_test_1").glob("*.json"))) == 3
-    assert main(["validate", "--run", str(task_dir)]) == 0
-    # Everything ran in the image: the host process never imported the dependencies.
-    assert "pandas" not in sys.modules and "scipy" not in sys.modules
+    checked = _lmr_author(env, "validate", "--run", str(task_dir))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "91-Outliers  ok" in checked.stdout
 
 
 def test_nondeterministic_golden_is_refused_then_seeded(

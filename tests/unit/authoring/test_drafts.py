@@ -71,3 +71,11 @@ def test_title_from_metadata_then_from_the_largest_lines(tmp_path: Path) -> None
         doc.save(tmp_path / "placeholder.pdf")
     assert guess_paper_title(pdf) == long_title
     assert guess_paper_title(tmp_path / "placeholder.pdf") == long_title
+
+
+def test_new_draft_fields_are_type_checked(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="'seed' must be true or false") as caught:
+        TaskSpec.from_json({"seed": "yes"}, file=tmp_path / "d.json")
+    assert caught.value.render().count("$.seed") == 1
+    spec = TaskSpec.from_json({"requirements": "pandas\n", "gpu": True})
+    assert (spec.requirements, spec.gpu) == ("pandas\n", True)

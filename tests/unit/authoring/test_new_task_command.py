@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,8 +57,9 @@ def spec_file(tmp_path: Path, toy_repo: Path) -> Path:
     return path
 
 
+@pytest.mark.docker  # fixtures are recorded, and the task proven, in its image
 def test_spec_builds_a_clean_task_and_never_overwrites_silently(
-    spec_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    spec_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], docker_client: Any
 ) -> None:
     bench = tmp_path / "bench"
     assert main(["new-task", "--spec", str(spec_file), "--into", str(bench)]) == 0
