@@ -2,10 +2,12 @@
 source → paper → goal → mask → instruction → environment (proposed, built from the
 package index) → tests (recorded twice in Docker) → check (verified in Docker) → save →
 `lmr-author validate --run` green; and the app's nondeterminism and unverified-save
-dialogues. The host never imports pandas or SciPy: they exist only in the image."""
+dialogues. pandas, SciPy and scikit-learn cannot be imported in this process during the
+flow: they exist only in the image."""
 
 from __future__ import annotations
 
+import importlib.abc
 import json
 import sys
 from pathlib import Path
@@ -59,10 +61,29 @@ def _paper(tmp_path: Path) -> Path:
     return pdf
 
 
-async def test_the_app_authors_a_real_task_in_docker(docker_client: Any, tmp_path: Path) -> None:
+class _NotOnThisHost(importlib.abc.MetaPathFinder):
+    """Makes the repository's dependencies unimportable here: they must live in the image."""
+
+    BLOCKED = ("pandas", "scipy", "sklearn")
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.split(".")[0] in self.BLOCKED:
+            raise ImportError(f"{name} must not be imported on the host")
+
+
+@pytest.fixture
+def host_without_dependencies(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(sys.modules):
+        if name.split(".")[0] in _NotOnThisHost.BLOCKED:
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [_NotOnThisHost(), *sys.meta_path])
+
+
+async def test_the_app_authors_a_real_task_in_docker(
+    docker_client: Any, tmp_path: Path, host_without_dependencies: None
+) -> None:
     from lmr_author.sandbox.housekeeping import prune
 
-    assert "pandas" not in sys.modules and "scipy" not in sys.modules
     repo = write_real_repo(tmp_path)
     pdf = _paper(tmp_path)
     bench = tmp_path / "bench"
@@ -136,7 +157,6 @@ async def test_the_app_authors_a_real_task_in_docker(docker_client: Any, tmp_pat
         assert info["instance_id"] == 92 and info["year"] == 2024
         assert load_spec(draft_path("app-real")).finished
         assert main(["validate", "--run", str(task_dir)]) == 0
-        assert "pandas" not in sys.modules and "scipy" not in sys.modules
     finally:
         prune(client=docker_client, task=folder)
 
