@@ -79,7 +79,9 @@ def _describe_local(path: Path, ref: str) -> SourceCheckout:
 def _clone(url: str, ref: str) -> SourceCheckout:
     import git
 
-    target = cache_dir("repos") / hashlib.sha256(url.encode()).hexdigest()[:16]
+    from lmr_author.authoring.drafts import private_dir
+
+    target = private_dir(cache_dir("repos")) / hashlib.sha256(url.encode()).hexdigest()[:16]
     try:
         if (target / ".git").is_dir():
             repo = git.Repo(target)

@@ -139,6 +139,9 @@ def plan_build(
         raise InfraError(
             f"cannot read the Dockerfile ({error})", file=dockerfile_path, hint="Fix the file."
         ) from None
+    from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
+
+    base_image = base_for_build(client, dockerfile_path, base_image)
     dockerfile, bases = rewrite_from(original, base_image)
     if not bases:
         raise InfraError(
@@ -204,9 +207,6 @@ def ensure_image(
     from lmr_author.sandbox.engine import get_client
 
     client = client or get_client()
-    from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
-
-    base_image = base_for_build(client, task.dockerfile_path, base_image, on_log=on_log)
     plan = plan_build(task, client=client, base_image=base_image, uid=uid, gid=gid)
     with _lock_for(plan.tag):
         previous = _image_id_or_empty(client, plan.tag)

@@ -79,3 +79,16 @@ def test_new_draft_fields_are_type_checked(tmp_path: Path) -> None:
     assert caught.value.render().count("$.seed") == 1
     spec = TaskSpec.from_json({"requirements": "pandas\n", "gpu": True})
     assert (spec.requirements, spec.gpu) == ("pandas\n", True)
+
+
+def test_clone_cache_and_environment_staging_are_private(tmp_path: Path) -> None:
+    from lmr_author.authoring.image_build import stage_environment
+    from lmr_author.authoring.source import resolve_source
+
+    repo = tmp_path / "Repo"
+    commit_files(repo, {"m.py": "import numpy\n"}, "init")
+    clone = resolve_source(repo.as_uri(), "main")
+    assert stat.S_IMODE(clone.path.parent.stat().st_mode) == 0o700
+    stage = stage_environment(TaskSpec(folder_name="07-X", source=str(repo), repo_path=str(repo)))
+    assert stat.S_IMODE(stage.stat().st_mode) == 0o700
+    assert (stage / "Repo" / "m.py").is_file() and (stage / "requirements.txt").is_file()

@@ -53,7 +53,12 @@ def brevity_cases():
         ),
         (
             "closest reference and ties",
-            [([4], [[2, 6]]), ([5, 7], [[3, 7], [6, 8]]), ([10], [[8, 12, 13]])],
+            [
+                ([4], [[2, 6]]),
+                ([5, 7], [[3, 7], [6, 8]]),
+                ([10], [[8, 12, 13]]),
+                ([10, 6], [[4, 11], [2, 7]]),  # the closest reference is not the shortest
+            ],
         ),
         (
             "long and empty corpus",
