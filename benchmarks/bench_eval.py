@@ -4,12 +4,17 @@ Creates a few tiny tasks and several systems in a temporary folder, then prints:
 
 * image builds on a cold cache and on a warm one (warm must be 0);
 * the median per-run overhead above the test's own run time, warm (target <= 1 s);
-* the speed-up from 1 to N workers (target >= 0.8 * N while cores allow).
+* the speed-up from 1 to N workers (target >= 0.8 * N while cores allow);
+* what the hardening of issue 13 costs (harness, nonce, tmpfs scratch, streamed
+  read-back): the warm per-run wall time of one trivial test, with the sandbox code of
+  ``BEFORE_REV`` (checked out from git into a temporary worktree) and with this code,
+  on the same image, one after the other (target: at most +0.15 s per run).
 
 Run from the repository root (needs a Docker engine and the base image
 ``python:3.11-slim``, see ``lmr-author sandbox base-image``)::
 
     python benchmarks/bench_eval.py [--tasks 3] [--workers 2] [--kind cpu|sleep] [--seconds 1]
+    python benchmarks/bench_eval.py --hardening-only [--runs 15]
 
 ``--kind cpu`` makes each test burn ``--seconds`` of CPU (honest about cores);
 ``--kind sleep`` makes it sleep (shows the pool's overlap when cores are scarce).
@@ -26,6 +31,8 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -199,6 +206,91 @@ def measure(setup: Setup, workers: int, *, rebuild_cold: bool = False) -> None:
     print(f"rerun with every run done (resume): {resume_s:.2f} s")
 
 
+#: The last commit before verdicts came from the harness (issue 13).
+BEFORE_REV = "940f575aec38ce2a4057603f0f806067b5412c67"
+
+#: Times ``runs`` warm runs of the golden candidate with the lmr_author on sys.path.
+_TIMER = """
+import json, sys, time
+from lmr_author.sandbox.engine import get_client
+from lmr_author.sandbox.images import ensure_image
+from lmr_author.sandbox.runner import run_tests
+from lmr_author.task import load_task
+task = load_task(sys.argv[1])
+runs = int(sys.argv[2])
+client = get_client()
+image = ensure_image(task, client=client)
+impl = task.implementations[0]
+golden = impl.golden_path.read_bytes()
+walls, verdicts = [], []
+for number in range(runs + 1):
+    begun = time.monotonic()
+    run = run_tests(task, impl, golden, image=image, client=client)
+    if number:  # the first run warms the engine's caches
+        walls.append(time.monotonic() - begun)
+        verdicts.append(run.verdict)
+print(json.dumps({"walls": walls, "verdicts": verdicts}))
+"""
+
+
+def _time_runs(code_root: Path, task_dir: Path, runs: int) -> list[float]:
+    env = {**os.environ, "PYTHONPATH": str(code_root)}
+    done = subprocess.run(
+        [sys.executable, "-c", _TIMER, str(task_dir), str(runs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"timing with {code_root} failed:\n{done.stderr[-2000:]}")
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    if set(data["verdicts"]) != {"pass"}:
+        raise SystemExit(f"the golden candidate did not pass with {code_root}: {data}")
+    return [float(x) for x in data["walls"]]
+
+
+def hardening_cost(runs: int) -> None:
+    """Print the warm per-run wall time before and after the hardening, same machine."""
+    repo = Path(__file__).resolve().parent.parent
+    salt = uuid.uuid4().hex[:8]
+    with tempfile.TemporaryDirectory(prefix="bench-harden-") as tmp:
+        root = Path(tmp)
+        (name,) = make_tasks(root, 1, "sleep", 0.0, salt)
+        task_dir = root / "bench" / name
+        before = root / "before"
+        added = subprocess.run(
+            ["git", "-C", str(repo), "worktree", "add", "--detach", str(before), BEFORE_REV],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if added.returncode != 0:
+            print(f"hardening cost: skipped ({BEFORE_REV[:7]} is not in this clone)")
+            return
+        try:
+            old = _time_runs(before, task_dir, runs)
+            new = _time_runs(repo, task_dir, runs)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(repo), "worktree", "remove", "--force", str(before)],
+                capture_output=True,
+                check=False,
+            )
+            import docker
+
+            client = docker.from_env()
+            for image in client.images.list(filters={"label": f"{TASK_LABEL}={name}"}):
+                client.images.remove(str(image.id), force=True)
+            client.close()
+    old_median, new_median = statistics.median(old), statistics.median(new)
+    print(
+        f"hardening cost, warm per-run wall time of one trivial test ({runs} runs each): "
+        f"before ({BEFORE_REV[:7]}) median {old_median:.3f} s, after median "
+        f"{new_median:.3f} s: {new_median - old_median:+.3f} s per run (target <= +0.15 s)"
+    )
+
+
 def sample(workers: int) -> None:
     """Measure the repository's benchmark/ with its sample predictions."""
     repo = Path(__file__).resolve().parent.parent
@@ -218,9 +310,17 @@ def main() -> None:
     parser.add_argument("--kind", choices=("cpu", "sleep"), default="cpu")
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--sample", action="store_true", help="use the repository's benchmark/")
+    parser.add_argument("--runs", type=int, default=15, help="runs per side of the hardening cost")
+    parser.add_argument(
+        "--hardening-only", action="store_true", help="only the before/after hardening cost"
+    )
     args = parser.parse_args()
+    if args.hardening_only:
+        hardening_cost(args.runs)
+        return
     if args.sample:
         sample(args.workers)
+        hardening_cost(args.runs)
         return
 
     import docker
@@ -241,6 +341,7 @@ def main() -> None:
         )
         try:
             measure(setup, args.workers)
+            hardening_cost(args.runs)
         finally:
             for name in names:
                 for image in client.images.list(filters={"label": f"{TASK_LABEL}={name}"}):

@@ -104,7 +104,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "human review",
         "lmr-author eval RESULTS --human-review --annotator NAME: label the runs of an "
         "earlier evaluation (RESULTS is its output folder) in a terminal app; 1/2/3 label, "
-        "c comment, n/p move, u unlabeled only, d diff, q quit. Labels are durable at once.",
+        "c comment, n/p move, z undo, x clear, u unlabeled only, d diff, w wrap, [ ] split, "
+        "q quit. Labels are durable at once.",
     )
     review.add_argument(
         "--human-review", action="store_true", help="open the labeling app on RESULTS"
@@ -116,6 +117,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--show-verdicts",
         action="store_true",
         help="show the judge's label and the test verdict from the start (default: blind)",
+    )
+    review.add_argument(
+        "--show-systems",
+        action="store_true",
+        help="name each item's system and group the queue by system (default: blind, shuffled)",
     )
     review.add_argument("--unlabeled", action="store_true", help="show only unlabeled items")
     review.add_argument(
@@ -236,6 +242,7 @@ def _human_review(args: argparse.Namespace) -> int:
         sample=args.sample,
         seed=args.seed,
         show_verdicts=args.show_verdicts,
+        show_systems=args.show_systems,
         only_unlabeled=args.unlabeled,
     )
 
@@ -280,8 +287,20 @@ def _run_with_progress(
     def on_interrupt() -> None:
         progress.console.print(
             "[yellow]interrupt[/]: no new runs; waiting for the running ones to finish "
-            "and remove their containers..."
+            "and remove their containers (Ctrl-C again to kill them now)..."
         )
+
+    def on_abort() -> None:
+        progress.console.print(
+            "[yellow]interrupt[/]: killing the running containers; their runs will run "
+            "again when you resume"
+        )
+
+    def on_orphans(removed: list[str]) -> None:
+        if removed:
+            progress.console.print(
+                f"removed {len(removed)} container(s) left by evaluations that died"
+            )
 
     try:
         return run_evaluation(
@@ -296,6 +315,8 @@ def _run_with_progress(
             on_start=on_start,
             on_run=on_run,
             on_interrupt=on_interrupt,
+            on_abort=on_abort,
+            on_orphans=on_orphans,
         )
     finally:
         if progress.live.is_started:

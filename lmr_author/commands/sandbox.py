@@ -69,9 +69,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--memory", type=int, default=1024, help="memory limit in MB")
     run.add_argument(
         "--protocol",
-        choices=("auto", "exit-code", "legacy"),
+        choices=("auto", "exit-code", "legacy", "replay"),
         default="auto",
-        help="how a verdict is read (default: auto, legacy for log-only tests)",
+        help="how the harness's verdict is read (default: auto: replay when the task has "
+        "expected_outputs/ for the test, legacy for log-only tests, else exit-code = "
+        "in-process tests; the exit status alone never passes)",
     )
     run.add_argument(
         "--env",
@@ -160,6 +162,7 @@ def _build(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from lmr_author.sandbox.errors import InfraError
+    from lmr_author.sandbox.golden import load_expected, proof_key
     from lmr_author.sandbox.images import ensure_image
     from lmr_author.sandbox.results import Limits
     from lmr_author.sandbox.runner import pass_env, run_tests
@@ -183,6 +186,8 @@ def _run(args: argparse.Namespace) -> int:
             ) from None
     image = ensure_image(task, base_image=args.base_image, rebuild=args.rebuild)
     limits = Limits(memory_mb=args.memory, timeout_s=args.timeout)
+    # Held to the golden counts when validate --run (or eval) has proven them.
+    expected = load_expected(proof_key(task, impl, image))
     result = run_tests(
         task,
         impl,
@@ -191,6 +196,7 @@ def _run(args: argparse.Namespace) -> int:
         limits=limits,
         protocol=args.protocol,
         env=pass_env(args.env, os.environ),
+        expected=expected,
     )
     if result.infra_error and not args.json:
         raise InfraError(result.infra_error, hint="The candidate was not tested.")
@@ -211,6 +217,8 @@ def _run(args: argparse.Namespace) -> int:
             if args.show_log and item.log:
                 print(item.log.rstrip())
         print(f"{task.name} #{impl.index}: {result.verdict}")
+        if expected is None:
+            print("(not held to the golden test count: none proven yet; run validate --run)")
     if result.infra_error:
         return EXIT_USAGE
     return EXIT_OK if result.passed else EXIT_FINDINGS

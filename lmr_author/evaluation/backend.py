@@ -108,7 +108,13 @@ class DockerBackend:
         return self._limits
 
     def settings(self) -> dict[str, Any]:
-        return {"protocol": self.protocol, "limits": dataclasses.asdict(self.limits())}
+        from lmr_author.sandbox import harness
+
+        return {
+            "protocol": self.protocol,
+            "limits": dataclasses.asdict(self.limits()),
+            "harness": harness.version(),
+        }
 
     def prepare(self, task: Task) -> PreparedImage:
         from lmr_author.sandbox.images import ensure_image
@@ -121,12 +127,12 @@ class DockerBackend:
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
     ) -> ImplementationResult:
+        from lmr_author.sandbox.golden import run_against_golden_counts
         from lmr_author.sandbox.images import ImageRef
-        from lmr_author.sandbox.runner import run_tests
 
         if not isinstance(image, ImageRef):
             raise TypeError(f"DockerBackend runs images it prepared, not {image!r}")
-        outcome: ImplementationResult = run_tests(
+        outcome: ImplementationResult = run_against_golden_counts(
             task,
             implementation,
             candidate,
@@ -136,6 +142,25 @@ class DockerBackend:
             client=self.client(),
         )
         return outcome
+
+    def sweep_orphans(self) -> list[str]:
+        """Remove the run containers of evaluations that died; their names.
+
+        An unreachable engine removes nothing here: each run then says so itself.
+        """
+        from lmr_author.sandbox.errors import InfraError
+        from lmr_author.sandbox.housekeeping import remove_orphans
+
+        try:
+            return remove_orphans(client=self.client()).removed
+        except InfraError:
+            return []
+
+    def kill_running(self) -> int:
+        """Kill this process's run containers at once (a second Ctrl-C)."""
+        from lmr_author.sandbox.housekeeping import kill_own_runs
+
+        return kill_own_runs(client=self.client())
 
     def close(self) -> None:
         with self._lock:

@@ -6,7 +6,9 @@ the same key is finished and is skipped (unless ``force``), so an interrupted ev
 resumes where it stopped and a changed candidate or task runs again (keying on ids
 alone is a known source of stale results). Runs go to a thread pool (the work happens in
 Docker); each finished run is written at once. SIGINT stops the dispatch, lets running
-runs finish and remove their containers, and keeps everything finished.
+runs finish and remove their containers, and keeps everything finished; a second SIGINT
+kills the running containers at once. Every start removes the containers of evaluations
+that died (killed with SIGKILL, say), which their labels tell (owner pid, deadline).
 """
 
 from __future__ import annotations
@@ -78,12 +80,18 @@ def run_key(
 
 
 def task_fingerprint(task: Task, index: int) -> str:
-    """A hash of what defines an implementation besides the image: info.json and its test."""
+    """A hash of what defines an implementation besides the image: info.json, its test and
+    the expected outputs of a replay test (kept out of the image)."""
+    from lmr_author.sandbox.replay import replay_dir
+
     digest = hashlib.sha256()
     impl = task.implementation(index)
-    for path in (task.info_path, impl.unit_test_path):
+    expected = replay_dir(task.path, impl.unit_test_file)
+    paths = [task.info_path, impl.unit_test_path]
+    paths += sorted(expected.glob("*.json")) if expected.is_dir() else []
+    for path in paths:
         try:
-            digest.update(path.read_bytes())
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
         except OSError:
             digest.update(b"<missing>")
     return digest.hexdigest()
@@ -156,6 +164,10 @@ def _overall_verdict(tests: list[TestRecord]) -> tuple[str, str]:
     return normalize(test.verdict), f"{test.test_file}: {test.reason}".rstrip(": ")
 
 
+class _Aborted(Exception):
+    """A run cut short by a second Ctrl-C: not written, run again on resume."""
+
+
 class _Evaluator:
     """Executes jobs: one run each, written to disk before it is reported."""
 
@@ -165,6 +177,8 @@ class _Evaluator:
         self.force = force
         self.images = _ImageCache(backend)
         self.settings = backend.settings()
+        #: Set by a second Ctrl-C: runs cut short by it are not written (they run again).
+        self.aborted = threading.Event()
 
     def execute(self, job: _Job) -> tuple[RunRecord, bool]:
         """Run ``job`` unless an equal run is stored; return the record and ``skipped``."""
@@ -220,6 +234,8 @@ class _Evaluator:
                 record.reason = f"the sandbox failed: {_describe(error)}"
             else:
                 self._fill(record, outcome, logs)
+            if self.aborted.is_set():
+                raise _Aborted  # its container was killed by us: says nothing, runs again
         record.duration_s = round(time.monotonic() - start, 3)
         try:
             save_run(
@@ -267,14 +283,21 @@ def _as_error(value: object) -> BaseException:
 
 @contextmanager
 def _stop_on_signals(
-    stop: threading.Event, on_interrupt: Callable[[], None] | None
+    stop: threading.Event,
+    on_interrupt: Callable[[], None] | None,
+    on_abort: Callable[[], None] | None = None,
 ) -> Iterator[None]:
-    """While inside, SIGINT and SIGTERM set ``stop`` instead of raising (main thread only)."""
+    """While inside, SIGINT and SIGTERM set ``stop`` instead of raising (main thread only);
+    a second one calls ``on_abort`` (kill the running containers at once)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(_signum: int, _frame: FrameType | None) -> None:
+        if stop.is_set():
+            if on_abort is not None:
+                on_abort()
+            return
         stop.set()
         if on_interrupt is not None:
             on_interrupt()
@@ -332,6 +355,8 @@ def run_evaluation(
     on_start: Callable[[int], None] | None = None,
     on_run: Callable[[RunRecord, bool], None] | None = None,
     on_interrupt: Callable[[], None] | None = None,
+    on_abort: Callable[[], None] | None = None,
+    on_orphans: Callable[[list[str]], None] | None = None,
     stop: threading.Event | None = None,
 ) -> Results:
     """Evaluate ``submissions`` on ``benchmark``, writing runs and results under ``output``.
@@ -346,6 +371,10 @@ def run_evaluation(
         on_run: called (in the calling thread) with each finished run and whether it was
             skipped as already done.
         on_interrupt: called when SIGINT/SIGTERM arrives (then running runs finish).
+        on_abort: called when a second one arrives: the running containers are killed at
+            once and their runs are not written (they run again on resume).
+        on_orphans: called at the start with the containers removed because the
+            evaluation that started them died (`housekeeping.remove_orphans`).
         stop: set it to stop dispatching (what SIGINT does).
 
     Returns:
@@ -365,10 +394,24 @@ def run_evaluation(
     if on_start is not None:
         on_start(len(jobs))
     evaluator = _Evaluator(output, real_backend, force)
+    sweep = getattr(real_backend, "sweep_orphans", None)
+    if sweep is not None and jobs:
+        removed = sweep()
+        if on_orphans is not None:
+            on_orphans(removed)
+    kill = getattr(real_backend, "kill_running", None)
+
+    def abort() -> None:
+        evaluator.aborted.set()
+        if on_abort is not None:
+            on_abort()
+        if kill is not None:
+            kill()
+
     done = 0
     try:
         with (
-            _stop_on_signals(stop, on_interrupt),
+            _stop_on_signals(stop, on_interrupt, abort),
             ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lmr-eval") as pool,
         ):
             queue = list(reversed(jobs))
@@ -379,7 +422,10 @@ def run_evaluation(
                 finished, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
                 for future in finished:
                     running.discard(future)
-                    record, skipped = future.result()
+                    try:
+                        record, skipped = future.result()
+                    except _Aborted:
+                        continue
                     done += 1
                     if on_run is not None:
                         on_run(record, skipped)

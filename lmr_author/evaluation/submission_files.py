@@ -93,6 +93,8 @@ def _refusal(folder: int, name: str, error: OSError, what: str) -> Member:
         return Member()  # not there: no submission for this implementation
     if stat.S_ISLNK(info.st_mode):
         return Member(refused=f"{what} is a symlink")
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        return Member(refused=f"{what} is {_kind(info.st_mode)}, not a regular file")
     if error.errno == errno.ENOTDIR:
         return Member(refused=f"{what} is {_kind(info.st_mode)}, not a folder")
     if error.errno in (errno.EACCES, errno.EPERM):

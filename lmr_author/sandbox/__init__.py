@@ -6,8 +6,11 @@ names the task they belong to. Failures of the engine itself (unreachable, build
 failed) raise `InfraError`, which is never counted against a candidate.
 
 Modules: ``engine`` (client), ``images`` (hash-tagged task images), ``runner``
-(one implementation's tests in fresh containers), ``verdicts`` (exit codes and logs to
-verdicts), ``housekeeping`` (list and prune), ``baseimage`` (offline base image).
+(one implementation's tests in fresh containers), ``harness`` (our test harness, shipped
+into each container, and its report), ``verdicts`` (reports to verdicts), ``golden``
+(the golden code's test counts, proven and kept), ``replay`` (replay outputs compared on
+the host), ``housekeeping`` (list, prune, containers of evaluations that died),
+``baseimage`` (offline base image). docs/threat-model.md says what each defends.
 """
 
 from lmr_author.sandbox.errors import InfraError

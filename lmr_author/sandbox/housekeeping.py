@@ -8,12 +8,24 @@ and the base image are kept unless asked for.
 
 from __future__ import annotations
 
+import os
+import socket
+import time
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.sandbox import KIND_BASE, KIND_RUN, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
+from lmr_author.sandbox import (
+    DEADLINE_LABEL,
+    HOST_LABEL,
+    KIND_BASE,
+    KIND_RUN,
+    KIND_TASK_IMAGE,
+    LABEL_KEY,
+    OWNER_LABEL,
+    TASK_LABEL,
+)
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.task import Task
 
@@ -198,3 +210,102 @@ def _iso(timestamp: Any) -> str:
     if isinstance(timestamp, int | float):
         return datetime.fromtimestamp(timestamp, tz=UTC).isoformat()
     return str(timestamp or "")
+
+
+@dataclass
+class OrphanSweep:
+    """Run containers left by evaluations that died, found (and removed) at a start."""
+
+    removed: list[str] = field(default_factory=list)
+    #: Why each was taken for left over ("owner 1234 is gone", "deadline passed").
+    reasons: list[str] = field(default_factory=list)
+
+
+def remove_orphans(
+    *, client: docker.DockerClient | None = None, now: float | None = None
+) -> OrphanSweep:
+    """Remove run containers whose owner process is gone or whose deadline has passed.
+
+    Only containers that carry our owner labels are considered; one whose owner runs on
+    this host and is alive, before its deadline, is another evaluation's and is kept.
+    Containers of another host are removed only once past their deadline.
+    """
+    import docker.errors
+
+    from lmr_author.sandbox.engine import get_client
+
+    client = client or get_client()
+    now = time.time() if now is None else now
+    host = socket.gethostname()
+    sweep = OrphanSweep()
+    try:
+        found = client.api.containers(
+            all=True, filters={"label": [f"{LABEL_KEY}={KIND_RUN}", OWNER_LABEL]}
+        )
+    except docker.errors.DockerException as error:
+        raise InfraError(f"the Docker engine failed to list containers: {error}") from None
+    for container in found:
+        labels = container.get("Labels") or {}
+        why = _left_over(labels, host, now)
+        if why is None:
+            continue
+        try:
+            client.api.remove_container(container["Id"], force=True)
+        except docker.errors.NotFound:
+            continue
+        except docker.errors.APIError:
+            continue  # being removed by someone else right now
+        names = container.get("Names") or [container["Id"][:12]]
+        sweep.removed.append(str(names[0]).lstrip("/"))
+        sweep.reasons.append(why)
+    return sweep
+
+
+def _left_over(labels: dict[str, str], host: str, now: float) -> str | None:
+    """Why a run container is left over, or None when its owner may still need it."""
+    try:
+        deadline = float(labels.get(DEADLINE_LABEL, ""))
+    except ValueError:
+        deadline = None
+    if deadline is not None and now > deadline:
+        return "its deadline passed"
+    if labels.get(HOST_LABEL) != host:
+        return None
+    try:
+        pid = int(labels.get(OWNER_LABEL, ""))
+    except ValueError:
+        return None
+    if pid == os.getpid() or _alive(pid):
+        return None
+    return f"its evaluation (pid {pid}) is gone"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def kill_own_runs(*, client: docker.DockerClient) -> int:
+    """Kill (and remove) the run containers this process started: a second Ctrl-C."""
+    import docker.errors
+
+    host = socket.gethostname()
+    killed = 0
+    try:
+        found = client.api.containers(
+            all=True, filters={"label": [f"{OWNER_LABEL}={os.getpid()}", f"{HOST_LABEL}={host}"]}
+        )
+    except docker.errors.DockerException:
+        return 0
+    for container in found:
+        try:
+            client.api.remove_container(container["Id"], force=True)
+            killed += 1
+        except docker.errors.DockerException:
+            continue
+    return killed

@@ -33,8 +33,11 @@ RECIPE_VERSION = "1"
 IMAGE_REPOSITORY = "lmr-author"
 DEFAULT_UID = 1000
 DEFAULT_GID = 1000
-#: Context files that never matter to a build but change whenever tests run.
-_ALWAYS_IGNORED = ("**/__pycache__", "**/*.pyc", ".git")
+#: Context files that never matter to a build but change whenever tests run, and what a
+#: candidate must never read: the golden files (the answer) and the expected outputs of
+#: replay tests. They are never sent to the engine, so no Dockerfile (not even a
+#: hand-written ``COPY . /x``) can put them into a candidate's image.
+_ALWAYS_IGNORED = ("**/__pycache__", "**/*.pyc", ".git", "expected_outputs", "golden_files")
 _FROM_LINE = re.compile(
     r"^(?P<lead>\s*FROM\s+(?:--\S+\s+)*)(?P<image>\S+)(?P<rest>(?:\s+AS\s+(?P<alias>\S+))?\s*)$",
     re.IGNORECASE,
@@ -141,8 +144,9 @@ def plan_build(
         ) from None
     from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
 
-    base_image = base_for_build(client, dockerfile_path, base_image)
-    dockerfile, bases = rewrite_from(original, base_image)
+    trusted = base_for_build(client, dockerfile_path, base_image)
+    dockerfile, bases = rewrite_from(original, trusted)
+    named = rewrite_from(original, base_image)[1] if trusted != base_image else bases
     if not bases:
         raise InfraError(
             "the Dockerfile has no FROM line",
@@ -182,7 +186,7 @@ def plan_build(
         files=files,
         buildargs=buildargs,
         labels=labels,
-        base_images=bases,
+        base_images=named,
     )
 
 

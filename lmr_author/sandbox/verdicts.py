@@ -1,13 +1,17 @@
-"""Turn what a test container left behind into a verdict: pass, fail, error or timeout.
+"""Turn what our harness reported from a test container into a verdict.
 
-Two protocols exist among published tasks. Ordinary tests (unittest, pytest, bare
-``assert``) speak through the exit status and the traceback: exit 0 passes, an
-``AssertionError`` or a unittest/pytest failure fails, anything else that stops the
-script (syntax or import error, another exception, a signal, running out of memory)
-is an error of the candidate. Legacy tests never fail as programs: they only write
-"Passed"/"Failed" lines to ``unit_test/logs/unit_test_<k>.log``, and the published
-harness passes a log with at least one "Passed" and no "Failed". `detect_protocol`
-recognises such tests from their source so the right protocol is chosen per test file.
+The verdict comes from the harness (`lmr_author.sandbox.harness`), never from the exit
+status alone: `harness_verdict` passes a test file only when the harness's report is
+there (with the run's nonce), complete (the test process reached its end record),
+untampered, every recorded test passed and none was skipped, and the number of tests
+is the golden code's (`Expected`, proven by ``validate --run``). Three protocols decide
+the rest: in-process tests ("exit-code", the historical name: unittest, pytest-style
+functions, bare ``assert``) need also exit status 0; legacy tests, which only write
+"Passed"/"Failed" lines to ``unit_test/logs/unit_test_<k>.log``, need the golden number
+of "Passed" lines, no "Failed" and exit status 0; replay tests need every output to
+match the expected one on the host (`lmr_author.sandbox.replay`). `detect_protocol`
+recognises legacy tests from their source. `classify_exit` names what killed a process
+(a signal, running out of memory) and reads unittest/pytest summaries.
 """
 
 from __future__ import annotations

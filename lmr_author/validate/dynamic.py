@@ -4,7 +4,10 @@ A task is only useful when its unit tests tell a right implementation from a wro
 For each implementation this runs the tests three times in the task's image: with the
 golden goal file (must pass, else error ``golden-fails``), with the masked goal file
 (must not pass, else error ``test-does-not-discriminate``) and with the golden file
-again (both golden runs must agree, else warning ``flaky``). When the engine or the
+again (both golden runs must agree, else warning ``flaky``). A passing golden run is the
+proof that `lmr_author.sandbox.golden` keeps: the number of tests (and legacy "Passed"
+lines) every candidate is then held to; the masked and second golden runs are held to
+it already. When the engine or the
 image build fails, one error ``infra`` says so, plainly not blaming the task's tests.
 """
 
@@ -15,7 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.golden import load_expected, proof_key, save_proof
 from lmr_author.sandbox.results import ImplementationRun, Limits
+from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Implementation, Task
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.rules_run import (
@@ -72,15 +77,28 @@ def run_dynamic_checks(
             )
             continue
         runs: list[ImplementationRun] = []
+        expected: dict[str, Expected] | None = None
         for label, candidate in (("golden", golden), ("masked", None), ("golden again", golden)):
             if on_progress is not None:
                 on_progress(f"{task.name} #{impl.index}: {label}")
             run = run_tests(
-                task, impl, candidate, image=image, limits=limits, protocol=protocol, client=client
+                task,
+                impl,
+                candidate,
+                image=image,
+                limits=limits,
+                protocol=protocol,
+                client=client,
+                expected=expected,
             )
             runs.append(run)
             if run.infra_error is not None:
                 break
+            if label == "golden":
+                # The proof: what the golden code runs is what candidates are held to.
+                key = proof_key(task, impl, image)
+                if save_proof(key, run):
+                    expected = load_expected(key)
         findings.extend(findings_from_runs(task, impl, runs))
     return findings
 

@@ -10,6 +10,7 @@ candidate can write. See docs/threat-model.md.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import secrets
@@ -32,6 +33,14 @@ _FILES = ("supervise.py", "runtest.py")
 def _sources() -> tuple[tuple[str, bytes], ...]:
     here = Path(__file__).resolve().parent
     return tuple((name, (here / name).read_bytes()) for name in _FILES)
+
+
+def version() -> str:
+    """A hash of the harness's own files: verdicts and proofs depend on it."""
+    digest = hashlib.sha256()
+    for name, data in _sources():
+        digest.update(name.encode() + b"\0" + data)
+    return digest.hexdigest()[:16]
 
 
 def new_nonce() -> str:

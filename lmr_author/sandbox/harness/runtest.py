@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
+import linecache
 import os
 import signal
 import sys
@@ -47,7 +48,7 @@ class Reporter:
 
     def send(self, record: dict[str, Any]) -> None:
         self.records.append(record)
-        line = _dumps(record, default=str).replace("\n", "\\n")
+        line = _dumps(record, default=str)  # one line: JSON escapes every newline
         data = self.token + b" " + line.encode("utf-8", "replace") + b"\n"
         while data:
             written = _write(self.fd, data)
@@ -73,6 +74,7 @@ def main(argv: list[str]) -> None:
     sys.argv = [test_file]
     entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     sys.path[:0] = [os.path.dirname(path), *entries]
+    _add_image_user_sites()
     for name in options.get("preload", []):
         with contextlib.suppress(Exception):  # a module the image lacks is not watched
             __import__(name)
@@ -91,6 +93,26 @@ def main(argv: list[str]) -> None:
     _exit(0 if status == "passed" else 1)
 
 
+def _add_image_user_sites() -> None:
+    """Packages an image installed with ``pip install --user`` for its own user.
+
+    The test runs as nobody with HOME in the scratch, so the build user's site folder
+    (``/home/<user>/.local/...``) would be missed; it is image content, so add it (for
+    the test's subprocesses too).
+    """
+    import glob
+    import site
+
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    found = sorted(glob.glob(f"/home/*/.local/lib/{version}/site-packages"))
+    readable = [folder for folder in found if os.access(folder, os.R_OK | os.X_OK)]
+    for folder in readable:
+        site.addsitedir(folder)
+    if readable:
+        current = os.environ.get("PYTHONPATH", "")
+        os.environ["PYTHONPATH"] = os.pathsep.join([p for p in (current, *readable) if p])
+
+
 def _run_body(path: str, runner: Runner, reporter: Reporter) -> tuple[Any, str]:
     """Run the test file as ``__main__``; record "<script>" as its outcome."""
     module = types.ModuleType("__main__")
@@ -102,7 +124,9 @@ def _run_body(path: str, runner: Runner, reporter: Reporter) -> tuple[Any, str]:
             source = handle.read()
         code = compile(source, path, "exec", dont_inherit=True)
     except (OSError, SyntaxError, ValueError) as error:
-        reporter.test(SCRIPT_TEST, "errored", "".join(traceback.format_exception_only(error)))
+        reporter.test(
+            SCRIPT_TEST, "errored", "".join(traceback.format_exception_only(type(error), error))
+        )
         return None, "errored"
     runner.code_objects = _code_objects(code)
     runner.module = module
@@ -156,8 +180,13 @@ class Runner:
         if last is None:
             return False
         frame = last.tb_frame
-        # sys.exit() raises inside sys; the caller's frame is the one that decided.
-        return id(frame.f_code) in self.code_objects
+        # sys.exit() raises inside sys; the caller's frame is the one that decided. But a
+        # candidate can bind sys.exit to a name the test calls (np.random.seed = sys.exit):
+        # the exit must also be written on that line of the test file.
+        if id(frame.f_code) not in self.code_objects:
+            return False
+        line = linecache.getline(frame.f_code.co_filename, last.tb_lineno)
+        return any(word in line for word in ("exit(", "SystemExit", "quit("))
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Stand-in for ``unittest.main``: run the tests of ``__main__`` (or ``module``)."""

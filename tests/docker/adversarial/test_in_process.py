@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.images import ImageRef, ensure_image
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.runner import MAX_LOG_CHARS, run_tests
 from lmr_author.sandbox.verdicts import Expected
@@ -267,3 +267,16 @@ def test_magic_equality_is_caught_by_numpy_comparisons(
         """
     run = score(unittest_task, candidate(magic, ""), docker_client)
     assert_not_passed(run)
+
+
+def test_exit_bound_to_a_name_the_test_calls_is_not_a_normal_end(
+    task_factory: Any, docker_client: Any
+) -> None:
+    # The test calls np.random.seed(0) after importing the candidate, which made that
+    # name sys.exit: the script would "exit with 0" from the test file's own line.
+    source = "from calc import add\nimport numpy as np\nnp.random.seed(0)\nassert add(2, 3) == 5\n"
+    task = task_factory(tag="seedexit", test_source=source)
+    image = ensure_image(task, client=docker_client)
+    body = "import sys\nimport numpy.random\nnumpy.random.seed = sys.exit\n"
+    run = score((task, image), candidate(body), docker_client)
+    assert_not_passed(run, "ended early: SystemExit(0)")

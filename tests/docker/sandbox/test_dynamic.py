@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from lmr_author.sandbox.golden import load_expected, proof_key
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Task
 from lmr_author.validate.dynamic import findings_from_runs, run_dynamic_checks
 from tests.docker.sandbox.sandbox_tasks import GOLDEN, MASKED
@@ -24,6 +26,14 @@ def test_a_sound_task_has_no_findings(
 ) -> None:
     assert run_dynamic_checks(calc_task[0], client=docker_client, timeout_s=60) == []
     assert run_dynamic_checks(legacy_task[0], client=docker_client, timeout_s=60) == []
+    # The proof is kept: what the golden code runs is what candidates are held to.
+    for (task, image), wanted in (
+        (calc_task, Expected(tests=1)),
+        (legacy_task, Expected(tests=1, legacy_passed=2)),
+    ):
+        impl = task.implementations[0]
+        kept = load_expected(proof_key(task, impl, image))
+        assert kept == {impl.unit_test_file: wanted}
 
 
 @pytest.mark.docker

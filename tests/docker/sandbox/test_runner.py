@@ -10,6 +10,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -296,3 +297,22 @@ def test_duration_is_the_tests_own_run_time(
     assert run.verdict == "pass"
     assert 1.5 <= run.verdicts[0].duration_s < 5
     assert run.wall_s >= run.verdicts[0].duration_s
+
+
+def test_packages_the_image_installed_for_its_user_are_still_found(
+    task_factory: Callable[..., Task], docker_client: Any
+) -> None:
+    # The test runs as nobody with HOME in the scratch: a `pip install --user` of the
+    # image's build user must still import (published Dockerfiles do that).
+    template = (Path(__file__).resolve().parents[3] / "templates" / "Dockerfile").read_text()
+    site = "/home/lmr/.local/lib/python3.11/site-packages"
+    dockerfile = template.replace("{repo_folder_name}", "calc_repo").replace(
+        "USER ${UID}:${GID}",
+        f"USER ${{UID}}:${{GID}}\nRUN mkdir -p {site} && echo 'VALUE = 42' > {site}/userpkg.py",
+    )
+    test = "import userpkg\nfrom calc import add\nassert add(2, 3) == 5 and userpkg.VALUE == 42\n"
+    task = task_factory(tag="usersite", test_source=test, dockerfile=dockerfile)
+    image = ensure_image(task, client=docker_client)
+    golden = task.implementations[0].golden_path.read_bytes()
+    run = _run((task, image), golden, docker_client)
+    assert run.verdict == "pass", (run.reason, run.verdicts[0].log)

@@ -1,0 +1,146 @@
+"""What the golden code does under the harness: the expected test count of a task.
+
+A candidate passes only when the harness records as many tests as the golden code does
+(and, for a legacy test, as many "Passed" lines): a candidate that stops the test file
+early, or removes tests, cannot pass with fewer. The counts are proven by running the
+golden goal file (``validate --run`` does it as part of its proof; ``eval`` does it once
+when no proof is kept) and kept in the user cache under a key that hashes the task image
+tag (which hashes every file of the task folder), the golden file, the test file and the
+harness itself, so any change to them proves again. The cache is ours, not the task's:
+writing a proof into the task folder would change the image's content hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lmr_author.atomic import atomic_write_json
+from lmr_author.locations import cache_dir
+from lmr_author.sandbox import harness
+from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.results import ImplementationRun, Limits
+from lmr_author.sandbox.verdicts import Expected
+from lmr_author.task import Implementation, Task
+
+if TYPE_CHECKING:
+    import docker
+
+_LOCK = threading.Lock()
+_LOCKS: dict[str, threading.Lock] = {}
+
+
+def proof_key(task: Task, impl: Implementation, image: ImageRef) -> str:
+    """The content hash a proof is kept under."""
+    digest = hashlib.sha256()
+    for part in (
+        b"golden-proof/1",
+        image.tag.encode(),
+        harness.version().encode(),
+        impl.unit_test_file.encode(),
+    ):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    for path in (impl.golden_path, impl.unit_test_path):
+        try:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            digest.update(b"<missing>")
+    return digest.hexdigest()
+
+
+def _path(key: str, folder: Path | None) -> Path:
+    return (folder or cache_dir("golden-proofs")) / f"{key}.json"
+
+
+def load_expected(key: str, *, folder: Path | None = None) -> dict[str, Expected] | None:
+    """The kept proof of ``key``: per test file, what the golden code does."""
+    try:
+        data = json.loads(_path(key, folder).read_text(encoding="utf-8"))
+        return {
+            str(test_file): Expected(
+                tests=int(entry["tests"]),
+                legacy_passed=None
+                if entry.get("legacy_passed") is None
+                else int(entry["legacy_passed"]),
+            )
+            for test_file, entry in data["test_files"].items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def save_proof(key: str, run: ImplementationRun, *, folder: Path | None = None) -> bool:
+    """Keep what a passing golden run recorded; False (nothing kept) if it did not pass."""
+    if not run.passed:
+        return False
+    entries = {
+        verdict.test_file: {
+            "tests": verdict.tests_run,
+            "legacy_passed": verdict.legacy_passed if verdict.protocol == "legacy" else None,
+            "protocol": verdict.protocol,
+        }
+        for verdict in run.verdicts
+    }
+    atomic_write_json(_path(key, folder), {"key": key, "test_files": entries})
+    return True
+
+
+def expected_for(
+    task: Task,
+    impl: Implementation,
+    image: ImageRef,
+    run_golden: Callable[[bytes], ImplementationRun],
+    *,
+    folder: Path | None = None,
+) -> dict[str, Expected] | None:
+    """The proven counts of ``impl``, running the golden code once if none are kept.
+
+    None when the golden code does not pass (then there is nothing to hold candidates
+    to; ``validate --run`` reports that task as broken).
+    """
+    key = proof_key(task, impl, image)
+    with _LOCK:
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        found = load_expected(key, folder=folder)
+        if found is not None:
+            return found
+        try:
+            golden = impl.golden_path.read_bytes()
+        except OSError:
+            return None
+        if not save_proof(key, run_golden(golden), folder=folder):
+            return None
+        return load_expected(key, folder=folder)
+
+
+def run_against_golden_counts(
+    task: Task,
+    impl: Implementation,
+    candidate: bytes,
+    *,
+    image: ImageRef,
+    limits: Limits,
+    protocol: str,
+    client: docker.DockerClient,
+) -> ImplementationRun:
+    """Run a candidate held to the golden code's test counts (proven once, then kept)."""
+    from lmr_author.sandbox.runner import run_tests
+
+    def run(source: bytes, expected: dict[str, Expected] | None = None) -> ImplementationRun:
+        return run_tests(
+            task,
+            impl,
+            source,
+            image=image,
+            limits=limits,
+            protocol=protocol,
+            client=client,
+            expected=expected,
+        )
+
+    return run(candidate, expected_for(task, impl, image, run))
