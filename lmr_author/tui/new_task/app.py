@@ -1,4 +1,4 @@
-"""The new-task app: eight steps, back and forward, with the draft autosaved.
+"""The new-task app: nine steps, back and forward, with the draft autosaved.
 
 The app holds the draft (`TaskSpec`) and moves between step screens; each step reads
 the draft when it opens and writes its changes back, and every change is saved to the
@@ -10,16 +10,20 @@ from __future__ import annotations
 import copy
 import threading
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from lmr_author.authoring.spec import TaskSpec, draft_path, load_spec, save_spec
+from lmr_author.authoring.drafts import resume_draft
+from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
+
+if TYPE_CHECKING:
+    from lmr_author.sandbox.images import ImageRef
 
 
 class NewTaskApp(App[int]):
@@ -27,6 +31,10 @@ class NewTaskApp(App[int]):
 
     CSS_PATH = "new_task.tcss"
     TITLE = "lmr-author new-task"
+    # Below 110 columns side-by-side panes stack (the .tcss says which).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Textual types it so)
+    # Under 36 lines editors and logs shrink so the buttons below them stay near.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_step", "Next step", priority=True),
         Binding("ctrl+b", "previous_step", "Back", priority=True),
@@ -44,26 +52,51 @@ class NewTaskApp(App[int]):
         super().__init__()
         self.benchmark_dir = benchmark_dir
         self.draft_file = draft_path(draft_name)
-        self.spec = self._load_draft()  # before the app runs: no UI to freeze yet
+        self.draft_name = draft_name
+        # Before the app runs: no UI to freeze yet. A finished task's draft is not resumed.
+        self.spec = resume_draft(draft_name)
+        if not self.spec.benchmark_dir:
+            self.spec.benchmark_dir = str(benchmark_dir)
+        self.benchmark_dir = Path(self.spec.benchmark_dir)
         self.paper_pages: dict[str, str] = {}
+        #: The environment image built in step 6 (fixtures are recorded in it).
+        self.environment_image: ImageRef | None = None
         # Autosaves run in workers; the version makes an older snapshot that finishes
         # late never overwrite a newer one.
         self._draft_lock = threading.Lock()
         self._draft_version = 0
         self._saved_version = 0
 
-    def _load_draft(self) -> TaskSpec:
-        if self.draft_file.exists():
-            try:
-                return load_spec(self.draft_file)
-            except UserError:
-                pass  # an unreadable draft starts over; the file is overwritten on save
-        return TaskSpec()
-
     def on_mount(self) -> None:
         names = [name for name, _ in STEPS]
         start = self.spec.step if self.spec.step in names else names[0]
         self.push_screen(self._make(start))
+        if self.spec.paper_pdf and start != "paper":
+            self._load_paper(self.spec.paper_pdf)  # a resumed draft keeps its paper
+
+    class PaperLoaded(Message):
+        """The resumed draft's paper pages (empty when the PDF is gone)."""
+
+        def __init__(self, pages: dict[str, str]) -> None:
+            super().__init__()
+            self.pages = pages
+
+    @work(thread=True, exclusive=True, group="paper", exit_on_error=False)
+    def _load_paper(self, pdf: str) -> None:
+        from lmr_author.paper import pdf_to_pages
+
+        try:
+            pages = pdf_to_pages(Path(pdf).expanduser())
+        except UserError:
+            pages = {}  # the paper step says why when the annotator goes there
+        self.post_message(self.PaperLoaded(pages))
+
+    @on(PaperLoaded)
+    def _paper_loaded(self, message: PaperLoaded) -> None:
+        if not self.paper_pages:
+            self.paper_pages = message.pages
+            if isinstance(self.screen, StepScreen) and message.pages:
+                self.screen.paper_loaded()
 
     def autosave(self) -> None:
         """Save a snapshot of the draft (atomic, off the UI thread): nothing typed is lost."""
@@ -83,9 +116,15 @@ class NewTaskApp(App[int]):
                 save_spec(snapshot, self.draft_file)
                 self._saved_version = version
 
+    def say(self, text: str, *, error: bool = False) -> None:
+        """Put a message in the one message area: the current step's status line."""
+        screen = self.screen
+        if isinstance(screen, StepScreen):
+            screen.set_status(text, error=error)
+
     @on(DraftNotSaved)
     def _draft_not_saved(self, message: DraftNotSaved) -> None:
-        self.notify(message.reason, title="Draft not saved", severity="error")
+        self.say(f"draft not saved: {message.reason}", error=True)
 
     def on_unmount(self) -> None:
         # Quitting must not lose the last change to a worker still queued; one small
@@ -111,7 +150,7 @@ class NewTaskApp(App[int]):
         if isinstance(screen, StepScreen):
             problem = screen.can_leave()
             if problem:
-                self.notify(problem, title="Not yet", severity="warning")
+                screen.set_status(f"not yet: {problem}", error=True)
                 return
         index = self._step_index()
         if index + 1 < len(STEPS):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, OptionList, Select, Static, TextArea
+from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from lmr_author.authoring.spec import draft_path, load_spec
-from lmr_author.task import load_task
 from lmr_author.tui.new_task.app import NewTaskApp
 from tests.functional.new_task.conftest import DRIVER
 
@@ -25,9 +23,7 @@ async def _settle(pilot: Pilot[int]) -> None:
     await pilot.pause()
 
 
-async def test_every_screen_to_a_clean_task(
-    tmp_path: Path, toy_repo: Path, toy_paper: Path
-) -> None:
+async def test_every_screen_in_order(tmp_path: Path, toy_repo: Path, toy_paper: Path) -> None:
     benchmark = tmp_path / "bench"
     app = NewTaskApp(benchmark_dir=benchmark, draft_name="e2e")
     async with app.run_test(size=SIZE) as pilot:
@@ -74,46 +70,36 @@ async def test_every_screen_to_a_clean_task(
         app.screen.query_one("#category", Select).value = "Training Objectives & Optimization"
         await pilot.pause()
         await pilot.press("ctrl+n")
-        # 6. Tests: the driver records fixtures (dry run shows them)
+        # 6. Environment: proposed from the goal module's imports (stdlib only here)
+        await _settle(pilot)
+        assert app.spec.step == "environment"
+        assert "dependency" in str(app.screen.query_one("#status", Static).visual)
+        await pilot.press("ctrl+n")
+        # 7. Tests: the driver (recorded in Docker: see test_app_docker.py)
         await pilot.pause()
         app.screen.query_one("#driver", TextArea).load_text(DRIVER)
         await pilot.pause()
-        await pilot.click("#record")
-        await _settle(pilot)
-        assert "3 call(s)" in str(app.screen.query_one("#status", Static).visual)
+        assert app.spec.goals[0].driver == DRIVER
         await pilot.press("ctrl+n")
-        # 7. Check: schema live, static checks clean
+        # 8. Check: the schema live; instance_id and year may wait for the save
         await pilot.pause()
         assert app.spec.step == "check"
         app.screen.query_one("#field-folder_name", Input).value = "07-ToyMargin"
+        await pilot.pause()
+        assert "matches the schema" in str(app.screen.query_one("#schema-state", Static).visual)
         app.screen.query_one("#field-instance_id", Input).value = "7"
         app.screen.query_one("#field-year", Input).value = "2025"
         await pilot.pause()
-        assert "matches the schema" in str(app.screen.query_one("#schema-state", Static).visual)
-        await pilot.click("#static")
-        await _settle(pilot)
-        table = app.screen.query_one("#findings", DataTable)
-        rows = [table.get_row_at(i) for i in range(table.row_count)]
-        assert [r for r in rows if r[0] == "error"] == [], rows
+        assert (app.spec.instance_id, app.spec.year) == (7, 2025)
         await pilot.press("ctrl+n")
-        # 8. Save
-        await pilot.pause()
-        await pilot.click("#save")
+        # 9. Save: the target is shown; saving (checks in Docker) is test_app_docker.py's
         await _settle(pilot)
-        assert "saved" in str(app.screen.query_one("#status", Static).visual)
+        assert "07-ToyMargin" in str(app.screen.query_one("#target", Static).visual)
+        assert "not checked yet" in str(app.screen.query_one("#check-state", Static).visual)
 
-    task = load_task(benchmark / "07-ToyMargin")
-    assert task.repo_commit == app.spec.repo_commit
-    impl = task.implementations[0]
-    assert impl.category == "Training Objectives & Optimization"
-    assert impl.golden_path.read_text() == (toy_repo / "toy" / "losses.py").read_text()
-    assert "total = 0.0" not in impl.goal_path.read_text()
-    assert len(list((task.repo_dir / "unit_test" / "fixtures").glob("*.json"))) == 3
-    assert json.loads(task.paper_json_path.read_text())["1"].startswith("Margin Losses")
-
-    from lmr_author.validate.engine import validate_task_dir
-
-    assert [f for f in validate_task_dir(task.path)] == []
+    saved = load_spec(draft_path("e2e"))
+    assert saved.step == "save" and saved.folder_name == "07-ToyMargin"
+    assert saved.goals[0].category == "Training Objectives & Optimization"
 
 
 async def test_quit_and_resume_at_the_same_step(tmp_path: Path, toy_repo: Path) -> None:

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 async def test_verify_in_docker_proves_the_draft(
-    docker_client: Any, tmp_path: Path, toy_repo: Path
+    docker_client: Any, tmp_path: Path, toy_repo: Path, toy_paper: Path
 ) -> None:
     from lmr_author.sandbox.housekeeping import prune
 
@@ -27,6 +27,8 @@ async def test_verify_in_docker_proves_the_draft(
         repo_path=str(toy_repo),
         repo_folder_name="toy-margin",
         instance_id=98,
+        year=2025,
+        paper_pdf=str(toy_paper),
         step="check",
         goals=[
             GoalSpec(
@@ -51,5 +53,14 @@ async def test_verify_in_docker_proves_the_draft(
             log = app.screen.query_one("#verify-log", RichLog)
             text = "\n".join(strip.text for strip in log.lines)
             assert "golden" in text and "masked" in text
+            # Test strength: the mutation score and the surviving mutants, as a diff
+            await pilot.click("#mutants")
+            await pilot.pause()
+            await app.workers.wait_for_complete([w for w in app.workers if w.name != "_loader"])
+            await pilot.pause()
+            score = str(app.screen.query_one("#mutation-score", Static).visual)
+            assert "margin_loss:" in score and "mutants killed" in score, app.screen.output.text  # type: ignore[attr-defined]
+            survivors = str(app.screen.query_one("#survivors", Static).visual)
+            assert "every mutant was killed" in survivors or "survivor" in survivors
     finally:
         prune(client=docker_client, task=folder)

@@ -1,9 +1,10 @@
-"""The eight steps of the new-task app, in order."""
+"""The nine steps of the new-task app, in order."""
 
 from __future__ import annotations
 
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.tui.new_task.steps.check import CheckStep
+from lmr_author.tui.new_task.steps.environment import EnvironmentStep
 from lmr_author.tui.new_task.steps.goal import GoalStep
 from lmr_author.tui.new_task.steps.instruction import InstructionStep
 from lmr_author.tui.new_task.steps.mask import MaskStep
@@ -18,6 +19,7 @@ STEPS: tuple[tuple[str, type[StepScreen]], ...] = (
     ("goal", GoalStep),
     ("mask", MaskStep),
     ("instruction", InstructionStep),
+    ("environment", EnvironmentStep),
     ("tests", TestsStep),
     ("check", CheckStep),
     ("save", SaveStep),

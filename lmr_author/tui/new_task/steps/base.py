@@ -1,4 +1,5 @@
-"""What every step screen shares: a title with progress, Back / Next, a status line."""
+"""What every step screen shares: a one-line title, a scrollable body, Back / Next and
+the one message area (the status line), whose full output opens with ctrl+l."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Footer, Static
 
 from lmr_author.authoring.spec import TaskSpec
+from lmr_author.tui.widgets.log_view import LogScreen, OutputLog, first_line
 
 if TYPE_CHECKING:
     from lmr_author.tui.new_task.app import NewTaskApp
@@ -21,7 +25,8 @@ STEP_TITLES = (
     "Goal function",
     "Mask",
     "Instruction",
-    "Tests & environment",
+    "Environment",
+    "Tests",
     "Check",
     "Save",
 )
@@ -32,6 +37,14 @@ class StepScreen(Screen[None]):
 
     STEP_NUMBER: ClassVar[int] = 1
     HELP: ClassVar[str] = ""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+l", "show_log", "Full log", priority=True),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: The full output behind the status line (errors, build and run logs).
+        self.output = OutputLog()
 
     @property
     def authoring(self) -> NewTaskApp:
@@ -42,38 +55,71 @@ class StepScreen(Screen[None]):
         return self.authoring.spec
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        with Vertical(id="step"):
-            title = STEP_TITLES[self.STEP_NUMBER - 1]
-            yield Static(
-                f"Step {self.STEP_NUMBER} of {len(STEP_TITLES)} · [b]{title}[/b]", id="step-title"
-            )
+        yield Static(self._title(), id="step-title")
+        with VerticalScroll(id="step-body"):
             if self.HELP:
                 yield Static(self.HELP, id="step-help")
-            with Vertical(id="step-body"):
-                yield from self.compose_step()
-            with Horizontal(id="nav"):
-                yield Button("◀ Back", id="back", disabled=self.STEP_NUMBER == 1)
-                yield Static("", id="status")
-                yield Button(
-                    "Next ▶",
-                    id="next",
-                    variant="primary",
-                    disabled=len(STEP_TITLES) == self.STEP_NUMBER,
-                )
-        yield Footer()
+            yield from self.compose_step()
+        with Horizontal(id="nav"):
+            yield Button("◀ Back", id="back", compact=True, disabled=self.STEP_NUMBER == 1)
+            yield Static("", id="status", markup=False)
+            yield Static("ctrl+l: log", id="log-hint")
+            yield Button(
+                "Next ▶",
+                id="next",
+                variant="primary",
+                compact=True,
+                disabled=len(STEP_TITLES) == self.STEP_NUMBER,
+            )
+        yield Footer(compact=True)
+
+    def _title(self) -> Content:
+        # The paper's title on every step: a resumed draft says at once what it is about.
+        title = STEP_TITLES[self.STEP_NUMBER - 1]
+        paper = self.spec.paper_name or "no paper yet"
+        return Content.from_markup(
+            f"[b]lmr-author new-task[/b] · step {self.STEP_NUMBER}/{len(STEP_TITLES)} · "
+            "[b]$title[/b] · $paper",
+            title=title,
+            paper=paper,
+        )
+
+    def refresh_title(self) -> None:
+        self.query_one("#step-title", Static).update(self._title())
 
     def compose_step(self) -> ComposeResult:
         yield from ()
+
+    def paper_loaded(self) -> None:
+        """The resumed draft's paper finished loading (steps that use it override this)."""
 
     def can_leave(self) -> str | None:
         """Why the annotator cannot go on yet, or None."""
         return None
 
     def set_status(self, text: str, *, error: bool = False) -> None:
+        """Say one thing in the one message area; the whole text also goes to the log.
+
+        The status shows the first line only; an error or a longer text (a traceback, a
+        hint) is added whole to the step's output, which ctrl+l opens.
+        """
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
-        status.update(text)
+        if (error or len(text.splitlines()) > 1) and text.strip():
+            self.output.add(text)
+        self.query_one("#log-hint", Static).display = bool(self.output.lines)
+        status.update(("✗ " if error else "") + first_line(text))
+
+    def log_start(self, title: str) -> None:
+        """Start the output of a new piece of work (a build, a recording, a check)."""
+        self.output.start(title)
+        self.query_one("#log-hint", Static).display = True
+
+    def log_line(self, line: str) -> None:
+        self.output.add(line)
+
+    def action_show_log(self) -> None:
+        self.app.push_screen(LogScreen(self.output))
 
     def changed(self) -> None:
         """Call after writing to the draft: saves it at once."""

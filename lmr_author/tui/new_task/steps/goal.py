@@ -14,13 +14,16 @@ from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.events import Key
 from textual.fuzzy import Matcher
 from textual.message import Message
-from textual.widgets import DirectoryTree, Input, OptionList, Static
+from textual.widgets import DirectoryTree, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from lmr_author.authoring.preview import FunctionExcerpt, function_excerpt
 from lmr_author.authoring.spec import GoalSpec
+from lmr_author.authoring.suggest import GoalSuggestion
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
@@ -40,8 +43,8 @@ class PythonTree(DirectoryTree):
 class GoalStep(StepScreen):
     STEP_NUMBER = 3
     HELP: ClassVar[str] = (
-        "Type to search functions and methods; Enter adds or removes a goal function. "
-        "Pick a file in the tree to list only its functions."
+        "Type to search functions and methods; ↑/↓ move, Enter adds or removes the "
+        "highlighted goal function. Pick a file in the tree to list only its functions."
     )
 
     class Excerpted(Message):
@@ -65,6 +68,7 @@ class GoalStep(StepScreen):
     def __init__(self) -> None:
         super().__init__()
         self.functions: list[tuple[str, FunctionInfo]] = []
+        self.suggestions: list[GoalSuggestion] = []
         self.file_filter = ""
 
     def compose_step(self) -> ComposeResult:
@@ -73,14 +77,57 @@ class GoalStep(StepScreen):
             with Vertical(id="goal-list"):
                 yield Input(placeholder="search functions (fuzzy)…", id="fn-search")
                 yield OptionList(id="functions")
+                yield Static("", id="fn-empty", markup=False)
                 yield Static(self._chosen_text(), id="chosen")
             with VerticalScroll(id="source-pane"):
                 yield Static("", id="source-preview")
+        yield Label("Suggested from the paper (Enter adds; the choice stays yours)")
+        yield OptionList(id="suggestions")
 
     def on_mount(self) -> None:
         self.set_status("indexing…")
         self._index(Path(self.spec.repo_path))
         self.query_one("#fn-search", Input).focus()
+        self.query_one("#suggestions", OptionList).display = False
+        self.paper_loaded()
+
+    def paper_loaded(self) -> None:
+        if self.authoring.paper_pages:
+            self._suggest(Path(self.spec.repo_path), dict(self.authoring.paper_pages))
+
+    class Suggested(Message):
+        """The repository's functions ranked against the paper, each with its why."""
+
+        def __init__(self, suggestions: list[GoalSuggestion]) -> None:
+            super().__init__()
+            self.suggestions = suggestions
+
+    @work(thread=True, exclusive=True, group="suggest", exit_on_error=False)
+    def _suggest(self, repo: Path, pages: dict[str, str]) -> None:
+        from lmr_author.authoring.suggest import suggest_goals
+
+        try:
+            suggestions = suggest_goals(repo, pages, limit=5)
+        except (OSError, UserError):
+            suggestions = []  # suggestions are a help, never a blocker
+        self.post_message(self.Suggested(suggestions))
+
+    @on(Suggested)
+    def _suggested(self, message: Suggested) -> None:
+        self.suggestions = message.suggestions
+        listing = self.query_one("#suggestions", OptionList)
+        listing.clear_options()
+        for position, suggestion in enumerate(message.suggestions):
+            owner = f"{suggestion.class_name}." if suggestion.class_name else ""
+            name = f"{suggestion.goal_file}:{suggestion.line}  {owner}{suggestion.goal_function}"
+            prompt = Content.assemble((name, "bold"), "\n   ", suggestion.why())
+            listing.add_option(Option(prompt, id=str(position)))
+        listing.display = bool(message.suggestions)
+
+    @on(OptionList.OptionSelected, "#suggestions")
+    def _suggestion_picked(self, event: OptionList.OptionSelected) -> None:
+        suggestion = self.suggestions[int(event.option.id or 0)]
+        self._toggle_goal(suggestion.goal_file, suggestion.class_name, suggestion.goal_function)
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _index(self, root: Path) -> None:
@@ -128,9 +175,11 @@ class GoalStep(StepScreen):
         options = []
         for _, relative, info in scored[:_MAX_SHOWN]:
             mark = "✓ " if (relative, info.class_name, info.name) in chosen else "  "
+            # The file first: same-named functions of different files must differ at a
+            # glance, even when a narrow terminal cuts the line.
             options.append(
                 Option(
-                    f"{mark}{info.qualname}  [dim]{relative}:{info.def_line}[/]",
+                    f"{mark}[dim]{relative}:{info.def_line}[/]  [b]{info.qualname}[/b]",
                     id=self._key(relative, info),
                 )
             )
@@ -140,6 +189,10 @@ class GoalStep(StepScreen):
         option_list.add_options(options)
         if options:
             option_list.highlighted = min(highlighted or 0, len(options) - 1)
+        empty = self.query_one("#fn-empty", Static)
+        empty.display = not options and bool(self.functions)
+        where = f" in {self.file_filter}" if self.file_filter else ""
+        empty.update(f"no function matches '{query}'{where}" if query else f"no function{where}")
 
     def _lookup(self, option_id: str | None) -> tuple[str, FunctionInfo] | None:
         for relative, info in self.functions:
@@ -152,8 +205,22 @@ class GoalStep(StepScreen):
         self._refresh_list()
 
     @on(Input.Submitted, "#fn-search")
-    def _focus_list(self) -> None:
-        self.query_one("#functions", OptionList).focus()
+    def _enter_in_search(self) -> None:
+        """One Enter in the search box adds (or removes) the highlighted function."""
+        option_list = self.query_one("#functions", OptionList)
+        if option_list.highlighted is not None:
+            option_list.action_select()
+
+    def on_key(self, event: Key) -> None:
+        # ↑/↓ in the search box move the list's highlight, so typing and picking never
+        # need a change of focus.
+        if event.key in ("up", "down") and self.focused is self.query_one("#fn-search", Input):
+            option_list = self.query_one("#functions", OptionList)
+            if event.key == "down":
+                option_list.action_cursor_down()
+            else:
+                option_list.action_cursor_up()
+            event.stop()
 
     @on(DirectoryTree.FileSelected)
     def _file_selected(self, event: DirectoryTree.FileSelected) -> None:
@@ -191,24 +258,22 @@ class GoalStep(StepScreen):
     @on(OptionList.OptionSelected, "#functions")
     def _toggle(self, event: OptionList.OptionSelected) -> None:
         found = self._lookup(event.option.id)
-        if found is None:
-            return
-        relative, info = found
+        if found is not None:
+            relative, info = found
+            self._toggle_goal(relative, info.class_name, info.name)
+
+    def _toggle_goal(self, relative: str, class_name: str, name: str) -> None:
         for goal in self.spec.goals:
             if (goal.goal_file, goal.class_name, goal.goal_function) == (
                 relative,
-                info.class_name,
-                info.name,
+                class_name,
+                name,
             ):
                 self.spec.goals.remove(goal)
                 break
         else:
             self.spec.goals.append(
-                GoalSpec(
-                    goal_file=relative,
-                    goal_function=info.name,
-                    class_name=info.class_name,
-                )
+                GoalSpec(goal_file=relative, goal_function=name, class_name=class_name)
             )
         self.changed()
         self.query_one("#chosen", Static).update(self._chosen_text())

@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Label, Select, SelectionList, Static, TextArea
+from textual.widgets import Button, Label, Select, SelectionList, Static, TextArea
 
 from lmr_author.authoring.instruction import InstructionDraft, draft_instruction
+from lmr_author.authoring.spec import GoalSpec
 from lmr_author.categories import CATEGORIES
 from lmr_author.errors import UserError
+from lmr_author.tui.new_task.steps._file_picker import FilePicker
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
+
+if TYPE_CHECKING:
+    from lmr_author.judge.config import JudgeConfig
+
+
+def _endpoint() -> JudgeConfig | None:
+    """The configured OpenAI-compatible endpoint, or None (then the template draft stays)."""
+    from lmr_author.judge.config import JudgeNotConfigured, config_from_env
+
+    try:
+        return config_from_env(structured=False, use_cache=False)
+    except (JudgeNotConfigured, UserError):
+        return None
 
 
 class InstructionStep(StepScreen):
@@ -25,6 +42,10 @@ class InstructionStep(StepScreen):
     )
 
     current = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._candidates: list[str] = []  # the retrieval list's entries, ticked or not
 
     class Drafted(Message):
         """The instruction drafted from the goal function's source (or why not)."""
@@ -40,15 +61,81 @@ class InstructionStep(StepScreen):
         yield Static("", id="signature")
         yield Label("Instruction")
         yield TextArea("", id="instruction", soft_wrap=True)
+        with Horizontal(classes="row", id="llm-row"):
+            yield Button("Draft from the paper (LLM)", id="llm-draft", compact=True)
+            yield Static("", id="llm-note", markup=False)
         yield Label("Category (the paper's Table 4)")
         yield Select(
             [(name, name) for name in CATEGORIES], id="category", prompt="choose a category"
         )
-        yield Label("Retrieval context: files the agent is shown for reference")
+        yield Label("Retrieval context: files the agent is shown for reference (space ticks)")
         yield SelectionList[str](id="retrieval")
+        with Horizontal(classes="row"):
+            yield Button("Add a file…", id="retrieval-add", compact=True)
+            yield Button("Remove highlighted", id="retrieval-remove", compact=True)
 
     def on_mount(self) -> None:
+        # Only with an OpenAI-compatible endpoint configured (OPENAI_BASE_URL / _API_KEY).
+        self.query_one("#llm-row").display = _endpoint() is not None
         self._load(0)
+
+    class LLMDrafted(Message):
+        """The instruction the model drafted from the paper (or why it could not)."""
+
+        def __init__(self, index: int, text: str, section: str, source: str, error: str = ""):
+            super().__init__()
+            self.index = index
+            self.text = text
+            self.section = section
+            self.source = source
+            self.error = error
+
+    @on(Button.Pressed, "#llm-draft")
+    def _llm_pressed(self) -> None:
+        if not self.spec.goals:
+            return
+        self.query_one("#llm-draft", Button).disabled = True
+        self.set_status("asking the model for a draft from the paper…")
+        goal = copy.deepcopy(self.spec.goals[self.current])
+        self._llm(self.current, goal, dict(self.authoring.paper_pages))
+
+    @work(thread=True, exclusive=True, group="llm", exit_on_error=False)
+    def _llm(self, index: int, goal: GoalSpec, pages: dict[str, str]) -> None:
+        from lmr_author.authoring.instruction_llm import draft_instruction_from_paper
+        from lmr_author.judge.client import JudgeClient, JudgeRequestError
+
+        config = _endpoint()
+        if config is None:
+            self.post_message(self.LLMDrafted(index, "", "", "", "no endpoint configured"))
+            return
+        client = JudgeClient(config)
+        try:
+            draft = draft_instruction_from_paper(
+                Path(self.spec.repo_path),
+                goal,
+                pages,
+                complete=lambda messages: client.complete(messages).text,
+            )
+        except (JudgeRequestError, UserError) as error:
+            self.post_message(self.LLMDrafted(index, "", "", "", f"the model failed: {error}"))
+            return
+        finally:
+            client.close()
+        self.post_message(self.LLMDrafted(index, draft.text, draft.section, draft.source))
+
+    @on(LLMDrafted)
+    def _llm_drafted(self, message: LLMDrafted) -> None:
+        self.query_one("#llm-draft", Button).disabled = False
+        if message.error:
+            self.set_status(message.error, error=True)
+            return
+        if message.index != self.current:
+            return
+        self.query_one("#instruction", TextArea).load_text(message.text)  # saved by Changed
+        cited = f", citing Section “{message.section}”" if message.section else ""
+        note = "drafted by the model" if message.source == "llm" else "template draft"
+        self.query_one("#llm-note", Static).update(f"{note}{cited}: edit it")
+        self.set_status(f"{note}{cited} ✓")
 
     def _load(self, index: int) -> None:
         if not self.spec.goals:
@@ -84,10 +171,46 @@ class InstructionStep(StepScreen):
         self.query_one("#instruction", TextArea).load_text(goal.instruction)
         category = self.query_one("#category", Select)
         category.value = goal.category if goal.category in CATEGORIES else Select.NULL
+        self._candidates = list(dict.fromkeys(draft.retrieval_candidates + goal.retrieval_context))
+        self._fill_retrieval()
+
+    def _fill_retrieval(self) -> None:
+        goal = self.spec.goals[self.current]
         selection = self.query_one("#retrieval", SelectionList)
         selection.clear_options()
-        candidates = list(dict.fromkeys(draft.retrieval_candidates + goal.retrieval_context))
-        selection.add_options([(path, path, path in goal.retrieval_context) for path in candidates])
+        selection.add_options(
+            [(path, path, path in goal.retrieval_context) for path in self._candidates]
+        )
+
+    @on(Button.Pressed, "#retrieval-add")
+    def _add_pressed(self) -> None:
+        if not self.spec.goals:
+            return
+        picker = FilePicker(Path(self.spec.repo_path), exclude=set(self._candidates))
+        self.app.push_screen(picker, self._picked)
+
+    def _picked(self, path: str | None) -> None:
+        if not path or not self.spec.goals:
+            return
+        goal = self.spec.goals[self.current]
+        self._candidates.append(path)
+        goal.retrieval_context = [*goal.retrieval_context, path]
+        self.changed()
+        self._fill_retrieval()
+        self.set_status(f"added {path} to the retrieval context")
+
+    @on(Button.Pressed, "#retrieval-remove")
+    def _remove_pressed(self) -> None:
+        selection = self.query_one("#retrieval", SelectionList)
+        if not self.spec.goals or selection.highlighted is None:
+            return
+        path = str(selection.get_option_at_index(selection.highlighted).value)
+        goal = self.spec.goals[self.current]
+        self._candidates = [c for c in self._candidates if c != path]
+        goal.retrieval_context = [c for c in goal.retrieval_context if c != path]
+        self.changed()
+        self._fill_retrieval()
+        self.set_status(f"removed {path} from the retrieval context")
 
     @on(Select.Changed, "#goal-select")
     def _goal_changed(self, event: Select.Changed) -> None:

@@ -19,9 +19,19 @@ from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
 
 STYLE_HELP = {
-    "lmr": "as the published tasks: docstring, a TODO comment, the final return line kept",
-    "todo": "docstring, a TODO comment and raise NotImplementedError",
+    "lmr": "docstring, TODO, the last return line kept (as published)",
+    "todo": "docstring, TODO, raise NotImplementedError",
 }
+
+
+def _style_label(name: str, chosen: bool) -> str:
+    # The radio dot differs only by colour; words and a marker make the choice readable
+    # with NO_COLOR and on monochrome terminals.
+    return f"{'(chosen) ' if chosen else ''}{name}: {STYLE_HELP[name]}"
+
+
+def _chosen_text(style: str) -> str:
+    return f"Mask style: » {style} «"
 
 
 class MaskStep(StepScreen):
@@ -41,12 +51,15 @@ class MaskStep(StepScreen):
             self.error = error
 
     def compose_step(self) -> ComposeResult:
-        with Horizontal(classes="row"):
+        with Horizontal(classes="row", id="mask-row"):
             yield goal_select(self.spec.goals)
             with RadioSet(id="mask-style"):
                 style = self.spec.goals[0].mask_style if self.spec.goals else "lmr"
                 for name in MASK_STYLES:
-                    yield RadioButton(f"{name}: {STYLE_HELP[name]}", value=name == style, name=name)
+                    yield RadioButton(
+                        _style_label(name, name == style), value=name == style, name=name
+                    )
+        yield Static(_chosen_text(style), id="mask-chosen")
         yield Label("golden → masked")
         with VerticalScroll(id="diff-pane"):
             yield Static("", id="diff")
@@ -54,10 +67,21 @@ class MaskStep(StepScreen):
     def on_mount(self) -> None:
         self._update()
 
+    def _show_style(self, style: str) -> None:
+        for button in self.query(RadioButton):
+            if button.name:
+                button.label = _style_label(button.name, button.name == style)
+        self.query_one("#mask-chosen", Static).update(_chosen_text(style))
+
     @on(Select.Changed, "#goal-select")
     def _goal_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, int):
             self.current = event.value
+            style = self.spec.goals[self.current].mask_style
+            for button in self.query(RadioButton):
+                if button.name == style:
+                    button.value = True
+            self._show_style(style)
             self._update()
 
     @on(RadioSet.Changed, "#mask-style")
@@ -66,6 +90,7 @@ class MaskStep(StepScreen):
             return
         self.spec.goals[self.current].mask_style = event.pressed.name
         self.changed()
+        self._show_style(event.pressed.name)
         self._update()
 
     def _update(self) -> None:

@@ -26,9 +26,10 @@ class PaperStep(StepScreen):
     class Converted(Message):
         """The paper's page texts (or why the PDF could not be read)."""
 
-        def __init__(self, pages: dict[str, str], error: str = "") -> None:
+        def __init__(self, pages: dict[str, str], title: str = "", error: str = "") -> None:
             super().__init__()
             self.pages = pages
+            self.title = title  # guessed from the PDF's metadata, else page 1's fonts
             self.error = error
 
     def compose_step(self) -> ComposeResult:
@@ -57,8 +58,10 @@ class PaperStep(StepScreen):
 
     @on(Input.Changed, "#paper-name")
     def _name_changed(self, event: Input.Changed) -> None:
-        self.spec.paper_name = event.value
-        self.changed()
+        if event.value != self.spec.paper_name:
+            self.spec.paper_name = event.value
+            self.changed()
+            self.refresh_title()
 
     @on(Input.Changed, "#search")
     def _search(self, event: Input.Changed) -> None:
@@ -75,29 +78,30 @@ class PaperStep(StepScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _convert(self, pdf: str) -> None:
+        from lmr_author.authoring.paper_title import guess_paper_title
         from lmr_author.paper import pdf_to_pages
 
+        path = Path(pdf).expanduser()
         try:
-            pages = pdf_to_pages(Path(pdf).expanduser())
+            pages = pdf_to_pages(path)
+            title = guess_paper_title(path)
         except UserError as error:
-            self.post_message(self.Converted({}, str(error)))
+            self.post_message(self.Converted({}, error=str(error)))
             return
-        self.post_message(self.Converted(pages))
+        self.post_message(self.Converted(pages, title))
 
     @on(Converted)
     def _loaded(self, message: Converted) -> None:
         if message.error:
             self.set_status(message.error, error=True)
             return
-        from lmr_author.paper import guess_title
-
         pages = message.pages
         self.authoring.paper_pages = pages
-        if not self.spec.paper_name and pages:
-            title = guess_title(pages)
-            self.spec.paper_name = title
-            self.query_one("#paper-name", Input).value = title
+        if not self.spec.paper_name and message.title:
+            self.spec.paper_name = message.title
+            self.query_one("#paper-name", Input).value = message.title
             self.changed()
+            self.refresh_title()
         self.set_status(f"{len(pages)} page(s) ✓")
         self._show_pages(self.query_one("#search", Input).value)
 

@@ -1,21 +1,29 @@
-"""Step 8: write the task folder (atomically; replacing a task only when confirmed)."""
+"""Step 9: write the task folder, checked: the save checks of this exact content are
+reused or run (`lmr_author.authoring.save.save_draft_task`), an unverified task is
+written only after the annotator confirms it, and an existing task is replaced only
+when confirmed. What was written is listed."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Grid
+from textual.containers import Grid, Horizontal
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, RichLog, Static
 
-from lmr_author.authoring.build import build_task
+from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
-from lmr_author.task import Task
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.check import describe_check
+
+if TYPE_CHECKING:
+    from lmr_author.authoring.save import SaveCheck
 
 
 class ConfirmReplace(ModalScreen[bool]):
@@ -30,8 +38,8 @@ class ConfirmReplace(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Grid(id="confirm"):
             yield Label(f"{self.path} exists already. Replace it?", id="confirm-question")
-            yield Button("Replace (y)", variant="error", id="yes")
-            yield Button("Keep it (n)", variant="primary", id="no")
+            yield Button("Replace (y)", variant="error", id="yes", compact=True)
+            yield Button("Keep it (n)", variant="primary", id="no", compact=True)
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
@@ -41,39 +49,99 @@ class ConfirmReplace(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+class ConfirmUnverified(ModalScreen[bool]):
+    """Asks before a task that did not pass its checks is written, with the reasons."""
+
+    BINDINGS: ClassVar = [("y", "answer(True)", "Write it"), ("n,escape", "answer(False)", "No")]
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__()
+        self.reasons = reasons
+
+    def compose(self) -> ComposeResult:
+        with Grid(id="confirm"):
+            yield Static(
+                "This task is NOT verified:\n"
+                + "\n".join(f"• {reason}" for reason in self.reasons or ["it was not checked"])
+                + "\n\nWrite it anyway? (lmr-author validate will report it)",
+                id="confirm-question",
+                markup=False,
+            )
+            yield Button("Write unverified (y)", variant="error", id="yes", compact=True)
+            yield Button("Don't write (n)", variant="primary", id="no", compact=True)
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+@dataclass
+class Written:
+    """What the save wrote: the task folder, its files, and the draft as saved."""
+
+    path: Path
+    files: list[str]
+    saved: TaskSpec
+
+
 class SaveStep(StepScreen):
-    STEP_NUMBER = 8
-    HELP: ClassVar[str] = "Write the task folder into the benchmark."
+    STEP_NUMBER = 9
+    HELP: ClassVar[str] = (
+        "Write the task folder into the benchmark. Save reuses the checks of this exact "
+        "content, or runs them; an unverified task is written only when you confirm."
+    )
 
     class Looked(Message):
-        """Whether the task folder exists already (looked up off the UI thread)."""
+        """Whether the task folder exists, and the remembered checks (looked up off the UI)."""
 
-        def __init__(self, target: Path, exists: bool) -> None:
+        def __init__(
+            self, target: Path, exists: bool, check: SaveCheck | None, *, announce: bool
+        ) -> None:
             super().__init__()
             self.target = target
             self.exists = exists
+            self.check = check
+            self.announce = announce  # the Save button asked (not the first look)
 
     class Progress(Message):
-        """A step of the build started."""
+        """A step of the save started, or a line of its log."""
 
-        def __init__(self, step: str) -> None:
+        def __init__(self, line: str, *, step: bool) -> None:
             super().__init__()
+            self.line = line
             self.step = step
 
     class Done(Message):
-        """The task was written (``task``), or why not (``error``)."""
+        """The task was written, or why not (``unverified`` lists the reasons)."""
 
-        def __init__(self, task: Task | None, error: str = "") -> None:
+        def __init__(
+            self, written: Written | None, error: str = "", unverified: list[str] | None = None
+        ) -> None:
             super().__init__()
-            self.task = task
+            self.written = written
             self.error = error
+            self.unverified = unverified
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._exists = False  # whether the task folder exists (last looked up in a worker)
 
     def compose_step(self) -> ComposeResult:
         yield Label("Benchmark folder")
         yield Input(str(self.authoring.benchmark_dir), id="into")
-        yield Static(self._target_text(), id="target")
-        yield Button("Save task", id="save", variant="primary")
-        yield Static("", id="saved")
+        yield Static(self._target_text(), id="target", markup=False)
+        yield Static("", id="check-state", markup=False)
+        with Horizontal(classes="row"):
+            yield Button("Save task", id="save", variant="primary", compact=True)
+        yield Static("", id="saved", markup=False)
+        yield RichLog(id="save-log", max_lines=2000, wrap=True, markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#save-log", RichLog).display = False
+        self._look(self._target(), copy.deepcopy(self.spec), announce=False)
 
     def _target(self) -> Path:
         return Path(self.query_one("#into", Input).value) / self.spec.folder_name
@@ -84,60 +152,115 @@ class SaveStep(StepScreen):
     @on(Input.Changed, "#into")
     def _into_changed(self, event: Input.Changed) -> None:
         self.authoring.benchmark_dir = Path(event.value)
+        if self.spec.benchmark_dir != event.value:
+            self.spec.benchmark_dir = event.value  # persists in the draft
+            self.changed()
         self.query_one("#target", Static).update(self._target_text())
 
     @on(Button.Pressed, "#save")
     def _save_pressed(self) -> None:
         self.query_one("#save", Button).disabled = True
-        self._look(self._target())
+        self._look(self._target(), copy.deepcopy(self.spec), announce=True)
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def _look(self, target: Path) -> None:
-        self.post_message(self.Looked(target, target.exists()))
+    @work(thread=True, exclusive=True, group="look", exit_on_error=False)
+    def _look(self, target: Path, spec: TaskSpec, *, announce: bool) -> None:
+        from lmr_author.authoring.save import last_check
+
+        self.post_message(self.Looked(target, target.exists(), last_check(spec), announce=announce))
 
     @on(Looked)
     def _looked(self, message: Looked) -> None:
+        self.query_one("#check-state", Static).update("Checks: " + describe_check(message.check))
+        self._exists = message.exists
+        if not message.announce:
+            return
         if message.exists:
-            self.app.push_screen(ConfirmReplace(message.target), self._confirmed)
+            self.app.push_screen(ConfirmReplace(message.target), self._replace_confirmed)
         else:
-            self._save(False)
+            self._start(overwrite=False, allow_unverified=False)
 
-    def _confirmed(self, replace: bool | None) -> None:
+    def _replace_confirmed(self, replace: bool | None) -> None:
         if replace:
-            self._save(True)
+            self._start(overwrite=True, allow_unverified=False)
         else:
             self.query_one("#save", Button).disabled = False
             self.set_status("kept the existing task; nothing written")
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def _save(self, overwrite: bool) -> None:
-        def step(message: str) -> None:
-            self.post_message(self.Progress(message))
+    def _start(self, *, overwrite: bool, allow_unverified: bool) -> None:
+        log = self.query_one("#save-log", RichLog)
+        log.display = True
+        self.log_start("Save")
+        self.set_status("saving: checks, then writing…")
+        self._save(copy.deepcopy(self.spec), overwrite, allow_unverified)
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def _save(self, spec: TaskSpec, overwrite: bool, allow_unverified: bool) -> None:
+        from lmr_author.authoring.save import UnverifiedTask, save_draft_task
+
+        def step(line: str) -> None:
+            self.post_message(self.Progress(line, step=True))
+
+        def log(line: str) -> None:
+            self.post_message(self.Progress(line, step=False))
 
         try:
-            task = build_task(
-                self.spec, self.authoring.benchmark_dir, overwrite=overwrite, on_step=step
+            task = save_draft_task(
+                spec,
+                self.authoring.benchmark_dir,
+                allow_unverified=allow_unverified,
+                overwrite=overwrite,
+                on_step=step,
+                on_log=log,
             )
+        except UnverifiedTask as unverified:
+            reasons = unverified.check.reasons or ["it was not verified"]
+            self.post_message(self.Done(None, str(unverified), unverified=reasons))
+            return
         except UserError as error:
             self.post_message(self.Done(None, str(error)))
             return
-        self.post_message(self.Done(task))
+        files = sorted(
+            path.relative_to(task.path).as_posix()
+            for path in task.path.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts
+        )
+        self.post_message(self.Done(Written(task.path, files, spec)))
 
     @on(Progress)
     def _progress(self, message: Progress) -> None:
-        self.set_status(message.step + "…")
+        self.query_one("#save-log", RichLog).write(message.line)
+        self.log_line(message.line)
+        if message.step:
+            self.set_status(message.line + "…")
 
     @on(Done)
     def _done(self, message: Done) -> None:
-        task = message.task
-        if task is None:
+        written = message.written
+        if written is None:
+            if message.unverified is not None:
+                self.app.push_screen(
+                    ConfirmUnverified(message.unverified), self._unverified_confirmed
+                )
+                return
             self.query_one("#save", Button).disabled = False
             self.set_status(message.error, error=True)
             return
+        # The library filled instance_id/year and marked the draft finished: keep that.
+        for name in ("instance_id", "year", "finished", "benchmark_dir"):
+            setattr(self.spec, name, getattr(written.saved, name))
         self.spec.step = "save"
         self.changed()
+        shown = "\n".join(f"  {name}" for name in written.files[:40])
+        more = f"\n  … and {len(written.files) - 40} more" if len(written.files) > 40 else ""
         self.query_one("#saved", Static).update(
-            f"✓ Task written to {task.path}\n"
-            f"Next: lmr-author validate --run {task.path}\nPress ctrl+q to quit."
+            f"✓ Task written to {written.path} ({len(written.files)} files):\n{shown}{more}\n"
+            f"Next: lmr-author validate --run {written.path}\nPress ctrl+q to quit."
         )
         self.set_status("saved ✓")
+
+    def _unverified_confirmed(self, write: bool | None) -> None:
+        if write:
+            self._start(overwrite=self._exists, allow_unverified=True)
+        else:
+            self.query_one("#save", Button).disabled = False
+            self.set_status("not written: the task is not verified", error=True)

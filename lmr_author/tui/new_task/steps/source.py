@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import ClassVar
 
 from textual import on, work
@@ -9,9 +10,22 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Static
 
-from lmr_author.authoring.source import SourceCheckout, resolve_source
+from lmr_author.authoring.drafts import apply_checkout
+from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
+
+#: What a checkout decides in the draft (`lmr_author.authoring.drafts.apply_checkout`).
+_CHECKOUT_FIELDS = (
+    "source",
+    "ref",
+    "repo_path",
+    "repo_url",
+    "repo_commit",
+    "repo_folder_name",
+    "requirements",
+    "dockerfile",
+)
 
 
 class SourceStep(StepScreen):
@@ -22,12 +36,20 @@ class SourceStep(StepScreen):
     )
 
     class Resolved(Message):
-        """The checked-out repository (or why it could not be checked out)."""
+        """The draft with the repository checked out (or why it could not be)."""
 
-        def __init__(self, checkout: SourceCheckout | None, error: str = "") -> None:
+        def __init__(self, checked_out: TaskSpec | None, error: str = "") -> None:
             super().__init__()
-            self.checkout = checkout
+            self.checked_out = checked_out
             self.error = error
+
+    def __init__(self) -> None:
+        super().__init__()
+        # The source and ref the draft's repository fields belong to: typing in the box
+        # changes spec.source before the checkout, so the library is told the old one.
+        self._checked_out_source = (
+            (self.spec.source, self.spec.ref) if self.spec.repo_path else ("", "")
+        )
 
     def compose_step(self) -> ComposeResult:
         yield Label("Repository (folder or git URL)")
@@ -63,28 +85,32 @@ class SourceStep(StepScreen):
     def _checkout(self) -> None:
         self.set_status("checking out…")
         self.query_one("#checkout", Button).disabled = True
-        self._resolve(self.spec.source, self.spec.ref)
+        draft = copy.deepcopy(self.spec)
+        source, ref = draft.source, draft.ref
+        draft.source, draft.ref = self._checked_out_source
+        self._resolve(draft, source, ref)
 
     @work(thread=True, exclusive=True, exit_on_error=False)
-    def _resolve(self, source: str, ref: str) -> None:
+    def _resolve(self, draft: TaskSpec, source: str, ref: str) -> None:
+        # The library decides what a new checkout resets (another source's folder name,
+        # commit, environment); it works on a copy so the UI thread owns the draft.
         try:
-            checkout = resolve_source(source, ref)
+            apply_checkout(draft, source, ref)
         except UserError as error:
             self.post_message(self.Resolved(None, str(error)))
             return
-        self.post_message(self.Resolved(checkout))
+        self.post_message(self.Resolved(draft))
 
     @on(Resolved)
     def _done(self, message: Resolved) -> None:
-        checkout = message.checkout
-        if checkout is None:
+        draft = message.checked_out
+        if draft is None:
             self.query_one("#checkout", Button).disabled = False
             self.set_status(message.error, error=True)
             return
-        self.spec.repo_path = str(checkout.path)
-        self.spec.repo_commit = checkout.commit
-        self.spec.repo_url = checkout.url
-        self.spec.repo_folder_name = self.spec.repo_folder(checkout.path)
+        for name in _CHECKOUT_FIELDS:
+            setattr(self.spec, name, getattr(draft, name))
+        self._checked_out_source = (draft.source, draft.ref)
         self.changed()
         self.query_one("#checkout", Button).disabled = False
         self.query_one("#source-info", Static).update(self._describe())

@@ -1,74 +1,104 @@
-"""Step 6: unit tests and environment: fixtures recorded from the golden function.
+"""Step 7: unit tests: fixtures recorded from the golden function, in the task's image.
 
 The annotator writes a driver, a few lines that call the golden code the way the
-paper's experiments do; "Record" runs it and shows what would be recorded, and the
-build records the fixtures for real. The unit-test scaffold replays them; the
-Dockerfile comes from templates/.
+paper's experiments do; "Record in Docker" runs it twice inside the environment of
+step 6 (`lmr_author.authoring.record_docker`), never in lmr-author's own Python. When
+the two recordings differ the golden is not deterministic: the step says where, and
+offers seeding. The unit-test scaffold replays the fixtures.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
+import copy
 import tempfile
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Select, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import (
+    Button,
+    RichLog,
+    Select,
+    Static,
+    Switch,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
 
-from lmr_author.authoring.fixtures import RecordedCall, dry_run_fixtures
-from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
+from lmr_author.authoring.scaffold import render_unit_test
+from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.widgets.editor import edit_text
+
+if TYPE_CHECKING:
+    from lmr_author.authoring.record_docker import RecordingResult
+    from lmr_author.sandbox.images import ImageRef
 
 
 class TestsStep(StepScreen):
-    STEP_NUMBER = 6
+    STEP_NUMBER = 7
     HELP: ClassVar[str] = (
         "Driver: Python that calls the golden function (or a script path). Its first three "
-        "calls become the unit test's fixtures: inputs and expected outputs."
+        "calls become the unit test's fixtures, recorded twice in the task's image."
     )
 
     current = 0
 
     class Scaffolded(Message):
-        """The unit test and Dockerfile the build would write for a goal (read off disk)."""
+        """The unit test the build would write for a goal (read off disk)."""
 
-        def __init__(self, unit_test: str, dockerfile: str) -> None:
+        def __init__(self, unit_test: str) -> None:
             super().__init__()
             self.unit_test = unit_test
-            self.dockerfile = dockerfile
+
+    class RecordLog(Message):
+        """One line of the recording's output (image build, driver)."""
+
+        def __init__(self, line: str) -> None:
+            super().__init__()
+            self.line = line
 
     class Recorded(Message):
-        """The calls a dry run of the driver would record (or why it failed)."""
+        """What recording twice in the image gave (or why it could not run)."""
 
-        def __init__(self, calls: list[RecordedCall], error: str = "") -> None:
+        def __init__(
+            self, result: RecordingResult | None, fixtures: list[str], error: str = ""
+        ) -> None:
             super().__init__()
-            self.calls = calls
+            self.result = result
+            self.fixtures = fixtures
             self.error = error
 
     def compose_step(self) -> ComposeResult:
         yield goal_select(self.spec.goals)
+        # Above the editor: when recording twice differs, the warning and the seeding
+        # switch are on screen at once, even at 80×24.
+        yield Static("", id="nondeterminism", markup=False)
+        with Horizontal(classes="row", id="seed-row"):
+            yield Switch(value=self.spec.seed, id="seed")
+            yield Static("Seed random, NumPy, torch before each call", id="seed-label")
         with TabbedContent(id="tests-tabs"):
             with TabPane("Driver", id="tab-driver"):
-                yield TextArea("", id="driver", soft_wrap=False)
+                yield TextArea.code_editor("", language="python", id="driver", soft_wrap=False)
                 with Horizontal(classes="row"):
-                    yield Button("Record (dry run)", id="record", variant="success")
-                    yield Button("Open in $EDITOR", id="edit")
-                yield Static("", id="recorded")
+                    yield Button("Record in Docker", id="record", variant="success", compact=True)
+                    yield Button("Open in $EDITOR", id="edit", compact=True)
+                yield Static("", id="recorded", markup=False)
+                yield RichLog(id="record-log", max_lines=2000, wrap=True, markup=False)
             with TabPane("Unit test", id="tab-test"), VerticalScroll():
                 yield Static("", id="unit-test")
-            with TabPane("Dockerfile", id="tab-docker"), VerticalScroll():
-                yield Static("", id="dockerfile")
 
     def on_mount(self) -> None:
+        self.query_one("#nondeterminism", Static).display = False
+        self.query_one("#seed-row").display = self.spec.seed
+        self.query_one("#record-log", RichLog).display = False
         self._load(0)
 
     def _theme(self) -> str:
@@ -80,27 +110,24 @@ class TestsStep(StepScreen):
         self.current = index
         goal = self.spec.goals[index]
         self.query_one("#driver", TextArea).load_text(goal.driver)
-        self._scaffold(index)
+        self._scaffold(index, self.spec.seed)
 
     @work(thread=True, exclusive=True, group="scaffold", exit_on_error=False)
-    def _scaffold(self, index: int) -> None:
+    def _scaffold(self, index: int, seed: bool) -> None:
         goal = self.spec.goals[index]
         test = render_unit_test(
             goal_file=goal.goal_file,
             goal_function=goal.goal_function,
             class_name=goal.class_name,
             unit_test_file=f"unit_test/unit_test_{index + 1}.py",
+            seed=seed,
         )
-        self.post_message(self.Scaffolded(test, render_dockerfile(self.spec.repo_folder())))
+        self.post_message(self.Scaffolded(test))
 
     @on(Scaffolded)
     def _show_scaffold(self, message: Scaffolded) -> None:
-        theme = self._theme()
         self.query_one("#unit-test", Static).update(
-            Syntax(message.unit_test, "python", theme=theme)
-        )
-        self.query_one("#dockerfile", Static).update(
-            Syntax(message.dockerfile, "docker", theme=theme)
+            Syntax(message.unit_test, "python", theme=self._theme())
         )
 
     @on(Select.Changed, "#goal-select")
@@ -114,53 +141,82 @@ class TestsStep(StepScreen):
             self.spec.goals[self.current].driver = event.text_area.text
             self.changed()
 
+    @on(Switch.Changed, "#seed")
+    def _seed_changed(self, event: Switch.Changed) -> None:
+        if event.value != self.spec.seed:
+            self.spec.seed = event.value
+            self.changed()
+            self._scaffold(self.current, event.value)
+            self.set_status("seeding on: record again" if event.value else "seeding off")
+
     @on(Button.Pressed, "#edit")
     def _edit(self) -> None:
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not editor:
-            self.set_status("Set $EDITOR to edit in your editor.", error=True)
-            return
         area = self.query_one("#driver", TextArea)
-        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
-            handle.write(area.text)
-        try:
-            with self.app.suspend():
-                subprocess.run([*shlex.split(editor), handle.name], check=False)
-            area.load_text(Path(handle.name).read_text(encoding="utf-8"))
-        finally:
-            Path(handle.name).unlink(missing_ok=True)
+        edited = edit_text(self.app, area.text, suffix=".py")
+        if edited is None:
+            self.set_status("Set $EDITOR (or $VISUAL) to edit in your own editor.", error=True)
+            return
+        area.load_text(edited)
 
     @on(Button.Pressed, "#record")
     def _record_pressed(self) -> None:
-        if self.spec.goals:
-            self.set_status("running the driver…")
-            self._record(self.current)
-
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def _record(self, index: int) -> None:
-        goal = self.spec.goals[index]
-        try:
-            calls = dry_run_fixtures(
-                Path(self.spec.repo_path),
-                goal.goal_file,
-                goal.goal_function,
-                goal.driver,
-                class_name=goal.class_name,
-            )
-        except UserError as error:
-            self.post_message(self.Recorded([], str(error)))
+        if not self.spec.goals:
             return
-        self.post_message(self.Recorded(calls))
+        self.query_one("#record", Button).disabled = True
+        log = self.query_one("#record-log", RichLog)
+        log.clear()
+        log.display = True
+        self.log_start(f"Recording {self.spec.goals[self.current].goal_function} in Docker")
+        self.set_status("recording in the task's image (twice)…")
+        self._record(copy.deepcopy(self.spec), self.current, self.authoring.environment_image)
+
+    @work(thread=True, exclusive=True, group="record", exit_on_error=False)
+    def _record(self, spec: TaskSpec, index: int, image: ImageRef | None) -> None:
+        from lmr_author.authoring.record_docker import record_goal_in_docker
+
+        def say(line: str) -> None:
+            self.post_message(self.RecordLog(line))
+
+        try:
+            # The fixtures land in a scratch task folder: the save step records them
+            # again into the task it writes; this run shows what they will be.
+            with tempfile.TemporaryDirectory(prefix="lmr-author-record-") as scratch:
+                result = record_goal_in_docker(spec, index, Path(scratch), image=image, on_log=say)
+                fixtures = [path.name for path in result.expected]
+        except UserError as error:
+            self.post_message(self.Recorded(None, [], str(error)))
+            return
+        self.post_message(self.Recorded(result, fixtures))
+
+    @on(RecordLog)
+    def _record_log(self, message: RecordLog) -> None:
+        self.query_one("#record-log", RichLog).write(message.line)
+        self.log_line(message.line)
 
     @on(Recorded)
     def _recorded(self, message: Recorded) -> None:
-        if message.error:
+        self.query_one("#record", Button).disabled = False
+        warning = self.query_one("#nondeterminism", Static)
+        result = message.result
+        if result is None:
             self.set_status(message.error, error=True)
             return
+        if not result.deterministic:
+            text = result.message()
+            warning.update("⚠ " + text)
+            warning.display = True
+            self.query_one("#seed-row").display = True
+            self.query_one("#recorded", Static).update(
+                "\n".join(f"{d.fixture}: {d.field} differs: {d.detail}" for d in result.differences)
+            )
+            self.set_status(text, error=True)
+            return
+        warning.display = False
         self.query_one("#recorded", Static).update(
-            "\n".join(call.describe() for call in message.calls)
+            f"✓ {len(message.fixtures)} fixture(s) recorded twice, identical: "
+            + ", ".join(message.fixtures)
         )
-        self.set_status(f"{len(message.calls)} call(s) would be recorded ✓")
+        self.set_status(result.message() + f" ✓ ({result.seconds:.0f} s)")
 
     def can_leave(self) -> str | None:
         for goal in self.spec.goals:

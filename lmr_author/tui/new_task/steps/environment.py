@@ -1,0 +1,288 @@
+"""Step 6: the task's environment: dependencies proposed from the repository's own files
+and the goal modules' imports, the requirements and the Dockerfile edited in the app (or
+in $EDITOR), a GPU option, and a build whose log streams in, with a diagnosis on failure.
+
+Every decision is a library call (`lmr_author.authoring.environment`, `image_build`);
+this screen shows them and keeps the annotator's edits in the draft.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import (
+    Button,
+    DataTable,
+    Label,
+    RichLog,
+    Static,
+    Switch,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
+
+from lmr_author.errors import UserError
+from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.widgets.editor import edit_text
+from lmr_author.tui.widgets.log_view import plain
+
+if TYPE_CHECKING:
+    from lmr_author.authoring.environment import EnvironmentProposal
+    from lmr_author.authoring.image_build import BuildResult
+
+
+class EnvironmentStep(StepScreen):
+    STEP_NUMBER = 6
+    HELP: ClassVar[str] = (
+        "The image the tests run in; fixtures are recorded in it too. Dependencies are "
+        "proposed from the repository's files and the goal modules' imports: edit them, "
+        "then Build."
+    )
+
+    class Proposed(Message):
+        """The dependencies proposed for the draft (or why none could be)."""
+
+        def __init__(self, proposal: EnvironmentProposal | None, error: str = "") -> None:
+            super().__init__()
+            self.proposal = proposal
+            self.error = error
+
+    class Rendered(Message):
+        """The Dockerfile template rendered for the draft (CPU or GPU variant)."""
+
+        def __init__(self, dockerfile: str) -> None:
+            super().__init__()
+            self.dockerfile = dockerfile
+
+    class BuildLog(Message):
+        """One line of the image build's log."""
+
+        def __init__(self, line: str) -> None:
+            super().__init__()
+            self.line = line
+
+    class Built(Message):
+        """The build's result (``error`` when the draft itself is wrong)."""
+
+        def __init__(self, result: BuildResult | None, error: str = "") -> None:
+            super().__init__()
+            self.result = result
+            self.error = error
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._template = ""  # the Dockerfile as rendered: an unedited one follows the GPU switch
+
+    def compose_step(self) -> ComposeResult:
+        from lmr_author.authoring.environment import GPU_NOTE
+
+        yield Label("Proposed dependencies")
+        yield DataTable(id="proposals", zebra_stripes=True, cursor_type="row")
+        yield Static("", id="no-proposals", markup=False)
+        yield Static("", id="unknown-imports", markup=False)
+        with Horizontal(classes="row", id="gpu-row"):
+            yield Switch(value=self.spec.gpu, id="gpu")
+            yield Static(f"GPU image (CUDA). {GPU_NOTE}", id="gpu-note", markup=False)
+        with TabbedContent(id="env-tabs"):
+            with TabPane("requirements.txt", id="tab-requirements"):
+                yield TextArea.code_editor(self.spec.requirements, id="requirements")
+            with TabPane("Dockerfile", id="tab-dockerfile"):
+                # No Dockerfile grammar ships with Textual's editor: line numbers, no colour.
+                yield TextArea.code_editor(self.spec.dockerfile, id="dockerfile")
+        with Horizontal(classes="row"):
+            yield Button("Build", id="build", variant="success", compact=True)
+            yield Button("Open in $EDITOR", id="env-edit", compact=True)
+            yield Button("Propose again", id="propose", compact=True)
+        yield Static("", id="diagnosis", markup=False)
+        yield RichLog(id="build-log", max_lines=2000, wrap=True, markup=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#proposals", DataTable)
+        table.add_columns("requirement", "why")
+        self.query_one("#build-log", RichLog).display = False
+        self.query_one("#diagnosis", Static).display = False
+        self._propose()
+        self._render_dockerfile(self.spec.gpu)
+
+    # -- proposal ------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#propose")
+    def _propose_pressed(self) -> None:
+        self.spec.requirements = ""
+        self._propose()
+
+    @work(thread=True, exclusive=True, group="propose", exit_on_error=False)
+    def _propose(self) -> None:
+        from lmr_author.authoring.environment import propose_environment
+
+        try:
+            proposal = propose_environment(
+                Path(self.spec.repo_path), [goal.goal_file for goal in self.spec.goals]
+            )
+        except UserError as error:
+            self.post_message(self.Proposed(None, str(error)))
+            return
+        self.post_message(self.Proposed(proposal))
+
+    @on(Proposed)
+    def _proposed(self, message: Proposed) -> None:
+        proposal = message.proposal
+        if proposal is None:
+            self.set_status(message.error, error=True)
+            return
+        table = self.query_one("#proposals", DataTable)
+        table.clear()
+        for requirement in proposal.requirements:
+            table.add_row(requirement.line, requirement.source)
+        table.display = bool(proposal.requirements)
+        empty = self.query_one("#no-proposals", Static)
+        empty.display = not proposal.requirements
+        empty.update("The goal modules import no third-party package (standard library only).")
+        notes = []
+        if proposal.declared_unused:
+            notes.append(
+                "declared by the repository, not imported by the goal modules (left out): "
+                + ", ".join(req.line for req in proposal.declared_unused)
+            )
+        if proposal.unknown_imports:
+            notes.append(
+                "imports with no known distribution (add them by hand): "
+                + ", ".join(proposal.unknown_imports)
+            )
+        unknown = self.query_one("#unknown-imports", Static)
+        unknown.update("\n".join(notes))
+        unknown.display = bool(notes)
+        if not self.spec.requirements:
+            self.spec.requirements = proposal.requirements_txt()
+            self.query_one("#requirements", TextArea).load_text(self.spec.requirements)
+            self.changed()
+        self.set_status(f"{len(proposal.requirements)} dependency(ies) proposed")
+
+    # -- editing -------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="render", exit_on_error=False)
+    def _render_dockerfile(self, gpu: bool) -> None:
+        from lmr_author.authoring.environment import render_task_dockerfile
+
+        self.post_message(self.Rendered(render_task_dockerfile(self.spec.repo_folder(), gpu=gpu)))
+
+    @on(Rendered)
+    def _rendered(self, message: Rendered) -> None:
+        area = self.query_one("#dockerfile", TextArea)
+        if not self.spec.dockerfile or area.text == self._template:
+            area.load_text(message.dockerfile)
+        self._template = message.dockerfile
+
+    @on(Switch.Changed, "#gpu")
+    def _gpu_changed(self, event: Switch.Changed) -> None:
+        if event.value != self.spec.gpu:
+            self.spec.gpu = event.value
+            self.changed()
+            self._render_dockerfile(event.value)
+
+    @on(TextArea.Changed, "#requirements")
+    def _requirements_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area.text != self.spec.requirements:
+            self.spec.requirements = event.text_area.text
+            self.changed()
+
+    @on(TextArea.Changed, "#dockerfile")
+    def _dockerfile_changed(self, event: TextArea.Changed) -> None:
+        # An unedited Dockerfile stays "" in the draft: it follows the template and the
+        # GPU switch; an edited one is kept word for word.
+        text = event.text_area.text
+        value = "" if text == self._template else text
+        if value != self.spec.dockerfile:
+            self.spec.dockerfile = value
+            self.changed()
+
+    @on(Button.Pressed, "#env-edit")
+    def _edit(self) -> None:
+        tabs = self.query_one("#env-tabs", TabbedContent)
+        dockerfile = tabs.active == "tab-dockerfile"
+        area = self.query_one("#dockerfile" if dockerfile else "#requirements", TextArea)
+        edited = edit_text(self.app, area.text, suffix=".Dockerfile" if dockerfile else ".txt")
+        if edited is None:
+            self.set_status("Set $EDITOR (or $VISUAL) to edit in your own editor.", error=True)
+            return
+        area.load_text(edited)
+
+    # -- build ---------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#build")
+    def _build_pressed(self) -> None:
+        self.query_one("#build", Button).disabled = True
+        log = self.query_one("#build-log", RichLog)
+        log.clear()
+        log.display = True
+        self.query_one("#diagnosis", Static).display = False
+        self.log_start("Image build")
+        self.set_status("building the image…")
+        self._build()
+
+    @work(thread=True, exclusive=True, group="build", exit_on_error=False)
+    def _build(self) -> None:
+        from lmr_author.authoring.environment import check_environment, render_task_dockerfile
+        from lmr_author.authoring.image_build import build_environment
+
+        def say(line: str) -> None:
+            self.post_message(self.BuildLog(line))
+
+        folder = self.spec.repo_folder()
+        dockerfile = self.spec.dockerfile or render_task_dockerfile(folder, gpu=self.spec.gpu)
+        findings = check_environment(dockerfile, self.spec.requirements, folder)
+        for finding in findings:
+            say(f"{finding.severity}: {finding.file} {finding.where}: {finding.message}")
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:
+            first = errors[0]
+            self.post_message(
+                self.Built(None, f"{first.file} {first.where}: {first.message} (not built)")
+            )
+            return
+        try:
+            result = build_environment(self.spec, on_log=say)
+        except UserError as error:
+            self.post_message(self.Built(None, str(error)))
+            return
+        self.post_message(self.Built(result))
+
+    @on(BuildLog)
+    def _build_log(self, message: BuildLog) -> None:
+        self.query_one("#build-log", RichLog).write(Text.from_ansi(message.line))
+        self.log_line(message.line)
+
+    @on(Built)
+    def _built(self, message: Built) -> None:
+        self.query_one("#build", Button).disabled = False
+        result = message.result
+        if result is None:
+            self.set_status(message.error, error=True)
+            return
+        if result.ok:
+            self.authoring.environment_image = result.image
+            how = "cached" if result.cached else f"{result.seconds:.0f} s"
+            self.set_status(f"image built ✓ ({how})")
+            return
+        self.authoring.environment_image = None
+        diagnosis = result.diagnosis
+        shown = self.query_one("#diagnosis", Static)
+        if diagnosis is None:
+            self.set_status("the build failed", error=True)
+            return
+        text = (
+            f"Build failed at: {diagnosis.step}\n"
+            f"Cause: {diagnosis.cause}\nHint: {diagnosis.hint}\n"
+            "Last lines:\n" + "\n".join(f"  {plain(line)}" for line in diagnosis.tail)
+        )
+        shown.update(text)
+        shown.display = True
+        shown.add_class("error")
+        self.set_status(f"build failed: {diagnosis.cause}\n{text}", error=True)
