@@ -90,12 +90,6 @@ def write_paper_json(pdf: Path, out: Path) -> dict[str, str]:
     return pages
 
 
-def guess_title(pages: dict[str, str]) -> str:
-    """The paper's likely title: the first non-blank line of page 1 ("" when none)."""
-    first_page = pages.get("1", "")
-    return next((line.strip() for line in first_page.splitlines() if line.strip()), "")
-
-
 def load_paper_json(path: Path) -> dict[str, str]:
     """Read a paper.json file; raise `UserError` when it is not a page -> text object."""
     try:

@@ -197,34 +197,3 @@ class RecordedCall:
     def describe(self) -> str:
         """One short line: the fixture, its arguments and its expected output."""
         return f"{self.fixture}: args={self.args!r:.80} → {self.output!r:.60}"
-
-
-def dry_run_fixtures(
-    repo_dir: Path,
-    goal_file: str,
-    goal_function: str,
-    driver: str,
-    *,
-    class_name: str = "",
-) -> list[RecordedCall]:
-    """What `record_fixtures` would record, without writing into the repository.
-
-    The driver runs as the build runs it, into a scratch folder that is removed after
-    the recorded calls are read back (JSON only: nothing is executed to read them).
-    """
-    with tempfile.TemporaryDirectory(prefix="lmr-author-fixtures-") as scratch:
-        paths = record_fixtures(
-            repo_dir,
-            goal_file,
-            goal_function,
-            driver,
-            class_name=class_name,
-            out_dir=Path(scratch),
-        )
-        calls = []
-        for path in paths:
-            case = replay_codec.loads(path.read_text(encoding="utf-8"))
-            output = replay_codec.loads((Path(scratch) / "expected" / path.name).read_text())
-            args = case.get("args") if isinstance(case, dict) else case
-            calls.append(RecordedCall(path.name, args, output))
-    return calls

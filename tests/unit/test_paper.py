@@ -10,7 +10,6 @@ import pytest
 
 from lmr_author.errors import UserError
 from lmr_author.paper import (
-    guess_title,
     load_paper_json,
     make_paper_pdf,
     paper_html,
@@ -128,11 +127,3 @@ def test_bad_paper_json_is_a_user_error(tmp_path: Path, content: str) -> None:
 def test_missing_paper_json_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError, match=r"no paper\.json"):
         load_paper_json(tmp_path / "paper.json")
-
-
-def test_the_title_guess_is_the_first_line_of_page_one(tmp_path: Path) -> None:
-    pdf = tmp_path / "paper.pdf"
-    make_paper_pdf("A Tiny Paper", SECTIONS, pdf, authors="A. Author")
-    assert guess_title(pdf_to_pages(pdf)) == "A Tiny Paper"
-    assert guess_title({"1": "\n  \n  Title  \nrest"}) == "Title"
-    assert guess_title({}) == ""

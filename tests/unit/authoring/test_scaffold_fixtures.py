@@ -79,13 +79,3 @@ def test_dockerfile_names_the_repo_folder() -> None:
     assert "ARG DIR=toy-repo" in text
     assert "{repo_folder_name}" not in text
     assert text.splitlines()[2].startswith("FROM python:3.11-slim")
-
-
-def test_dry_run_shows_the_calls_and_leaves_the_repository_alone(toy_repo: Path) -> None:
-    from lmr_author.authoring.fixtures import dry_run_fixtures
-
-    calls = dry_run_fixtures(toy_repo, "toy/losses.py", "margin_loss", DRIVER)
-    assert [call.fixture for call in calls] == [f"margin_loss_{k}.json" for k in (1, 2, 3)]
-    assert calls[0].args == [[1.0, 2.0], [0.5, 3.0]]
-    assert calls[0].describe().startswith("margin_loss_1.json: args=[[1.0, 2.0], [0.5, 3.0]]")
-    assert not (toy_repo / "unit_test").exists()
