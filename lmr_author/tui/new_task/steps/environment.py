@@ -30,6 +30,7 @@ from textual.widgets import (
 
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.widgets.code_editor import DOCKERFILE, code_editor
 from lmr_author.tui.widgets.editor import edit_text
 from lmr_author.tui.widgets.log_view import plain
 
@@ -92,10 +93,9 @@ class EnvironmentStep(StepScreen):
             yield Static(f"GPU image (CUDA). {GPU_NOTE}", id="gpu-note", markup=False)
         with TabbedContent(id="env-tabs"):
             with TabPane("requirements.txt", id="tab-requirements"):
-                yield TextArea.code_editor(self.spec.requirements, id="requirements")
+                yield code_editor(self.spec.requirements, language=None, id="requirements")
             with TabPane("Dockerfile", id="tab-dockerfile"):
-                # No Dockerfile grammar ships with Textual's editor: line numbers, no colour.
-                yield TextArea.code_editor(self.spec.dockerfile, id="dockerfile")
+                yield code_editor(self.spec.dockerfile, language=DOCKERFILE, id="dockerfile")
         with Horizontal(classes="row"):
             yield Button("Build", id="build", variant="success", compact=True)
             yield Button("Open in $EDITOR", id="env-edit", compact=True)

@@ -35,6 +35,7 @@ from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.widgets.code_editor import code_editor
 from lmr_author.tui.widgets.editor import edit_text
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class TestsStep(StepScreen):
             yield Static("Seed random, NumPy, torch before each call", id="seed-label")
         with TabbedContent(id="tests-tabs"):
             with TabPane("Driver", id="tab-driver"):
-                yield TextArea.code_editor("", language="python", id="driver", soft_wrap=False)
+                yield code_editor("", language="python", id="driver")
                 with Horizontal(classes="row"):
                     yield Button("Record in Docker", id="record", variant="success", compact=True)
                     yield Button("Open in $EDITOR", id="edit", compact=True)
