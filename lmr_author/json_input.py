@@ -99,10 +99,11 @@ def parse_json(
         return json.loads(text, object_pairs_hook=object_pairs_hook)
     except json.JSONDecodeError as error:
         if line is None:  # a whole file: the place is a line and column of it
-            message, where = f"invalid JSON: {error.msg}", f"line {error.lineno}, column "
-            where += str(error.colno)
+            message = f"invalid JSON: {error.msg}"
+            where = f"line {error.lineno}, column {error.colno}"
         else:  # one line of a JSON Lines file
-            message, where = f"invalid JSON: {error.msg} (column {error.colno})", where_line
+            message = f"invalid JSON: {error.msg} (column {error.colno})"
+            where = f"line {line}"
         raise UserError(message, file=file, where=where, hint=hint) from None
     except (ValueError, RecursionError, OverflowError) as error:
         raise UserError(
