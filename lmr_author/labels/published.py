@@ -77,14 +77,32 @@ def read_label_file(
     """
     aliases = aliases or Aliases()
     data = read_label_records(path)
-    if shift == 0:
-        _refuse_other_scale(path, data)
-    return [
-        label_from_record(
-            record, aliases, tasks=tasks, annotator=annotator, file=path, index=i, shift=shift
-        )
-        for i, record in enumerate(data)
-    ]
+    labels: list[Label] = []
+    for i, record in enumerate(data):
+        try:
+            labels.append(
+                label_from_record(
+                    record,
+                    aliases,
+                    tasks=tasks,
+                    annotator=annotator,
+                    file=path,
+                    index=i,
+                    shift=shift,
+                )
+            )
+        except UserError as error:
+            if shift == 0 and raw_result(record) == 0 and _on_zero_to_two(data):
+                raise UserError(
+                    f"{error.message}: the labels of this file are on a 0..2 scale "
+                    "(0 = logically incorrect, 2 = completely correct), not 1..3",
+                    file=path,
+                    where=error.where,
+                    hint="Import it with --shift 1 (or --scale 0-2); add --dry-run to see "
+                    f"what would be imported first; {_NOTHING_IMPORTED}.",
+                ) from None
+            raise
+    return labels
 
 
 def read_label_records(path: Path) -> list[Any]:
@@ -110,19 +128,14 @@ def raw_result(record: Any) -> Any:
     return record.get("human_judge_result") if isinstance(record, dict) else None
 
 
-def _refuse_other_scale(path: Path, records: list[Any]) -> None:
-    """Refuse a file whose labels are all on the 0..2 scale, naming the option."""
+def _on_zero_to_two(records: list[Any]) -> bool:
+    """Every label of the file is a whole number in 0..2."""
     values = {raw_result(record) for record in records}
-    numbers = {v for v in values if isinstance(v, int) and not isinstance(v, bool)}
-    if 0 in numbers and numbers <= {0, 1, 2} and numbers == values:
-        raise UserError(
-            "the labels of this file are on a 0..2 scale (0 = logically incorrect, "
-            "2 = completely correct), not 1..3",
-            file=path,
-            where="human_judge_result",
-            hint="Import it with --shift 1 (or --scale 0-2); add --dry-run to see what "
-            f"would be imported first; {_NOTHING_IMPORTED}.",
-        )
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values) and values <= {
+        0,
+        1,
+        2,
+    }
 
 
 def label_from_record(
@@ -162,7 +175,7 @@ def label_from_record(
         value = record[key]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_INDEX:
             shown = repr(value) if len(repr(value)) < 40 else repr(value)[:37] + "..."
-            raise fail(f"must be a whole number from 0 to {MAX_INDEX}, got {shown}", key)
+            raise fail(f"must be a whole number >= 0 (at most {MAX_INDEX}), got {shown}", key)
     result = record["human_judge_result"]
     if shift and isinstance(result, int) and not isinstance(result, bool):
         result += shift
