@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 
 def _number(text: str, kind: Callable[[str], float]) -> float:
@@ -57,3 +59,19 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
     return value
+
+
+def output_folder(text: str) -> Path:
+    """A folder we may write into: absent (its nearest existing parent is a writable
+    folder) or an existing writable folder; never a file. Nothing is created here."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be a folder: {probe} is a file")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} is not writable (no write access to {probe})")
+    return path

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
@@ -69,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--output",
         "-o",
-        type=Path,
+        type=output_folder,
         default=Path("lmr-results"),
         metavar="DIR",
         help="output folder (default: %(default)s)",
@@ -89,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--base-image", metavar="IMG", help="build task images FROM this image instead"
     )
     parser.add_argument(
-        "--timeout", type=float, metavar="S", help="time limit per test file in seconds"
+        "--timeout", type=positive_float, metavar="S", help="time limit per test file in seconds"
     )
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     judge = parser.add_argument_group(

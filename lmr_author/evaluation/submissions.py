@@ -10,6 +10,7 @@ implementation without a candidate, or whose prediction cannot be spliced, still
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -81,7 +82,7 @@ def load_candidates(
             hint="Give a folder mirroring the benchmark or a predictions .jsonl file.",
         )
     if submission.is_predictions:
-        return _from_predictions(submission, tasks)
+        return _from_predictions(submission, tasks, whole_benchmark)
     return _from_folder(submission, tasks, whole_benchmark)
 
 
@@ -193,7 +194,9 @@ def _parse_line(path: Path, number: int, raw: str, default_system: str | None) -
     return Prediction(system, task, index, source, number)
 
 
-def _from_predictions(submission: Submission, tasks: list[Task]) -> list[Candidate]:
+def _from_predictions(
+    submission: Submission, tasks: list[Task], whole_benchmark: bool = True
+) -> list[Candidate]:
     path = submission.path
     predictions = read_predictions(path, submission.system)
     by_name = {task.name: task for task in tasks}
@@ -203,8 +206,17 @@ def _from_predictions(submission: Submission, tasks: list[Task]) -> list[Candida
         if prediction.system not in systems:
             systems.append(prediction.system)
         task = by_name.get(prediction.task)
+        if task is None and whole_benchmark:  # not a task of this benchmark: say so
+            close = difflib.get_close_matches(prediction.task, list(by_name), n=1)
+            raise UserError(
+                f"a prediction for task {prediction.task!r}, which is not in the benchmark",
+                file=path,
+                where=f"line {prediction.line}",
+                hint=(f"Did you mean {close[0]!r}? " if close else "")
+                + "Use the task folder names of the benchmark, or pass --task to pick some.",
+            )
         if task is None:
-            continue  # a task outside the benchmark or outside --task
+            continue  # a task outside --task
         if prediction.implementation not in {impl.index for impl in task.implementations}:
             raise UserError(
                 f"task {task.name} has no implementation {prediction.implementation}",
