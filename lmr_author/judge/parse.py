@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from lmr_author.json_input import MAX_DEPTH, nesting_depth
 from lmr_author.three_way import ThreeWayLabel, short_name
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
@@ -98,13 +99,15 @@ def _from_object(obj: Any) -> ParsedAnswer | None:
 
 def _json_objects(text: str) -> list[Any]:
     """Every JSON value that starts at a ``{`` in ``text``, in order."""
-    decoder = json.JSONDecoder()
     found: list[Any] = []
+    if text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH:
+        return found  # no judge answer nests that deep; json would recurse until it fails
+    decoder = json.JSONDecoder()
     position = text.find("{")
     while position != -1:
         try:
             value, end = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):
             position = text.find("{", position + 1)
             continue
         found.append(value)
