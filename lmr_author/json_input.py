@@ -89,7 +89,8 @@ def parse_json(
     # Cheap test first: only text with that many brackets can nest that deep.
     if text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH:
         raise UserError(
-            f"the {what} nests lists and objects more than {MAX_DEPTH} levels deep",
+            f"the {what} is nested too deeply (lists and objects more than {MAX_DEPTH} "
+            "levels deep)",
             file=file,
             where=where_line,
             hint=hint

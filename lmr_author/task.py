@@ -19,13 +19,13 @@ read at all.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+from lmr_author.json_input import parse_json
 
 INFO_FILE = "info.json"
 DOCKERFILE = "Dockerfile"
@@ -228,25 +228,16 @@ def read_info(task_dir: Path) -> dict[str, Any]:
         ) from None
     try:
         text = raw.decode("utf-8-sig")
-        data = json.loads(text)
+        data = parse_json(text, file=info_path, what="info.json")  # depth, numbers
+    except UserError as error:  # the JSON input owner's message, as a TaskLoadError
+        raise TaskLoadError(
+            error.message, file=info_path, where=error.where, hint="Fix the JSON syntax there."
+        ) from None
     except UnicodeDecodeError as error:
         raise TaskLoadError(
             f"not UTF-8 text (byte {error.start})",
             file=info_path,
             hint="Save info.json as UTF-8 JSON.",
-        ) from None
-    except json.JSONDecodeError as error:
-        raise TaskLoadError(
-            f"invalid JSON: {error.msg}",
-            file=info_path,
-            where=f"line {error.lineno}, column {error.colno}",
-            hint="Fix the JSON syntax there.",
-        ) from None
-    except RecursionError:
-        raise TaskLoadError(
-            "invalid JSON: nested too deeply to read",
-            file=info_path,
-            hint="info.json holds a flat object of task fields; rewrite it.",
         ) from None
     if not isinstance(data, dict):
         raise TaskLoadError(

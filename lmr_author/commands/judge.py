@@ -192,6 +192,8 @@ def _judge(args: argparse.Namespace) -> int:
             price_out=args.price_out,
         )
         print(json.dumps(plan_to_json(plan), indent=2) if args.json else format_plan(plan))
+        for problem in plan.problems:
+            print(f"lmr-author judge: warning: {problem}", file=sys.stderr)
         return EXIT_OK
     summary = judge_runs(args.results_dir, config, force=args.force, show_progress=not args.json)
     # What went wrong comes first (stderr, before the table), not after the table.
@@ -275,8 +277,6 @@ def format_plan(plan: JudgePlan) -> str:
             f"estimated cost: ${cost:,.2f} at ${plan.price.input_per_m:g} / "
             f"${plan.price.output_per_m:g} per 1M prompt / answer tokens."
         )
-    for problem in plan.problems:
-        lines.append(f"warning: {problem}")
     if plan.sample_messages:
         lines.append(f"the prompt for {plan.sample_item}:")
         for message in plan.sample_messages:
