@@ -26,7 +26,7 @@ bad_spec = st.one_of(
         lambda key: json_values.filter(lambda v: not isinstance(v, str)).map(lambda v: {key: v})
     ),
     json_values.filter(
-        lambda v: v is not None and not isinstance(v, int) or isinstance(v, bool)
+        lambda v: (v is not None and not isinstance(v, int)) or isinstance(v, bool)
     ).map(lambda v: {"year": v}),
     st.sampled_from(["/etc", "..", "../x", "a/b", "a\\b"]).map(lambda v: {"folder_name": v}),
     st.sampled_from(["/abs.py", "../up.py", "a/../../b.py"]).map(
