@@ -199,7 +199,12 @@ def _handle(args: argparse.Namespace) -> int:
 
 def _run_judge(args: argparse.Namespace, console: Console) -> bool:
     """Judge the runs just written; return True when some judgments got no answer."""
-    from lmr_author.commands.judge import format_summary, judge_config, judge_runs
+    from lmr_author.commands.judge import (
+        failure_lines,
+        format_summary,
+        judge_config,
+        judge_runs,
+    )
     from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
 
     try:
@@ -209,16 +214,14 @@ def _run_judge(args: argparse.Namespace, console: Console) -> bool:
         console.print(notice, soft_wrap=True)
         return False
     summary = judge_runs(args.output, config, show_progress=not args.json)
+    trouble = failure_lines(summary)  # the causes first, then the table
+    for line in trouble:
+        console.print(f"judge: {line}", soft_wrap=True, markup=False)
     if not args.json:
         print(format_summary(summary))
     for problem in summary.problems:
-        console.print(f"judge warning: {problem}")
-    if summary.errors:
-        console.print(
-            f"{summary.errors} judgment(s) got no answer from the server; run the same "
-            "command again to retry them (finished runs and judgments are kept)."
-        )
-    return bool(summary.errors)
+        console.print(f"judge warning: {problem}", markup=False)
+    return bool(trouble)
 
 
 def _human_review(args: argparse.Namespace) -> int:
