@@ -82,3 +82,11 @@ def test_malformed_published_judge_output_is_reported_not_fatal(data: bytes) -> 
         human.write_text("[]")
         outcome = run_cli([*BASE, "--human", str(human), "--judge", str(folder.parent.parent)])
         assert_no_traceback(outcome)
+
+
+def test_an_output_that_is_a_folder(tmp_path: Path) -> None:
+    human = tmp_path / "human.json"
+    human.write_text("[]")
+    outcome = run_cli([*BASE, "--human", str(human), "-o", str(tmp_path)])
+    assert_refused(outcome, tmp_path)
+    assert "is a folder, not a file" in outcome.err

@@ -67,3 +67,16 @@ def test_jsonl_is_split_on_newlines_only(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
         list(iter_jsonl(path, what="predictions file"))
     assert caught.value.where == "line 2" and "invalid JSON" in caught.value.message
+
+
+def test_a_write_that_fails_is_a_user_error_and_an_os_error(tmp_path: Path) -> None:
+    from lmr_author.atomic import WriteError, atomic_write_text
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for target, message in ((tmp_path, "is a folder"), (blocker / "x.json", "is a file")):
+        with pytest.raises(WriteError) as caught:
+            atomic_write_text(target, "data")
+        assert isinstance(caught.value, OSError) and isinstance(caught.value, UserError)
+        assert message in str(caught.value) and str(target) in str(caught.value)
+    assert not list(tmp_path.glob(".*.tmp"))
