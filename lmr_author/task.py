@@ -208,13 +208,13 @@ class Task:
 def read_info(task_dir: Path) -> dict[str, Any]:
     """Read and parse ``info.json`` of a task folder; raise `TaskLoadError` if unreadable."""
     info_path = task_dir / INFO_FILE
-    if info_path.exists() and not info_path.is_file():
-        raise TaskLoadError(
-            "info.json is not a regular file",
-            file=info_path,
-            hint="Replace it with the task's metadata as a JSON file.",
-        )
-    try:
+    try:  # even stat() fails in a folder we may not read
+        if info_path.exists() and not info_path.is_file():
+            raise TaskLoadError(
+                "info.json is not a regular file",
+                file=info_path,
+                hint="Replace it with the task's metadata as a JSON file.",
+            )
         raw = info_path.read_bytes()
     except FileNotFoundError:
         raise TaskLoadError(
@@ -369,7 +369,10 @@ def save_task(task: Task) -> Path:
 
 
 def is_task_dir(path: Path) -> bool:
-    return (path / INFO_FILE).is_file()
+    try:
+        return (path / INFO_FILE).is_file()
+    except PermissionError:  # a task folder we may not read: loading it will say so
+        return True
 
 
 def find_task_dirs(path: str | Path) -> list[Path]:
@@ -386,9 +389,16 @@ def find_task_dirs(path: str | Path) -> list[Path]:
             file=root,
             hint="Give a task folder (with info.json) or a folder of task folders.",
         )
-    children = [
-        child
-        for child in sorted(root.iterdir())
-        if child.is_dir() and not child.name.startswith(".") and is_task_dir(child)
-    ]
+    try:
+        children = [
+            child
+            for child in sorted(root.iterdir())
+            if child.is_dir() and not child.name.startswith(".") and is_task_dir(child)
+        ]
+    except OSError as error:
+        raise UserError(
+            f"cannot list the folder ({error.strerror or error})",
+            file=root,
+            hint="Check its permissions.",
+        ) from None
     return children

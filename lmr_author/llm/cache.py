@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
+from lmr_author.errors import UserError
 from lmr_author.locations import cache_dir
 
 Entry = dict[str, Any]
@@ -57,7 +58,16 @@ class ResponseCache:
     """
 
     def __init__(self, folder: Path | None = None, *, namespace: str = "llm") -> None:
-        self.folder = folder if folder is not None else cache_dir(namespace)
+        if folder is None:
+            try:
+                folder = cache_dir(namespace)
+            except OSError as error:
+                raise UserError(
+                    f"cannot use the cache folder ({error.strerror or error})",
+                    file=getattr(error, "filename", None),
+                    hint="Set LMR_AUTHOR_CACHE_DIR to a folder you may write to.",
+                ) from None
+        self.folder = folder
 
     def path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -82,5 +92,8 @@ class ResponseCache:
         """
         if not good:
             return False
-        atomic_write_json(self.path(key), {**entry, "key": key}, indent=2)
+        try:
+            atomic_write_json(self.path(key), {**entry, "key": key}, indent=2)
+        except OSError:  # a full disk or a read-only cache costs a request next time, no more
+            return False
         return True
