@@ -144,3 +144,15 @@ def test_numeric_options_are_checked_by_argparse(
 ) -> None:
     assert main(["judge", str(tmp_path), "--timeout", value]) == 2
     assert "argument --timeout:" in capsys.readouterr().err
+
+
+def test_a_live_judge_answering_in_the_trailing_digit_shape_is_read(
+    tmp_path: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = build_eval_output(tmp_path, [RunSpec(f"s{n}") for n in range(4)])
+    shape = Path(__file__).parent / "published" / "judge-output-trailing-digit.txt"
+    server.default = Reply.text(shape.read_text(encoding="utf-8"))
+    assert main(["judge", str(output), "--base-url", server.base_url]) == 0
+    capsys.readouterr()
+    assert server.request_count == 4  # read at once: no second ask
+    assert [j.category for j in load_judgments(output)] == [2] * 4
