@@ -19,6 +19,8 @@ Krippendorff's alpha (ordinal), Fleiss' kappa, the same after collapsing to comp
 correct vs not, confusion matrices, bootstrap confidence intervals, and the list of
 disagreements for adjudication. Items one source has and another lacks are listed;
 labels of a candidate that changed since they were given are flagged and not counted.
+The terminal report starts with a one-screen summary (what went in, the headline
+numbers, what was not counted) and lays its tables out for the terminal's width.
 
 Human labels come from label stores (.sqlite) and label files in the published shape;
 without --human, the default label store. The judge is an eval output folder (with
@@ -49,6 +51,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--aliases", type=Path, metavar="FILE", help="extra name mappings (JSON or TOML)"
+    )
+    parser.add_argument(
+        "--annotator",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this annotator's labels (repeatable; default: every annotator)",
+    )
+    parser.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this system's items (repeatable; any spelling the aliases know)",
     )
     parser.add_argument(
         "--benchmark",
@@ -109,6 +125,8 @@ def _agreement(args: argparse.Namespace) -> int:
         aliases=aliases,
         options=Options(bootstrap=args.bootstrap, seed=args.seed),
         inputs={"human": described},
+        annotators=args.annotator,
+        systems=args.system,
     )
     if args.json or args.markdown:
         text = json.dumps(report.to_json(), indent=2) + "\n" if args.json else to_markdown(report)

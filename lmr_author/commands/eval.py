@@ -105,7 +105,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "human review",
         "lmr-author eval RESULTS --human-review --annotator NAME: label the runs of an "
         "earlier evaluation (RESULTS is its output folder) in a terminal app; 1/2/3 label, "
-        "c comment, n/p move, u unlabeled only, d diff, q quit. Labels are durable at once.",
+        "c comment, n/p move, z undo, x clear, u unlabeled only, d diff, w wrap, [ ] split, "
+        "q quit. Labels are durable at once.",
     )
     review.add_argument(
         "--human-review", action="store_true", help="open the labeling app on RESULTS"
@@ -117,6 +118,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--show-verdicts",
         action="store_true",
         help="show the judge's label and the test verdict from the start (default: blind)",
+    )
+    review.add_argument(
+        "--show-systems",
+        action="store_true",
+        help="name each item's system and group the queue by system (default: blind, shuffled)",
     )
     review.add_argument("--unlabeled", action="store_true", help="show only unlabeled items")
     review.add_argument(
@@ -240,6 +246,7 @@ def _human_review(args: argparse.Namespace) -> int:
         sample=args.sample,
         seed=args.seed,
         show_verdicts=args.show_verdicts,
+        show_systems=args.show_systems,
         only_unlabeled=args.unlabeled,
     )
 

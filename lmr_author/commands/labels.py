@@ -199,6 +199,7 @@ def _export(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    from lmr_author.labels.names import display_task
     from lmr_author.labels.store import LabelStore
 
     with LabelStore(args.store) as store:
@@ -216,7 +217,7 @@ def _list(args: argparse.Namespace) -> int:
         table.add_row(
             label.annotator,
             label.system,
-            label.task,
+            display_task(label.task),
             str(label.implementation),
             f"{label.label} {label.name}",
             label.comment,

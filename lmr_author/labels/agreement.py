@@ -65,17 +65,23 @@ def analyze(
     aliases: Aliases | None = None,
     options: Options | None = None,
     inputs: dict[str, Any] | None = None,
+    annotators: Sequence[str] = (),
+    systems: Sequence[str] = (),
 ) -> AgreementReport:
     """The full agreement report; ``to_json()`` is what ``lmr-author agreement --json`` prints.
 
     ``inputs`` are the caller's own notes on where the labels came from, kept in the
     report's inputs. Items one source lacks, stale labels (of a changed candidate) and
     unparsed judge answers are listed and not counted. A `Statistic` whose value is None
-    is undefined (e.g. kappa when every rating is the same).
+    is undefined (e.g. kappa when every rating is the same). ``annotators`` and ``systems``
+    keep only those (see `lmr_author.labels.matching.match_items`).
     """
-    matched = match_items(labels, judge, aliases)
+    matched = match_items(labels, judge, aliases, annotators=annotators, systems=systems)
     source = None if judge is None else {"path": str(judge.path), "kind": judge.kind}
-    return report_of(matched, options or Options(), judge=source, described=inputs or {})
+    filters = {"annotators": list(annotators), "systems": list(systems)}
+    return report_of(
+        matched, options or Options(), judge=source, described=inputs or {}, filters=filters
+    )
 
 
 def report_of(
@@ -84,6 +90,7 @@ def report_of(
     *,
     judge: dict[str, str] | None = None,
     described: dict[str, Any] | None = None,
+    filters: dict[str, list[str]] | None = None,
 ) -> AgreementReport:
     """The report of already matched items; ``judge`` names the judge source, if any."""
     items = matched.items
@@ -112,6 +119,9 @@ def report_of(
             human_labels_without_hash=matched.unhashed,
             bootstrap=Bootstrap(options.bootstrap, options.seed, options.level),
             described=dict(described or {}),
+            annotator_labels=dict(sorted(matched.labels_by_annotator.items())),
+            filters=dict(filters or {}),
+            filtered_out=dict(matched.filtered_out),
         ),
         distribution=_distribution(items, matched.runs, has_judge),
         three_way=views["three_way"],

@@ -10,7 +10,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel, UnparsedAnswer
+from lmr_author.labels.matching import (
+    JUDGE,
+    AnnotatorLabels,
+    MissingItem,
+    StaleLabel,
+    UnparsedAnswer,
+)
 
 REPORT_VERSION = 1
 
@@ -236,6 +242,11 @@ class ReportInputs:
     human_labels_without_hash: int
     bootstrap: Bootstrap
     described: dict[str, Any] = field(default_factory=dict)
+    #: Per annotator: labels that went in and the dates they were given.
+    annotator_labels: dict[str, AnnotatorLabels] = field(default_factory=dict)
+    #: The --annotator / --system filters ([] = all) and what they left out.
+    filters: dict[str, list[str]] = field(default_factory=dict)
+    filtered_out: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         fields = asdict(self)

@@ -6,17 +6,28 @@ our own runs line up without hand edits. Nothing is dropped silently: items one 
 has and another lacks, judge answers that could not be parsed, and labels given to a
 candidate that has changed since (its hash differs from the run's) are kept in the
 result, and the last two are not counted. The statistics are `lmr_author.labels.agreement`'s.
+
+An item is "missing from a source" only when that source should have it: the runs and the
+judge (when given) should have every item, and the humans as a group should have labelled
+it. One annotator need not label every item (annotators usually split the work), so an
+item one annotator labelled and another did not is not missing; how many items two
+annotators share is the n of their pairwise agreement.
+
+Filters (``annotators``, ``systems``) keep only some raters and systems; what they left
+out is counted in `Matched.filtered_out` so the report can say what is not included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from lmr_author.errors import UserError
 from lmr_author.eval_output import StoredRun
 from lmr_author.item_key import ItemKey
 from lmr_author.labels.aliases import Aliases
 from lmr_author.labels.model import Label
+from lmr_author.labels.names import natural_key
 from lmr_author.labels.sources import JudgeSource
 from lmr_author.three_way import ThreeWayLabel
 
@@ -24,6 +35,8 @@ from lmr_author.three_way import ThreeWayLabel
 JUDGE = "LLM judge"
 #: The source name of the eval runs among the sources an item can be missing from.
 RUNS = "runs"
+#: The source name of the human annotators as a group.
+HUMANS = "humans"
 
 
 @dataclass
@@ -75,6 +88,21 @@ class MissingItem:
 
 
 @dataclass
+class AnnotatorLabels:
+    """How many of an annotator's labels went in, and when they were given (ISO times)."""
+
+    labels: int = 0
+    first: str = ""
+    last: str = ""
+
+    def add(self, created_at: str) -> None:
+        self.labels += 1
+        if created_at:
+            self.first = min(self.first or created_at, created_at)
+            self.last = max(self.last, created_at)
+
+
+@dataclass
 class Matched:
     """Every item with its counted ratings, in report order, and what was left out."""
 
@@ -86,6 +114,10 @@ class Matched:
     notes: list[str] = field(default_factory=list)
     #: Human labels that carry no candidate hash, so staleness could not be checked.
     unhashed: int = 0
+    #: Human labels per annotator that went in (stale ones included), with their dates.
+    labels_by_annotator: dict[str, AnnotatorLabels] = field(default_factory=dict)
+    #: Labels and judge answers the --annotator / --system filters left out, by kind.
+    filtered_out: dict[str, int] = field(default_factory=dict)
 
     @property
     def annotators(self) -> list[str]:
@@ -100,13 +132,20 @@ class Matched:
         return sum(1 for item in self.items if JUDGE in item.ratings)
 
     def missing(self) -> list[MissingItem]:
-        """Items that some expected source does not have."""
-        expected = ([JUDGE] if self.has_judge else []) + self.annotators
+        """Items that a source which should have them does not have (see the module doc)."""
+        expected = [JUDGE] if self.has_judge else []
         if self.runs:
             expected = [RUNS, *expected]
+        humans = set(self.labels_by_annotator)
+        if humans:
+            expected.append(HUMANS)
         rows = []
         for item in self.items:
-            absent = [source for source in expected if source not in item.sources]
+            absent = [
+                source
+                for source in expected
+                if source not in item.sources and not (source == HUMANS and humans & item.sources)
+            ]
             if absent:
                 rows.append(
                     MissingItem(
@@ -117,10 +156,22 @@ class Matched:
 
 
 def match_items(
-    labels: Sequence[Label], judge: JudgeSource | None, aliases: Aliases | None = None
+    labels: Sequence[Label],
+    judge: JudgeSource | None,
+    aliases: Aliases | None = None,
+    *,
+    annotators: Sequence[str] = (),
+    systems: Sequence[str] = (),
 ) -> Matched:
-    """Match the human labels with the judge's labels and runs (``judge`` may be None)."""
-    builder = _Builder(aliases or Aliases())
+    """Match the human labels with the judge's labels and runs (``judge`` may be None).
+
+    ``annotators`` and ``systems``, when not empty, keep only those annotators' labels and
+    those systems' items (any spelling of a system the aliases know). A name that matches
+    nothing is a `UserError` listing the names there are.
+    """
+    aliases = aliases or Aliases()
+    builder = _Builder(aliases)
+    labels, judge, filtered = _filtered(labels, judge, aliases, annotators, systems)
     if judge is not None:
         builder.add_runs(judge.runs)
         builder.add_judge(judge)
@@ -133,7 +184,57 @@ def match_items(
         unparsed=builder.unparsed,
         notes=builder.notes + (judge.problems if judge else []),
         unhashed=builder.unhashed,
+        labels_by_annotator=builder.by_annotator,
+        filtered_out=filtered,
     )
+
+
+def _filtered(
+    labels: Sequence[Label],
+    judge: JudgeSource | None,
+    aliases: Aliases,
+    annotators: Sequence[str],
+    systems: Sequence[str],
+) -> tuple[Sequence[Label], JudgeSource | None, dict[str, int]]:
+    """The labels and judge items the filters keep, and how many of each they dropped."""
+    dropped: dict[str, int] = {}
+    if annotators:
+        known = {label.annotator for label in labels}
+        _check_names("--annotator", annotators, known)
+        kept = [label for label in labels if label.annotator in set(annotators)]
+        dropped["human labels of other annotators"] = len(labels) - len(kept)
+        labels = kept
+    if systems:
+        wanted = {aliases.canonical_system(name) for name in systems}
+        known = {aliases.canonical_system(label.system) for label in labels}
+        if judge is not None:
+            known |= {aliases.canonical_system(x.system) for x in judge.items}
+            known |= {aliases.canonical_system(run.system) for run in judge.runs.values()}
+        _check_names("--system", sorted(wanted), known)
+        kept = [x for x in labels if aliases.canonical_system(x.system) in wanted]
+        dropped["human labels of other systems"] = len(labels) - len(kept)
+        labels = kept
+        if judge is not None:
+            items = [x for x in judge.items if aliases.canonical_system(x.system) in wanted]
+            runs = {
+                key: run
+                for key, run in judge.runs.items()
+                if aliases.canonical_system(run.system) in wanted
+            }
+            dropped["judge answers of other systems"] = len(judge.items) - len(items)
+            judge = replace(judge, items=items, runs=runs)
+    return labels, judge, {what: n for what, n in dropped.items() if n}
+
+
+def _check_names(option: str, asked: Sequence[str], known: set[str]) -> None:
+    unknown = [name for name in asked if name not in known]
+    if unknown:
+        there = ", ".join(sorted(known, key=natural_key)) or "none"
+        raise UserError(
+            f"{option} {', '.join(unknown)}: no such name in the labels or the judge outputs",
+            where=option,
+            hint=f"The names there are: {there}.",
+        )
 
 
 def _sort_key(key: ItemKey) -> tuple[str, int, str, int]:
@@ -152,6 +253,7 @@ class _Builder:
         self.unparsed: list[UnparsedAnswer] = []
         self.notes: list[str] = []
         self.unhashed = 0
+        self.by_annotator: dict[str, AnnotatorLabels] = {}
 
     def key(self, system: str, task: str, implementation: int) -> ItemKey:
         return ItemKey(
@@ -218,6 +320,7 @@ class _Builder:
                     continue
             chosen[(annotator, key)] = label
         for (annotator, key), label in chosen.items():
+            self.by_annotator.setdefault(annotator, AnnotatorLabels()).add(label.created_at)
             item = self.item(key, label.task)
             item.sources.add(annotator)
             run = self.runs_by_key.get(key)

@@ -1,14 +1,18 @@
-"""Turn an agreement report (`lmr_author.labels.agreement_report`) into tables.
+"""Turn an agreement report (`lmr_author.labels.agreement_report`) into a summary and tables.
 
-The report is first laid out as plain sections (title, header, rows) so that the
-terminal tables (drawn by `lmr_author.commands._render_agreement`) and the Markdown
-output show exactly the same numbers; ``--json`` prints the report's ``to_json()``.
+The report is laid out as plain data: a one-screen `summary` (what went in, the headline
+numbers, what was not counted) and `sections` (title, typed columns, rows, legend), so
+the terminal tables (drawn by `lmr_author.commands._render_agreement`, which fits them
+to the terminal's width) and the Markdown output show exactly the same numbers;
+``--json`` prints the report's ``to_json()``. Column names are short and explained by a
+legend; each column says whether it is a key, a number (never split) or free text, and
+whether it may be left out on a narrow terminal (the confidence intervals).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from lmr_author.labels.agreement_report import (
     AgreementReport,
@@ -17,8 +21,29 @@ from lmr_author.labels.agreement_report import (
     JudgeVsHuman,
     Statistic,
     TableStats,
+    ViewAgreement,
 )
-from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel
+from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel, UnparsedAnswer
+from lmr_author.labels.names import display_task, natural_key
+
+#: How the judge is named in the short column names and rows.
+LLM = "LLM"
+#: The command-line option of each filter of `ReportInputs.filters`.
+_OPTIONS = {"annotators": "--annotator", "systems": "--system"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its short name, what it holds, and how it may be laid out."""
+
+    name: str
+    #: key: names the row (repeated in every part of a split table); number and label:
+    #: never wrapped (right and left aligned); text: wraps.
+    kind: Literal["key", "number", "label", "text"] = "number"
+    #: May be left out when the terminal is too narrow (say so in the legend).
+    optional: bool = False
+    #: Columns of one group are kept together when a table is split to fit.
+    group: str = ""
 
 
 @dataclass
@@ -26,9 +51,15 @@ class Section:
     """One table of the report."""
 
     title: str
-    header: list[str]
+    columns: list[Column]
     rows: list[list[str]] = field(default_factory=list)
     note: str = ""
+    #: What the short column names mean, one "name: meaning" per entry.
+    legend: list[str] = field(default_factory=list)
+
+    @property
+    def header(self) -> list[str]:
+        return [column.name for column in self.columns]
 
 
 def _pct(value: float | None) -> str:
@@ -39,46 +70,128 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _with_ci(stat: Statistic | None, percent: bool) -> str:
+def _value(stat: Statistic | None, percent: bool) -> str:
     if stat is None or stat.value is None:
         return "–"
-    scale = 100.0 if percent else 1.0
-    fmt = _pct if percent else _num
-    text = fmt(stat.value * scale)
-    ci = stat.ci
-    if ci:
-        text += f" [{fmt(ci[0] * scale)}, {fmt(ci[1] * scale)}]"
-    return text
+    return _pct(stat.value * 100.0) if percent else _num(stat.value)
+
+
+def _ci(stat: Statistic | None, percent: bool) -> str:
+    if stat is None or stat.ci is None:
+        return ""
+    scale, fmt = (100.0, _pct) if percent else (1.0, _num)
+    return f"[{fmt(stat.ci[0] * scale)}, {fmt(stat.ci[1] * scale)}]"
+
+
+def _with_ci(stat: Statistic | None, percent: bool) -> str:
+    value, ci = _value(stat, percent), _ci(stat, percent)
+    if percent and value != "–":
+        value += "%"
+    return f"{value} {ci}" if ci else value
+
+
+# -- the summary ------------------------------------------------------------------------
+
+
+def summary(report: AgreementReport) -> list[tuple[str, str]]:
+    """The headline of the report as (what, text) lines, short enough for one screen."""
+    inputs = report.inputs
+    lines: list[tuple[str, str]] = []
+    if inputs.annotator_labels:
+        included = ", ".join(
+            f"{name} ({found.labels}{_dates(found.first, found.last)})"
+            for name, found in inputs.annotator_labels.items()
+        )
+    else:
+        included = "none"
+    lines.append(("annotators", included))
+    for source in inputs.described.get("human", []):
+        lines.append(("human source", str(source)))
+    filters = [
+        f"{_OPTIONS.get(kind, kind)} {', '.join(names)}"
+        for kind, names in inputs.filters.items()
+        if names
+    ]
+    if filters or inputs.filtered_out:
+        left_out = ", ".join(f"{n} {what}" for what, n in inputs.filtered_out.items())
+        lines.append(
+            ("filters", "; ".join(filters) + (f" (left out: {left_out})" if left_out else ""))
+        )
+    elif inputs.described.get("human"):
+        lines.append(
+            ("filters", "none: every label of these sources counts (--annotator, --system)")
+        )
+    if inputs.judge is not None:
+        lines.append(("judge", f"{inputs.judge['path']} ({inputs.judge['kind']})"))
+    unread = len(report.unparsed)
+    lines.append(
+        (
+            "counted",
+            f"{inputs.items} items; {inputs.human_labels_counted} human labels; "
+            f"{inputs.judge_labels_counted} judge labels"
+            + (f"; {unread} judge answers unread" if inputs.judge is not None else ""),
+        )
+    )
+    for view, name in ((report.three_way, "3-way"), (report.binary, "CC/not")):
+        versus = view.judge_vs_human
+        if versus is None:
+            continue
+        pooled = versus.pooled
+        text = f"agreement {_with_ci(pooled.percent_agreement, True)}"
+        if pooled.direct_conflict_rate is not None:
+            text += f"; direct conflicts {_with_ci(pooled.direct_conflict_rate, True)}"
+        text += f"; κ {_with_ci(pooled.cohen_kappa, False)}; {pooled.n} pairs"
+        lines.append((f"{LLM} vs humans, {name}", text))
+    humans = report.three_way.between_annotators.groups.get("humans")
+    pairs = report.three_way.between_annotators.pairwise
+    if humans is not None:
+        text = f"α {_with_ci(humans.alpha.statistic, False)} ({humans.alpha.items} items)"
+        if len(pairs) == 1:
+            only = pairs[0].stats
+            if only.n:
+                text += f"; agreement {_with_ci(only.percent_agreement, True)} ({only.n} items)"
+            else:
+                text += "; no item labelled by both"
+        lines.append(("between humans", text))
+    missing = len(report.missing)
+    lines.append(
+        (
+            "not counted",
+            f"{len(report.stale)} stale labels; {unread} unread judge answers; "
+            f"{missing} items missing from a source; {len(report.disagreements)} "
+            "disagreements listed below",
+        )
+    )
+    return lines
+
+
+def _dates(first: str, last: str) -> str:
+    if not first:
+        return ""
+    first_day, last_day = first[:10], last[:10]
+    return f", {first_day}" if first_day == last_day else f", {first_day}…{last_day}"
+
+
+# -- the sections -----------------------------------------------------------------------
 
 
 def sections(report: AgreementReport, *, limit: int | None = None) -> list[Section]:
     """The report as tables; ``limit`` caps the rows of the long lists (None = all)."""
+    intervals = report.inputs.bootstrap.resamples > 0
+    level = round(report.inputs.bootstrap.level * 100)
     out = [_distribution(report)]
-    for data, title, three_way in (
-        (report.three_way, "three-way", True),
+    for view, title, three_way in (
+        (report.three_way, "three-way (LI / LC / CC)", True),
         (report.binary, "CC vs not CC", False),
     ):
-        if data.judge_vs_human is not None:
-            out.append(_judge_vs_human(data.judge_vs_human, title, three_way))
-            out.append(_confusion(data.judge_vs_human.pooled.confusion, data.categories, title))
-        out.append(_between(data.between_annotators, title, three_way))
+        out.append(_view(view, title, three_way, intervals, level))
     out.append(_disagreements(report.disagreements, limit))
     out.append(_missing(report.missing, limit))
     out.append(_stale(report.stale, limit))
     if report.unparsed:
-        out.append(
-            Section(
-                "Judge answers that could not be parsed (not counted)",
-                ["system", "task", "impl", "file"],
-                [
-                    [x.system, x.task, str(x.implementation), x.file]
-                    for x in _cap(report.unparsed, limit)
-                ],
-                _more(report.unparsed, limit),
-            )
-        )
+        out.append(_unparsed(report.unparsed, limit))
     if report.notes:
-        out.append(Section("Notes", ["note"], [[note] for note in report.notes]))
+        out.append(Section("Notes", [Column("note", "text")], [[note] for note in report.notes]))
     return out
 
 
@@ -89,32 +202,45 @@ def _cap(rows: list[Any], limit: int | None) -> list[Any]:
 def _more(rows: list[Any], limit: int | None) -> str:
     if limit is None or len(rows) <= limit:
         return ""
-    return f"{len(rows) - limit} more not shown; use --json or --markdown for all."
+    return f"{len(rows) - limit} more not shown; use --limit, --json or --markdown for all."
+
+
+def _item_order(row: Disagreement | MissingItem | StaleLabel | UnparsedAnswer) -> tuple[Any, ...]:
+    return (natural_key(row.system), natural_key(display_task(row.task)), row.implementation)
 
 
 def _distribution(report: AgreementReport) -> Section:
     rows = report.distribution
     has_judge = report.inputs.judge is not None
     has_runs = any(row.unit_test for row in rows)
-    header = ["system"] + (["unit test"] if has_runs else [])
+    columns = [Column("system", "key")]
+    legend = []
+    if has_runs:
+        columns.append(Column("UT%", group="unit"))
+        legend.append("UT%: unit tests passed")
+    who = [("J", "judge")] if has_judge else []
+    who.append(("H", "human"))
+    for short, group in who:
+        columns += [Column(f"{short} {x}", group=group) for x in ("CC", "LC", "LI")]
+        columns.append(Column(f"{short} n", group=group))
     if has_judge:
-        header += ["judge CC", "judge LC", "judge LI", "judge n"]
-    header += ["human CC", "human LC", "human LI", "human n"]
+        legend.append("J: the LLM judge")
+    legend.append("H: the humans, every annotator's labels pooled")
+    legend.append("CC / LC / LI: % of the system's labels; n: labels")
     if has_judge:
-        header += ["judge=human %", "1 vs 3 %"]
-    note = "Human percentages pool every annotator's label of the system's items."
-    if has_judge:
-        note += " The last two columns compare the judge with each human label."
-    section = Section(
-        "Per system: unit tests and CC / LC / LI distribution (percent)", header, note=note
-    )
-    for row in rows:
+        columns += [Column("J=H%", group="versus"), Column("1v3%", group="versus")]
+        legend.append("J=H%: judge agrees with a human label")
+        legend.append("1v3%: direct conflicts, LI against CC")
+    what = "unit tests and " if has_runs else ""
+    section = Section(f"Per system: {what}CC / LC / LI", columns, legend=legend)
+    for row in sorted(rows, key=lambda x: natural_key(x.system)):
         unit = row.unit_test
         cells = [row.system]
         if has_runs:
             cells.append(_pct(unit.accuracy_percent) if unit else "–")
         for data in (row.judge, row.human) if has_judge else (row.human,):
             if data is None:
+                cells += ["–"] * 4
                 continue
             cells += [_pct(data.percent[name]) for name in ("CC", "LC", "LI")]
             cells.append(str(data.n))
@@ -129,143 +255,184 @@ def _distribution(report: AgreementReport) -> Section:
     return section
 
 
-def _judge_vs_human(data: JudgeVsHuman, title: str, three_way: bool) -> Section:
-    header = ["annotator", "pairs", "agreement %"]
+def _view(view: ViewAgreement, title: str, three_way: bool, intervals: bool, level: int) -> Section:
+    """One view as one table: the judge against the humans, then the humans among them."""
+    columns = [Column("raters", "key"), Column("n")]
+    stats: list[tuple[str, bool]] = [("agree%", True)]
     if three_way:
-        header.append("direct conflicts % (1 vs 3)")
-    header += ["Cohen κ", "Cohen κ linear"]
-    section = Section(
-        f"LLM judge vs humans, {title} (95% bootstrap intervals in brackets)",
-        header,
-        note=f"'all' pools every (item, annotator) pair; {data.items} items.",
-    )
-    rows: list[tuple[str, TableStats]] = [("all", data.pooled)]
-    rows += [(x.annotator, x.stats) for x in data.per_annotator]
-    for name, row in rows:
-        cells = [name, str(row.n), _with_ci(row.percent_agreement, True)]
-        if three_way:
-            cells.append(_with_ci(row.direct_conflict_rate, True))
-        cells += [_with_ci(row.cohen_kappa, False), _with_ci(row.cohen_kappa_linear, False)]
-        section.rows.append(cells)
-    return section
-
-
-def _confusion(matrix: list[list[int]], names: list[str], title: str) -> Section:
-    section = Section(
-        f"Confusion, {title}: {JUDGE} (rows) vs humans (columns)", ["judge \\ human", *names]
-    )
-    for name, row in zip(names, matrix, strict=True):
-        section.rows.append([name, *[str(v) for v in row]])
-    return section
-
-
-def _between(data: BetweenAnnotators, title: str, three_way: bool) -> Section:
-    header = ["raters", "n", "agreement %"]
+        stats.append(("1v3%", True))
+    stats += [("κ", False), ("κ lin", False)]
+    for name, _percent in stats:
+        columns.append(Column(name, group=name))
+        if intervals:
+            columns.append(Column(f"{name} CI", optional=True, group=name))
+    legend = [
+        "n: pairs of labels (items for α and Fleiss κ)",
+        "agree%: the same label",
+    ]
     if three_way:
-        header.append("direct conflicts %")
-    header += ["Cohen κ", "Cohen κ linear", "confusion (rows = first)"]
-    section = Section(f"Between annotators, {title}", header)
-    for pair in data.pairwise:
-        stats = pair.stats
-        cells = [" vs ".join(pair.annotators), str(stats.n)]
-        cells.append(_with_ci(stats.percent_agreement, True))
+        legend.append("1v3%: direct conflicts, LI against CC")
+    legend += [
+        "κ: Cohen's kappa, or in their rows Krippendorff's α and Fleiss' κ",
+        "κ lin: linear-weighted kappa",
+    ]
+    if intervals:
+        legend.append(f"CI: {level}% bootstrap interval")
+    section = Section(f"Agreement, {title}", columns, legend=legend)
+
+    def add(name: str, n: str, row: TableStats) -> None:
+        values: list[Statistic | None] = [row.percent_agreement]
         if three_way:
-            cells.append(_with_ci(stats.direct_conflict_rate, True))
-        cells += [
-            _with_ci(stats.cohen_kappa, False),
-            _with_ci(stats.cohen_kappa_linear, False),
-            " / ".join(" ".join(str(v) for v in row) for row in stats.confusion),
-        ]
+            values.append(row.direct_conflict_rate)
+        values += [row.cohen_kappa, row.cohen_kappa_linear]
+        cells = [name, n]
+        for (_, percent), stat in zip(stats, values, strict=True):
+            cells.append(_value(stat, percent))
+            if intervals:
+                cells.append(_ci(stat, percent))
         section.rows.append(cells)
-    blank = [""] * (len(header) - 3)
-    for group, label in (("humans", "humans"), ("humans_and_judge", "humans + judge")):
-        found = data.groups.get(group)
+
+    notes = []
+    if view.judge_vs_human is not None:
+        versus: JudgeVsHuman = view.judge_vs_human
+        add(f"{LLM} vs all humans", str(versus.pairs), versus.pooled)
+        for row in versus.per_annotator:
+            add(f"{LLM} vs {row.annotator}", str(row.stats.n), row.stats)
+        notes.append(
+            f"{LLM} (rows) × humans (columns), {' / '.join(view.categories)}: "
+            + _matrix(versus.pooled.confusion)
+        )
+    between: BetweenAnnotators = view.between_annotators
+    for pair in between.pairwise:
+        add(" vs ".join(pair.annotators), str(pair.stats.n), pair.stats)
+        notes.append(
+            f"{pair.annotators[0]} (rows) × {pair.annotators[1]}: {_matrix(pair.stats.confusion)}"
+        )
+    blank = ["", ""] if intervals else [""]
+    before_kappa = len(stats) - 2  # agree% (and 1v3%) come before κ
+    for group, label in (("humans", "humans"), ("humans_and_judge", f"humans + {LLM}")):
+        found = between.groups.get(group)
         if found is None:
             continue
-        alpha, fleiss = found.alpha, found.fleiss
-        section.rows.append(
-            [
-                f"Krippendorff α ({alpha.level}), {label}",
-                f"{alpha.items} items",
-                _with_ci(alpha.statistic, False),
-                *blank,
-            ]
-        )
-        left = f", {fleiss.items_left_out} left out" if fleiss.items_left_out else ""
-        section.rows.append(
-            [
-                f"Fleiss κ, {label}",
-                f"{fleiss.items} items{left}",
-                _with_ci(fleiss.statistic, False),
-                *blank,
-            ]
-        )
+        for name, n, stat in (
+            (f"α {found.alpha.level}, {label}", found.alpha.items, found.alpha.statistic),
+            (f"Fleiss κ, {label}", found.fleiss.items, found.fleiss.statistic),
+        ):
+            cells = [name, str(n), *(blank * before_kappa), _value(stat, False)]
+            cells += [_ci(stat, False)] if intervals else []
+            cells += blank
+            section.rows.append(cells)
+    if notes:
+        section.note = "Confusion, " + "; ".join(notes) + "."
     return section
 
 
-def _item_cells(x: Disagreement | MissingItem | StaleLabel) -> list[str]:
-    return [x.system, x.task, str(x.implementation)]
+def _matrix(rows: list[list[int]]) -> str:
+    return " | ".join(" ".join(str(v) for v in row) for row in rows)
+
+
+_ITEM_COLUMNS = [Column("system", "key"), Column("task", "key"), Column("impl", "key")]
+
+
+def _item_cells(x: Disagreement | MissingItem | StaleLabel | UnparsedAnswer) -> list[str]:
+    return [x.system, display_task(x.task), str(x.implementation)]
 
 
 def _disagreements(rows: list[Disagreement], limit: int | None) -> Section:
     section = Section(
         f"Disagreements for adjudication ({len(rows)})",
-        ["system", "task", "impl", "labels", "1 vs 3", "verdict", "comments"],
+        [
+            *_ITEM_COLUMNS,
+            Column("labels", "text"),
+            Column("1v3", "label"),
+            Column("verdict", "label"),
+            Column("comments", "text"),
+        ],
         note=_more(rows, limit),
+        legend=["1v3: a direct conflict (LI against CC)", "verdict: unit tests"],
     )
-    for x in _cap(rows, limit):
+    for x in _cap(sorted(rows, key=_item_order), limit):
         section.rows.append(
             [
                 *_item_cells(x),
-                ", ".join(f"{r}: {v}" for r, v in x.ratings.items()),
+                ", ".join(f"{_rater(r)}: {v}" for r, v in x.ratings.items()),
                 "yes" if x.direct_conflict else "",
                 x.verdict or "",
-                "; ".join(f"{r}: {c}" for r, c in x.comments.items()),
+                "; ".join(f"{_rater(r)}: {c}" for r, c in x.comments.items()),
             ]
         )
     return section
 
 
+def _rater(name: str) -> str:
+    return LLM if name == JUDGE else name
+
+
 def _missing(rows: list[MissingItem], limit: int | None) -> Section:
     section = Section(
         f"Items missing from a source ({len(rows)})",
-        ["system", "task", "impl", "present in", "missing from"],
+        [*_ITEM_COLUMNS, Column("present in", "text"), Column("missing from", "text")],
         note=_more(rows, limit),
+        legend=[
+            "missing from: runs or judge lacking an item, or 'humans' when no annotator "
+            "labelled it (one annotator need not label every item)"
+        ],
     )
-    for x in _cap(rows, limit):
-        section.rows.append([*_item_cells(x), ", ".join(x.present_in), ", ".join(x.missing_from)])
+    for x in _cap(sorted(rows, key=_item_order), limit):
+        section.rows.append(
+            [
+                *_item_cells(x),
+                ", ".join(map(_rater, x.present_in)),
+                ", ".join(map(_rater, x.missing_from)),
+            ]
+        )
     return section
 
 
 def _stale(rows: list[StaleLabel], limit: int | None) -> Section:
     section = Section(
         f"Labels of a candidate that changed since (not counted) ({len(rows)})",
-        ["system", "task", "impl", "rater", "label", "labelled sha256", "run sha256"],
+        [
+            *_ITEM_COLUMNS,
+            Column("rater", "label"),
+            Column("label", "label"),
+            Column("labelled", "label"),
+            Column("run", "label"),
+        ],
         note=_more(rows, limit),
+        legend=["labelled / run: first 12 hex digits of the candidate's SHA-256"],
     )
-    for x in _cap(rows, limit):
+    for x in _cap(sorted(rows, key=_item_order), limit):
         section.rows.append(
-            [
-                *_item_cells(x),
-                x.rater,
-                x.label,
-                x.labelled_sha256[:12],
-                x.run_sha256[:12],
-            ]
+            [*_item_cells(x), _rater(x.rater), x.label, x.labelled_sha256[:12], x.run_sha256[:12]]
         )
     return section
 
 
-def to_markdown(report: AgreementReport) -> str:
-    """The whole report as GitHub-flavoured Markdown (every row)."""
-    lines = ["# Agreement between human annotators and the LLM judge", ""]
-    inputs = report.inputs
-    lines.append(
-        f"Annotators: {', '.join(inputs.annotators) or 'none'}; items: {inputs.items}; "
-        f"human labels counted: {inputs.human_labels_counted}; judge labels counted: "
-        f"{inputs.judge_labels_counted}; bootstrap: {inputs.bootstrap.resamples} "
-        f"resamples, seed {inputs.bootstrap.seed}."
+def _unparsed(rows: list[UnparsedAnswer], limit: int | None) -> Section:
+    section = Section(
+        f"Judge answers that could not be read (not counted) ({len(rows)})",
+        [*_ITEM_COLUMNS, Column("file", "text")],
+        note=_more(rows, limit),
     )
+    for x in _cap(sorted(rows, key=_item_order), limit):
+        section.rows.append([*_item_cells(x), x.file])
+    return section
+
+
+# -- Markdown ---------------------------------------------------------------------------
+
+
+def to_markdown(report: AgreementReport) -> str:
+    """The whole report as GitHub-flavoured Markdown (every row, every column)."""
+    lines = ["# Agreement between human annotators and the LLM judge", ""]
+    for what, text in summary(report):
+        lines.append(f"- **{what}**: {_md_cell(text)}")
+    inputs = report.inputs
+    if inputs.bootstrap.resamples:
+        lines.append(
+            f"- **bootstrap**: {inputs.bootstrap.resamples} resamples, seed {inputs.bootstrap.seed}"
+        )
     lines.append("")
     for section in sections(report):
         lines += [f"## {section.title}", ""]
@@ -276,6 +443,8 @@ def to_markdown(report: AgreementReport) -> str:
                 lines.append("| " + " | ".join(_md_cell(cell) for cell in row) + " |")
         else:
             lines.append("None.")
+        if section.legend:
+            lines += ["", "; ".join(section.legend) + "."]
         if section.note:
             lines += ["", section.note]
         lines.append("")

@@ -8,6 +8,7 @@ tests can drive a review without a terminal.
 from __future__ import annotations
 
 from lmr_author.review.content import ItemContent, load_item_content, unified_diff
+from lmr_author.review.drafts import DraftKeeper
 from lmr_author.review.items import (
     ReviewItem,
     load_queue,
@@ -15,9 +16,11 @@ from lmr_author.review.items import (
     read_benchmark_dir,
     sample_items,
 )
+from lmr_author.review.order import queue_order
 from lmr_author.review.session import ItemState, LabelStatus, ReviewSession, open_session
 
 __all__ = [
+    "DraftKeeper",
     "ItemContent",
     "ItemState",
     "LabelStatus",
@@ -27,6 +30,7 @@ __all__ = [
     "load_queue",
     "load_review_items",
     "open_session",
+    "queue_order",
     "read_benchmark_dir",
     "sample_items",
     "unified_diff",

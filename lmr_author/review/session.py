@@ -4,20 +4,28 @@ Every label goes to the label store the moment it is given (`LabelStore.add` is 
 on return), so quitting, crashing or being killed loses nothing already labeled, and a
 new session resumes at the first item still to do. A label given for a candidate whose
 code has since changed (its SHA-256 differs) is shown as stale and is not counted.
+
+A label can be cleared (a tombstone in the store, history kept) and the session's labels
+undone one by one. A comment typed before the label is a draft kept in the store as it
+is typed (`lmr_author.review.drafts` decides when to write), so it survives a crash and
+comes back in the next session. The queue is blind by default: shuffled per annotator
+(`lmr_author.review.order`), system names hidden, unless ``show_systems``.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 from lmr_author.errors import UserError
 from lmr_author.item_key import ItemKey
 from lmr_author.labels.model import Label, now_iso
+from lmr_author.labels.names import display_task
 from lmr_author.review.content import ItemContent, load_item_content
 from lmr_author.review.items import ReviewItem, load_queue
+from lmr_author.review.order import queue_order
 from lmr_author.three_way import ThreeWayLabel
 
 __all__ = [
@@ -33,6 +41,12 @@ class LabelStoreLike(Protocol):
     """The part of `lmr_author.labels.store.LabelStore` a review session uses."""
 
     def add(self, label: Label) -> None: ...
+
+    def clear(self, label: Label) -> None: ...
+
+    def save_draft(self, annotator: str, item: ItemKey, comment: str) -> None: ...
+
+    def drafts(self, annotator: str) -> dict[ItemKey, str]: ...
 
     def latest(self, annotator: str, key: ItemKey) -> Label | None: ...
 
@@ -80,18 +94,25 @@ class ReviewSession:
         *,
         benchmark_dir: Path | None = None,
         show_verdicts: bool = False,
+        show_systems: bool = False,
     ) -> None:
         check_annotator(annotator)
-        self.items = list(items)
+        self.items = queue_order(items, annotator, show_systems=show_systems)
         self.annotator = annotator
         self.store = store
         self.benchmark_dir = benchmark_dir
         self.show_verdicts = show_verdicts
+        self.show_systems = show_systems
         # One query for the whole queue: the latest label per item of this annotator.
         self._latest: dict[ItemKey, Label | None] = {
             label.item: label for label in store.labels(annotator)
         }
-        self._pending_comments: dict[ItemKey, str] = {}
+        keys = {item.key for item in self.items}
+        self._pending_comments: dict[ItemKey, str] = {
+            key: text for key, text in store.drafts(annotator).items() if key in keys
+        }
+        # What each label or clearing of this session replaced, newest last (for undo).
+        self._undo: list[tuple[ReviewItem, Label | None]] = []
         self._content: dict[ItemKey, ItemContent] = {}
 
     # -- state -----------------------------------------------------------------------
@@ -129,6 +150,15 @@ class ReviewSession:
 
     def has_pending_comment(self, item: ReviewItem) -> bool:
         return item.key in self._pending_comments
+
+    def unsaved_comments(self) -> list[ReviewItem]:
+        """Items with a comment typed but not yet stored with a label (kept as drafts)."""
+        return [item for item in self.items if item.key in self._pending_comments]
+
+    def title(self, item: ReviewItem) -> str:
+        """How the item is named on screen: without its system in a blind review."""
+        where = f"task {display_task(item.task)}  ·  implementation {item.implementation}"
+        return f"system {item.system}  ·  {where}" if self.show_systems else where
 
     # -- navigation ------------------------------------------------------------------
     def first_position(self, *, only_unlabeled: bool = True) -> int:
@@ -177,10 +207,61 @@ class ReviewSession:
             created_at=now_iso(),
             candidate_sha256=item.candidate_sha256,
         )
+        previous = self._latest.get(item.key)
         self.store.add(record)
         self._latest[item.key] = record
-        self._pending_comments.pop(item.key, None)
+        self._undo.append((item, previous))
+        self._drop_draft(item)
         return record
+
+    def clear(self, item: ReviewItem) -> Label | None:
+        """Remove this annotator's label of ``item`` (stale or not); return it, or None.
+
+        The store keeps the label in its history and adds a clearing after it, so the
+        item counts as unlabeled everywhere (the queue, ``labels list``, the agreement).
+        """
+        current = self._latest.get(item.key)
+        if current is None:
+            return None
+        self.store.clear(current)
+        self._latest[item.key] = None
+        self._undo.append((item, current))
+        return current
+
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def undo(self) -> ReviewItem | None:
+        """Take back the last label or clearing of this session; the item it touched.
+
+        The item gets back the label it had before (stored again as the latest), or is
+        cleared if it had none; then the undone label's comment is a draft again, as it
+        was before the label key. None when there is nothing to undo.
+        """
+        if not self._undo:
+            return None
+        item, previous = self._undo.pop()
+        current = self._latest.get(item.key)
+        if previous is not None:
+            self.store.add(previous)
+        elif current is not None:
+            self.store.clear(current)
+            if current.comment:
+                self.keep_draft(item, current.comment)
+        self._latest[item.key] = previous
+        return item
+
+    def keep_draft(self, item: ReviewItem, text: str) -> None:
+        """Store ``text`` as the comment typed for unlabeled ``item`` (durable on return)."""
+        self.store.save_draft(self.annotator, item.key, text)
+        if text:
+            self._pending_comments[item.key] = text
+        else:
+            self._pending_comments.pop(item.key, None)
+
+    def _drop_draft(self, item: ReviewItem) -> None:
+        if self._pending_comments.pop(item.key, None) is not None:
+            self.store.save_draft(self.annotator, item.key, "")
 
     def comment(self, item: ReviewItem, text: str) -> Label | None:
         """Set the comment of ``item``.
@@ -192,7 +273,7 @@ class ReviewSession:
         if state.counted and state.label is not None:
             self._pending_comments[item.key] = text
             return self.label(item, state.label.label)
-        self._pending_comments[item.key] = text
+        self.keep_draft(item, text)
         return None
 
     # -- content ---------------------------------------------------------------------
@@ -205,8 +286,18 @@ class ReviewSession:
         cached = self._content.get(item.key)
         if cached is None:
             cached = load_item_content(item, self.benchmark_dir)
+            if not self.show_systems:
+                cached = _blind(cached, item)
             self._content[item.key] = cached
         return cached
+
+
+def _blind(content: ItemContent, item: ReviewItem) -> ItemContent:
+    """``content`` with the run folder (whose path names the system) left out of its notes."""
+    folder = str(item.run_dir)
+    if folder not in content.candidate_note:
+        return content
+    return replace(content, candidate_note=content.candidate_note.replace(folder, "the run folder"))
 
 
 def open_session(
@@ -217,9 +308,15 @@ def open_session(
     sample: int | None = None,
     seed: int = 0,
     show_verdicts: bool = False,
+    show_systems: bool = False,
 ) -> ReviewSession:
     """The review session over the eval output folder ``output_dir`` (optionally a sample)."""
     items, benchmark_dir = load_queue(output_dir, sample=sample, seed=seed)
     return ReviewSession(
-        items, annotator, store, benchmark_dir=benchmark_dir, show_verdicts=show_verdicts
+        items,
+        annotator,
+        store,
+        benchmark_dir=benchmark_dir,
+        show_verdicts=show_verdicts,
+        show_systems=show_systems,
     )

@@ -36,6 +36,7 @@ def run_review(
     sample: int | None = None,
     seed: int = 0,
     show_verdicts: bool = False,
+    show_systems: bool = False,
     only_unlabeled: bool = False,
 ) -> int:
     """Open the review app on the eval output folder ``output_dir``; return the exit code.
@@ -51,7 +52,12 @@ def run_review(
     store = LabelStore(store_path)
     try:
         session = ReviewSession(
-            items, annotator, store, benchmark_dir=benchmark_dir, show_verdicts=show_verdicts
+            items,
+            annotator,
+            store,
+            benchmark_dir=benchmark_dir,
+            show_verdicts=show_verdicts,
+            show_systems=show_systems,
         )
         app = ReviewApp(session, only_unlabeled=only_unlabeled)
         result = app.run()

@@ -41,6 +41,14 @@ WRONG = GOLDEN.replace("return a + b", "return a - b").replace(
     "        return out",
 )
 
+#: A candidate with lines far longer than a pane, to show wrapping and sideways scrolling.
+LONG = WRONG.replace(
+    "        return out",
+    "        scaled_values_with_a_long_name = [value_to_scale * self.factor for value_to_scale "
+    "in out if value_to_scale is not None and not isinstance(value_to_scale, str)]  # noqa\n"
+    "        return scaled_values_with_a_long_name",
+)
+
 INFO = {
     "instance_id": 1,
     "paper_name": "Toy paper",

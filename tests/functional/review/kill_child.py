@@ -4,7 +4,8 @@ Usage: python kill_child.py OUTPUT_DIR STORE_PATH ANNOTATOR KEYS
 
 Presses each key of KEYS (e.g. "3n1n2") in the app; after each label key it prints
 ``labeled <n>`` once the app has handled the key, then prints ``waiting`` and sleeps with
-the app still running, so the parent can SIGKILL it mid-session.
+the app still running, so the parent can SIGKILL it mid-session. After a ``c`` the rest
+of KEYS is typed into the comment dialog (a space is the space key) and never saved.
 """
 
 from __future__ import annotations
@@ -33,13 +34,15 @@ def report(line: str) -> None:
 
 async def main(output_dir: Path, store_path: Path, annotator: str, keys: str) -> None:
     store = LabelStore(store_path)
-    app = ReviewApp(open_session(output_dir, annotator, store))
+    app = ReviewApp(open_session(output_dir, annotator, store, show_systems=True))
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()
         labeled = 0
+        commenting = False
         for key in keys:
-            await pilot.press(key)
-            if key in "123":
+            await pilot.press("space" if key == " " else key)
+            commenting = commenting or key == "c"
+            if key in "123" and not commenting:
                 labeled += 1
                 report(f"labeled {labeled}")
         report("waiting")

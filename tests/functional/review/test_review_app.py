@@ -28,7 +28,7 @@ async def test_label_quit_restart_resumes_at_first_unlabeled(
     results_dir: Path, store_path: Path
 ) -> None:
     with LabelStore(store_path) as store:
-        app = ReviewApp(open_session(results_dir, "alice", store))
+        app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert "Item 1 of 4" in text_of(app, "#item-title")
@@ -44,7 +44,7 @@ async def test_label_quit_restart_resumes_at_first_unlabeled(
         ]
     # A new process-like start: a fresh store connection and a fresh session.
     with LabelStore(store_path) as store:
-        app = ReviewApp(open_session(results_dir, "alice", store))
+        app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert "Item 3 of 4" in text_of(app, "#item-title")
@@ -53,31 +53,31 @@ async def test_label_quit_restart_resumes_at_first_unlabeled(
             await pilot.press("p")
             assert "Your label: 2 LC" in text_of(app, "#label-state")
         # Another annotator starts from the beginning.
-        other = open_session(results_dir, "bob", store)
+        other = open_session(results_dir, "bob", store, show_systems=True)
         assert other.first_position() == 0
 
 
 async def test_blind_mode_hides_verdicts_until_labeled(
     results_dir: Path, store: LabelStore
 ) -> None:
-    app = ReviewApp(open_session(results_dir, "alice", store))
+    app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         verdicts = text_of(app, "#verdicts")
-        assert "Blind review" in verdicts
+        assert "Verdicts hidden" in verdicts
         assert "pass" not in verdicts and "CC" not in verdicts
         await pilot.press("1")
         verdicts = text_of(app, "#verdicts")
         assert "Unit tests: pass" in verdicts
         assert "LLM judge: CC (category 3)" in verdicts
         await pilot.press("n")  # the next item is not labeled: blind again
-        assert "Blind review" in text_of(app, "#verdicts")
+        assert "Verdicts hidden" in text_of(app, "#verdicts")
 
 
 async def test_show_verdicts_shows_them_from_the_start(
     results_dir: Path, store: LabelStore
 ) -> None:
-    session = open_session(results_dir, "alice", store, show_verdicts=True)
+    session = open_session(results_dir, "alice", store, show_verdicts=True, show_systems=True)
     app = ReviewApp(session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -90,13 +90,13 @@ async def test_show_verdicts_shows_them_from_the_start(
 async def test_changed_candidate_is_flagged_and_not_counted(
     results_dir: Path, store: LabelStore
 ) -> None:
-    app = ReviewApp(open_session(results_dir, "alice", store))
+    app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("3", "n", "3")
     rerun(results_dir, "correct", 1, GOLDEN + "\n# edited after labeling\n")
 
-    session = open_session(results_dir, "alice", store)
+    session = open_session(results_dir, "alice", store, show_systems=True)
     first, second = session.items[0], session.items[1]
     assert session.state(first).status is LabelStatus.STALE
     assert session.state(second).status is LabelStatus.LABELED
@@ -109,7 +109,7 @@ async def test_changed_candidate_is_flagged_and_not_counted(
         assert "old label 3 CC" in text_of(app, "#label-state")
         assert "Labeled 1/4" in text_of(app, "#progress")
         assert "1 stale" in text_of(app, "#progress")
-        assert "Blind review" in text_of(app, "#verdicts")
+        assert "Verdicts hidden" in text_of(app, "#verdicts")
         await pilot.press("2")
         assert "Your label: 2 LC" in text_of(app, "#label-state")
         assert "Labeled 2/4" in text_of(app, "#progress")
@@ -119,7 +119,7 @@ async def test_changed_candidate_is_flagged_and_not_counted(
 
 
 async def test_comment_before_and_after_labeling(results_dir: Path, store: LabelStore) -> None:
-    app = ReviewApp(open_session(results_dir, "alice", store))
+    app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("c")
@@ -148,13 +148,13 @@ async def test_comment_before_and_after_labeling(results_dir: Path, store: Label
 
 
 async def test_filter_unlabeled_skips_labeled_items(results_dir: Path, store: LabelStore) -> None:
-    app = ReviewApp(open_session(results_dir, "alice", store))
+    app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("n", "1", "p")  # label item 2, back to item 1
         assert "Item 1 of 4" in text_of(app, "#item-title")
         await pilot.press("u")
-        assert "filter: unlabeled only" in text_of(app, "#progress")
+        assert "unlabeled only" in text_of(app, "#progress")
         await pilot.press("n")
         assert "Item 3 of 4" in text_of(app, "#item-title")
         await pilot.press("3", "u")  # filter on a labeled item moves to an unlabeled one
@@ -163,10 +163,12 @@ async def test_filter_unlabeled_skips_labeled_items(results_dir: Path, store: La
 
 
 async def test_only_unlabeled_start_and_all_done(results_dir: Path, store: LabelStore) -> None:
-    session = open_session(results_dir, "alice", store)
+    session = open_session(results_dir, "alice", store, show_systems=True)
     for item in session.items:
         session.label(item, 1)
-    app = ReviewApp(open_session(results_dir, "alice", store), only_unlabeled=True)
+    app = ReviewApp(
+        open_session(results_dir, "alice", store, show_systems=True), only_unlabeled=True
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "Item 1 of 4" in text_of(app, "#item-title")
@@ -176,7 +178,7 @@ async def test_only_unlabeled_start_and_all_done(results_dir: Path, store: Label
 
 
 async def test_mouse_buttons_label_and_move(results_dir: Path, store: LabelStore) -> None:
-    app = ReviewApp(open_session(results_dir, "alice", store))
+    app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert await pilot.click("#label-3")
@@ -192,7 +194,7 @@ async def test_mouse_buttons_label_and_move(results_dir: Path, store: LabelStore
 async def test_side_by_side_and_diff_show_the_functions(
     results_dir: Path, store: LabelStore
 ) -> None:
-    app = ReviewApp(open_session(results_dir, "alice", store))
+    app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("n", "n", "n")  # no_agent-gpt4o, Scaler.scale (wrong)
@@ -215,7 +217,7 @@ async def test_side_by_side_and_diff_show_the_functions(
 async def test_seeded_sample_is_the_queue(results_dir: Path, store: LabelStore) -> None:
     session = open_session(results_dir, "alice", store, sample=2, seed=3)
     again = open_session(results_dir, "bob", store, sample=2, seed=3)
-    assert [x.key for x in session.items] == [x.key for x in again.items]
+    assert {x.key for x in session.items} == {x.key for x in again.items}
     app = ReviewApp(session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

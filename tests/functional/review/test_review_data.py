@@ -112,7 +112,7 @@ def test_content_explains_what_it_cannot_show(results_dir: Path) -> None:
 
 def test_session_labels_durably_and_rejects_bad_values(results_dir: Path, store_path: Path) -> None:
     with LabelStore(store_path) as store:
-        session = open_session(results_dir, "alice", store)
+        session = open_session(results_dir, "alice", store, show_systems=True)
         item = session.items[1]
         with pytest.raises(UserError, match="1, 2 or 3"):
             session.label(item, 4)
@@ -123,7 +123,7 @@ def test_session_labels_durably_and_rejects_bad_values(results_dir: Path, store_
         relabeled = session.label(item, 2)
         assert relabeled.comment == "looks fine"  # relabeling keeps the comment
     with LabelStore(store_path) as store:  # a new connection sees it: it is on disk
-        session = open_session(results_dir, "alice", store)
+        session = open_session(results_dir, "alice", store, show_systems=True)
         assert session.state(session.items[1]).status is LabelStatus.LABELED
         assert session.progress() == (1, 4, 0)
         assert session.first_position() == 0

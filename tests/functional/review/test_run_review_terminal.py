@@ -1,4 +1,4 @@
-"""`run_review` end to end in a real pseudo-terminal: keys in, labels stored, exit code 0."""
+"""The review app end to end in a real pseudo-terminal: keys in, labels stored, exit code 0."""
 
 from __future__ import annotations
 
@@ -16,9 +16,12 @@ from pathlib import Path
 
 from lmr_author.labels.store import LabelStore
 
+#: The command a user types, through the real entry point; --show-systems names the
+#: systems and groups the queue, so the first item is "correct" implementation 1.
 SCRIPT = (
-    "import sys; from pathlib import Path; from lmr_author.tui.review import run_review; "
-    "sys.exit(run_review(Path(sys.argv[1]), 'alice', store_path=Path(sys.argv[2])))"
+    "import sys; from lmr_author.cli import main; "
+    "sys.exit(main(['eval', sys.argv[1], '--human-review', '--annotator', 'alice', "
+    "'--labels', sys.argv[2], '--show-systems']))"
 )
 
 
@@ -60,6 +63,7 @@ def test_run_review_in_a_terminal(results_dir: Path, store_path: Path) -> None:
     reader.start()
     try:
         assert wait_for(lambda: b"Item 1 of 4" in screen), screen[-2000:]
+        assert wait_for(lambda: b"system correct" in screen), screen[-2000:]
         os.write(master, b"3")
 
         def stored() -> bool:

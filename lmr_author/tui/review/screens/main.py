@@ -1,8 +1,10 @@
 """The review screen: one item at a time, labeled with 1/2/3, moved through with n/p.
 
 Labels go through `ReviewSession.label`, which writes to the label store before it
-returns, so a label is durable the moment its key is handled. Reading an item's files
-happens in a thread worker that posts the content back; the screen never waits on disk.
+returns, so a label is durable the moment its key is handled; z undoes the session's
+last label, x clears the item's. Reading an item's files happens in a thread worker that
+posts the content back; the screen never waits on disk. The layout fits 80×24: one-row
+buttons, a compact footer, code that wraps, and a split the annotator moves with [ ].
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from lmr_author.review.items import ReviewItem
 from lmr_author.review.session import ReviewSession
 from lmr_author.three_way import ThreeWayLabel
 from lmr_author.tui.review.screens.comment import CommentScreen
+from lmr_author.tui.review.screens.confirm import ConfirmScreen
 from lmr_author.tui.review.widgets import CodeView, ItemInfo
 
 
@@ -40,10 +43,16 @@ class ReviewScreen(Screen[None]):
         Binding("c", "comment", "Comment"),
         Binding("n", "next", "Next"),
         Binding("p", "previous", "Prev"),
-        Binding("u", "toggle_unlabeled", "Unlabeled only"),
-        Binding("d", "toggle_diff", "Diff/side"),
+        Binding("z", "undo", "Undo"),
+        Binding("x", "clear", "Clear"),
+        Binding("d", "toggle_diff", "Diff"),
+        Binding("w", "toggle_wrap", "Wrap"),
+        Binding("left_square_bracket", "split(-1)", "Golden narrower", show=False),
+        Binding("right_square_bracket", "split(1)", "Golden wider", show=False),
+        Binding("u", "toggle_unlabeled", "Unlabeled only", show=False),
         Binding("q", "quit", "Quit"),
     ]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]  # noqa: RUF012 (Textual's ClassVar)
 
     position: reactive[int] = reactive(0, init=False)
     only_unlabeled: reactive[bool] = reactive(False, init=False)
@@ -79,17 +88,21 @@ class ReviewScreen(Screen[None]):
             )
             for value, variant in variants:
                 yield Button(
-                    f"{value.value} · {value.short}",
+                    f"{value.value} {value.short}",
                     id=f"label-{value.value}",
                     classes="label-button",
                     variant=variant,
                     tooltip=value.long,
+                    compact=True,
                 )
-            yield Button("◀ Prev", id="previous")
-            yield Button("Next ▶", id="next")
-            yield Button("Comment", id="comment-button")
-            yield Button("Diff/side", id="diff-button")
-        yield Footer()
+            yield Button("◀ Prev", id="previous", compact=True)
+            yield Button("Next ▶", id="next", compact=True)
+            yield Button("Comment", id="comment-button", compact=True)
+            yield Button("Undo", id="undo-button", compact=True, tooltip="Undo your last label")
+            yield Button("Clear", id="clear-button", compact=True, tooltip="Remove this label")
+            yield Button("Diff", id="diff-button", compact=True, tooltip="Diff or side by side")
+            yield Button("[ ]", id="split-button", compact=True, tooltip="Widen the golden pane")
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#instruction-pane").border_title = "instruction"
@@ -119,6 +132,7 @@ class ReviewScreen(Screen[None]):
         item = self.item
         self.query_one(ItemInfo).show(
             item=item,
+            title=self.session.title(item),
             position=self.position,
             total=len(self.session.items),
             progress=self.session.progress(),
@@ -162,6 +176,48 @@ class ReviewScreen(Screen[None]):
         self._refresh_info()
         self.notify(f"Saved {label.label} {label.name}", title=item.task)
 
+    def action_undo(self) -> None:
+        try:
+            item = self.session.undo()
+        except UserError as error:
+            self.notify(str(error), title="Not undone", severity="error", timeout=10)
+            return
+        if item is None:
+            self.notify("Nothing to undo in this session.", severity="warning")
+            return
+        state = self.session.state(item)
+        now = f"back to {state.label.label} {state.label.name}" if state.label else "unlabeled"
+        self._go_to(item)
+        self.notify(f"Undone: {now}.", title=item.task)
+
+    def action_clear(self) -> None:
+        item = self.item
+        try:
+            cleared = self.session.clear(item)
+        except UserError as error:
+            self.notify(str(error), title="Not cleared", severity="error", timeout=10)
+            return
+        if cleared is None:
+            self.notify("This item has no label to clear.", severity="warning")
+            return
+        self._refresh_info()
+        self.notify(f"Cleared {cleared.label} {cleared.name} (z undoes).", title=item.task)
+
+    def _go_to(self, item: ReviewItem) -> None:
+        position = next(i for i, x in enumerate(self.session.items) if x.key == item.key)
+        if position == self.position:
+            self._refresh_info()
+        else:
+            self.position = position
+
+    def action_toggle_wrap(self) -> None:
+        code = self.query_one(CodeView)
+        code.toggle_wrap()
+        self.notify("Long lines wrap." if code.wrap else "Long lines scroll sideways.")
+
+    def action_split(self, step: int) -> None:
+        self.query_one(CodeView).widen_golden(step)
+
     def action_next(self) -> None:
         target = self.session.next_position(self.position, only_unlabeled=self.only_unlabeled)
         if target is None:
@@ -194,11 +250,19 @@ class ReviewScreen(Screen[None]):
 
     def action_comment(self) -> None:
         item = self.item
-        title = f"{item.system} · {item.task} · implementation {item.implementation}"
+        initial = self.session.comment_for(item)
         self.app.push_screen(
-            CommentScreen(title, self.session.comment_for(item)),
+            CommentScreen(
+                self.session.title(item), initial, lambda text: self._keep_draft(item, text)
+            ),
             lambda text: self._save_comment(item, text),
         )
+
+    def _keep_draft(self, item: ReviewItem, text: str) -> None:
+        try:
+            self.session.keep_draft(item, text)
+        except UserError as error:
+            self.notify(str(error), title="Draft not kept", severity="error", timeout=10)
 
     def _save_comment(self, item: ReviewItem, text: str | None) -> None:
         if text is None:
@@ -215,7 +279,29 @@ class ReviewScreen(Screen[None]):
         self._refresh_info()
 
     def action_quit(self) -> None:
-        self.app.exit(0)
+        unsaved = self.session.unsaved_comments()
+        if not unsaved:
+            self.app.exit(0)
+            return
+        count = len(unsaved)
+        items = "1 item" if count == 1 else f"{count} items"
+        self.app.push_screen(
+            ConfirmScreen(
+                f"You typed a comment on {items} that is not stored with a label yet. It is "
+                "kept as a draft and comes back next time, but it counts only once you label "
+                f"the {'item' if count == 1 else 'items'}. Quit now?",
+                yes="Quit",
+                no="Stay",
+            ),
+            self._quit_answered,
+        )
+
+    def _quit_answered(self, quit_now: bool | None) -> None:
+        if quit_now:
+            self.app.exit(0)
+        else:
+            first = self.session.unsaved_comments()[0]
+            self._go_to(first)
 
     # -- mouse -----------------------------------------------------------------------
     @on(Button.Pressed, ".label-button")
@@ -238,3 +324,16 @@ class ReviewScreen(Screen[None]):
     @on(Button.Pressed, "#diff-button")
     def _diff_button(self) -> None:
         self.action_toggle_diff()
+
+    @on(Button.Pressed, "#undo-button")
+    def _undo_button(self) -> None:
+        self.action_undo()
+
+    @on(Button.Pressed, "#clear-button")
+    def _clear_button(self) -> None:
+        self.action_clear()
+
+    @on(Button.Pressed, "#split-button")
+    def _split_button(self) -> None:
+        code = self.query_one(CodeView)
+        code.widen_golden(1 if code.split < 100 else -6)

@@ -1,10 +1,14 @@
-"""The lines above the code: which item, where the queue stands, label state, verdicts."""
+"""The lines above the code: which item, where the queue stands, label state, verdicts.
+
+Three lines (four with a comment), so that 24 rows leave room for the code. The item's
+title comes from the session, which leaves the system out of a blind review.
+"""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from lmr_author.review.items import ReviewItem
@@ -21,8 +25,9 @@ class ItemInfo(Vertical):
     """Item title, progress, the annotator's label (or why it no longer counts), verdicts."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="item-title")
-        yield Static(id="progress")
+        with Horizontal(id="title-line"):
+            yield Static(id="item-title")
+            yield Static(id="progress")
         yield Static(id="label-state")
         yield Static(id="comment")
         yield Static(id="verdicts")
@@ -31,6 +36,7 @@ class ItemInfo(Vertical):
         self,
         *,
         item: ReviewItem,
+        title: str,
         position: int,
         total: int,
         progress: tuple[int, int, int],
@@ -40,23 +46,19 @@ class ItemInfo(Vertical):
         comment_pending: bool,
         verdicts_visible: bool,
     ) -> None:
-        title = Text.assemble(
-            (f"Item {position + 1} of {total}", "bold"),
-            f"  ·  system {item.system}  ·  task {item.task}  ·  implementation "
-            f"{item.implementation}",
-        )
-        self.query_one("#item-title", Static).update(title)
+        heading = Text.assemble((f"Item {position + 1} of {total}", "bold"), f"  ·  {title}")
+        self.query_one("#item-title", Static).update(heading)
         labeled, count, stale = progress
         line = f"Labeled {labeled}/{count}"
         if stale:
-            line += f"  ·  {stale} stale (candidate changed)"
+            line += f" · {stale} stale"
         if only_unlabeled:
-            line += "  ·  filter: unlabeled only"
+            line += " · unlabeled only"
         self.query_one("#progress", Static).update(line)
         self._show_state(state)
         comment_widget = self.query_one("#comment", Static)
         if comment:
-            suffix = " (saved with your label)" if comment_pending else ""
+            suffix = " (draft, saved with your label)" if comment_pending else ""
             comment_widget.update(f"Comment{suffix}: {comment}")
         else:
             comment_widget.update("")
@@ -76,14 +78,12 @@ class ItemInfo(Vertical):
                 "Label it again."
             )
         else:
-            widget.update("Not labeled yet: press 1, 2 or 3.")
+            widget.update("Not labeled yet: press 1, 2 or 3 (z undoes, x clears).")
 
 
 def _verdicts_text(item: ReviewItem, visible: bool) -> str:
     if not visible:
-        return (
-            "Blind review: the test verdict and the judge's label appear once you label this item."
-        )
+        return "Verdicts hidden: unit tests and judge show once you label this item."
     judge = "not judged"
     if item.judgment is not None:
         judgment = item.judgment
