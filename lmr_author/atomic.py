@@ -3,6 +3,10 @@
 Every result, label export, task file and cache entry goes through here. The data is
 written to a temporary file in the same folder, flushed and fsync'ed, then renamed over
 the target (``os.replace`` is atomic on POSIX within one file system).
+
+A write that fails (the target is a folder, the folder is not writable, the disk is
+full) raises `WriteError`: a `UserError` naming the file, so ``-o FOLDER`` is explained in
+one paragraph, and still an ``OSError`` for callers that handle those.
 """
 
 from __future__ import annotations
@@ -14,10 +18,47 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from lmr_author.errors import UserError
+
+
+class WriteError(UserError, OSError):
+    """A file could not be written; the message names it and says why."""
+
+    def __init__(self, target: Path, error: OSError) -> None:
+        blocking = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        if target.is_dir():
+            message, hint = "is a folder, not a file", "Give a file name inside it."
+        elif blocking is not None:
+            message = f"cannot write it: {blocking} is a file, not a folder"
+            hint = "Choose another place for it."
+        else:
+            reason = error.strerror or str(error) or type(error).__name__
+            message = f"cannot write it ({reason})"
+            hint = "Check that its folder exists or can be made, and that you may write there."
+        UserError.__init__(self, message, file=target, hint=hint)
+        self.errno = error.errno
+        self.strerror = error.strerror
+        self.filename = str(target)
+
+    def __str__(self) -> str:  # OSError's own str() would win otherwise
+        return self.render()
+
 
 def atomic_write_bytes(path: str | Path, data: bytes, *, mode: int | None = None) -> None:
-    """Write ``data`` to ``path`` atomically, creating parent folders."""
+    """Write ``data`` to ``path`` atomically, creating parent folders.
+
+    Raises `WriteError` (a `UserError` and an ``OSError``) when it cannot.
+    """
     target = Path(path)
+    try:
+        _write_bytes(target, data, mode)
+    except WriteError:
+        raise
+    except OSError as error:
+        raise WriteError(target, error) from error
+
+
+def _write_bytes(target: Path, data: bytes, mode: int | None) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:

@@ -4,13 +4,20 @@ Each sub-command lives in its own module under `lmr_author.commands` and exposes
 ``register(subparsers)``, which adds its parser and sets ``handler`` to a function
 ``(args) -> int``. Command modules import heavy libraries inside their handlers so that
 ``lmr-author --help`` stays fast.
+
+Bad input is caught where it enters (`lmr_author.json_input`, the loaders, argparse
+types) and explained as a `UserError`. Whatever still escapes is a bug: the last
+resort here prints it as one "internal error" paragraph with exit 2, never a traceback
+(``LMR_AUTHOR_DEBUG=1`` shows the traceback for a bug report).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from lmr_author import __version__
@@ -79,6 +86,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except (Exception, RecursionError) as error:  # the last resort: a bug, not bad input
+        if os.environ.get("LMR_AUTHOR_DEBUG"):
+            traceback.print_exc()
+        print(internal_error(error, argv), file=sys.stderr)
+        return EXIT_USAGE
+
+
+def internal_error(error: BaseException, argv: Sequence[str] | None) -> str:
+    """One paragraph for an unexpected exception: what, where it came from, what to do."""
+    where = ""
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        last = frames[-1]
+        where = f" in {os.path.basename(last.filename)}:{last.lineno}"
+    detail = " ".join(str(error).split())[:300]
+    filename = getattr(error, "filename", None)
+    about = f" (file: {filename})" if filename else ""
+    command = " ".join(sys.argv[1:] if argv is None else argv)[:200]
+    return (
+        f"lmr-author: internal error: {type(error).__name__}{where}: {detail}{about}. This "
+        f"is a bug in lmr-author, not in your input; please report it with the command "
+        f"line ({command}) and the output of the same command with LMR_AUTHOR_DEBUG=1."
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,13 +19,13 @@ read at all.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+from lmr_author.json_input import parse_json
 
 INFO_FILE = "info.json"
 DOCKERFILE = "Dockerfile"
@@ -208,13 +208,13 @@ class Task:
 def read_info(task_dir: Path) -> dict[str, Any]:
     """Read and parse ``info.json`` of a task folder; raise `TaskLoadError` if unreadable."""
     info_path = task_dir / INFO_FILE
-    if info_path.exists() and not info_path.is_file():
-        raise TaskLoadError(
-            "info.json is not a regular file",
-            file=info_path,
-            hint="Replace it with the task's metadata as a JSON file.",
-        )
-    try:
+    try:  # even stat() fails in a folder we may not read
+        if info_path.exists() and not info_path.is_file():
+            raise TaskLoadError(
+                "info.json is not a regular file",
+                file=info_path,
+                hint="Replace it with the task's metadata as a JSON file.",
+            )
         raw = info_path.read_bytes()
     except FileNotFoundError:
         raise TaskLoadError(
@@ -228,25 +228,16 @@ def read_info(task_dir: Path) -> dict[str, Any]:
         ) from None
     try:
         text = raw.decode("utf-8-sig")
-        data = json.loads(text)
+        data = parse_json(text, file=info_path, what="info.json")  # depth, numbers
+    except UserError as error:  # the JSON input owner's message, as a TaskLoadError
+        raise TaskLoadError(
+            error.message, file=info_path, where=error.where, hint="Fix the JSON syntax there."
+        ) from None
     except UnicodeDecodeError as error:
         raise TaskLoadError(
             f"not UTF-8 text (byte {error.start})",
             file=info_path,
             hint="Save info.json as UTF-8 JSON.",
-        ) from None
-    except json.JSONDecodeError as error:
-        raise TaskLoadError(
-            f"invalid JSON: {error.msg}",
-            file=info_path,
-            where=f"line {error.lineno}, column {error.colno}",
-            hint="Fix the JSON syntax there.",
-        ) from None
-    except RecursionError:
-        raise TaskLoadError(
-            "invalid JSON: nested too deeply to read",
-            file=info_path,
-            hint="info.json holds a flat object of task fields; rewrite it.",
         ) from None
     if not isinstance(data, dict):
         raise TaskLoadError(
@@ -378,7 +369,10 @@ def save_task(task: Task) -> Path:
 
 
 def is_task_dir(path: Path) -> bool:
-    return (path / INFO_FILE).is_file()
+    try:
+        return (path / INFO_FILE).is_file()
+    except PermissionError:  # a task folder we may not read: loading it will say so
+        return True
 
 
 def find_task_dirs(path: str | Path) -> list[Path]:
@@ -395,9 +389,16 @@ def find_task_dirs(path: str | Path) -> list[Path]:
             file=root,
             hint="Give a task folder (with info.json) or a folder of task folders.",
         )
-    children = [
-        child
-        for child in sorted(root.iterdir())
-        if child.is_dir() and not child.name.startswith(".") and is_task_dir(child)
-    ]
+    try:
+        children = [
+            child
+            for child in sorted(root.iterdir())
+            if child.is_dir() and not child.name.startswith(".") and is_task_dir(child)
+        ]
+    except OSError as error:
+        raise UserError(
+            f"cannot list the folder ({error.strerror or error})",
+            file=root,
+            hint="Check its permissions.",
+        ) from None
     return children

@@ -6,14 +6,14 @@ every change, so quitting at any step and starting again resumes it.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+from lmr_author.json_input import load_json
 from lmr_author.locations import data_dir
 
 
@@ -127,42 +127,69 @@ class TaskSpec:
                     file=file,
                     where=f"{where}.mask_style",
                 )
+            _check_fields(raw, GoalSpec, file=file, where=where)
             goals.append(GoalSpec(**raw))
-        fields = {k: v for k, v in data.items() if k != "goals"}
-        for key, kind in _FIELD_TYPES.items():
-            if key in fields and not isinstance(fields[key], kind):
+        values = {k: v for k, v in data.items() if k != "goals"}
+        _check_fields(values, cls, file=file, where="$")
+        return cls(goals=goals, **values)
+
+
+#: Keys naming one folder inside another: a plain name, never a path out of it.
+_FOLDER_NAMES = ("folder_name", "repo_folder_name")
+#: Keys holding a path inside the repository.
+_INSIDE_REPO = ("goal_file",)
+
+
+def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: str) -> None:
+    """Every value has its field's JSON type; folder names stay inside their parent."""
+    for key, value in raw.items():
+        annotation = str({f.name: f.type for f in fields(kind)}[key])
+        place = f"{where}.{key}"
+        if annotation == "str":
+            ok = isinstance(value, str)
+        elif annotation == "int | None":
+            ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
+            ok = ok and (value is None or abs(value) < 10**9)
+        elif annotation == "bool":
+            ok = isinstance(value, bool)
+        elif annotation == "list[str]":
+            ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        else:
+            continue  # goals: checked item by item
+        if not ok:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            expected = {
+                "str": "a string",
+                "int | None": "a whole number or null",
+                "bool": "true or false",
+            }.get(annotation, "a list of strings")
+            raise UserError(f"'{key}' must be {expected}, got {shown}", file=file, where=place)
+        if (
+            key in _FOLDER_NAMES
+            and value
+            and (value in (".", "..") or "/" in value or "\\" in value or "\0" in value)
+        ):
+            raise UserError(
+                f"'{key}' must be a plain folder name, got {value!r}",
+                file=file,
+                where=place,
+                hint="Give a name such as 01-DPO, without slashes or '..'.",
+            )
+        if key in _INSIDE_REPO and isinstance(value, str):
+            path = Path(value)
+            if path.is_absolute() or ".." in path.parts or "\0" in value:
                 raise UserError(
-                    f"'{key}' must be {'true or false' if kind is bool else 'a string'}",
+                    f"'{key}' must be a path inside the repository, got {value!r}",
                     file=file,
-                    where=f"$.{key}",
+                    where=place,
+                    hint="Give it relative to the repository root, without '..'.",
                 )
-        return cls(goals=goals, **fields)
-
-
-#: Types of the draft fields the environment and save steps added (checked on load).
-_FIELD_TYPES: dict[str, type] = {
-    "requirements": str,
-    "dockerfile": str,
-    "benchmark_dir": str,
-    "gpu": bool,
-    "seed": bool,
-    "finished": bool,
-}
 
 
 def load_spec(path: str | Path) -> TaskSpec:
     """Read a spec / draft file."""
     spec_path = Path(path)
-    try:
-        data = json.loads(spec_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("no such spec file", file=spec_path) from None
-    except json.JSONDecodeError as error:
-        raise UserError(
-            f"invalid JSON: {error.msg}",
-            file=spec_path,
-            where=f"line {error.lineno}, column {error.colno}",
-        ) from None
+    data = load_json(spec_path, what="spec file")
     return TaskSpec.from_json(data, file=spec_path)
 
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
@@ -69,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--output",
         "-o",
-        type=Path,
+        type=output_folder,
         default=Path("lmr-results"),
         metavar="DIR",
         help="output folder (default: %(default)s)",
@@ -89,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--base-image", metavar="IMG", help="build task images FROM this image instead"
     )
     parser.add_argument(
-        "--timeout", type=float, metavar="S", help="time limit per test file in seconds"
+        "--timeout", type=positive_float, metavar="S", help="time limit per test file in seconds"
     )
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     judge = parser.add_argument_group(
@@ -204,7 +205,12 @@ def _handle(args: argparse.Namespace) -> int:
 
 def _run_judge(args: argparse.Namespace, console: Console) -> bool:
     """Judge the runs just written; return True when some judgments got no answer."""
-    from lmr_author.commands.judge import format_summary, judge_config, judge_runs
+    from lmr_author.commands.judge import (
+        failure_lines,
+        format_summary,
+        judge_config,
+        judge_runs,
+    )
     from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
 
     try:
@@ -214,16 +220,14 @@ def _run_judge(args: argparse.Namespace, console: Console) -> bool:
         console.print(notice, soft_wrap=True)
         return False
     summary = judge_runs(args.output, config, show_progress=not args.json)
+    trouble = failure_lines(summary)  # the causes first, then the table
+    for line in trouble:
+        console.print(f"judge: {line}", soft_wrap=True, markup=False)
     if not args.json:
         print(format_summary(summary))
     for problem in summary.problems:
-        console.print(f"judge warning: {problem}")
-    if summary.errors:
-        console.print(
-            f"{summary.errors} judgment(s) got no answer from the server; run the same "
-            "command again to retry them (finished runs and judgments are kept)."
-        )
-    return bool(summary.errors)
+        console.print(f"judge warning: {problem}", markup=False)
+    return bool(trouble)
 
 
 def _human_review(args: argparse.Namespace) -> int:

@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import EXIT_OK, UserError
+
+if TYPE_CHECKING:
+    from lmr_author.labels.model import Label
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -31,8 +34,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="add the labels of published-shape JSON files to the store",
         description=(
             "Add the labels of published-shape JSON files to the store. A file with a bad "
-            "record (e.g. a label outside 1..3) is refused as a whole, naming the record. "
-            "Labels identical to the annotator's latest label of the item are skipped."
+            "record (e.g. a label outside 1..3) is refused as a whole, naming the record, "
+            "and every file is checked before any label is written. Labels identical to "
+            "the annotator's latest label of the item are skipped. A file on a 0..2 scale "
+            "imports with --shift 1 (or --scale 0-2); --dry-run shows what would be "
+            "imported (first records before and after, counts per label) and writes nothing."
         ),
     )
     imp.add_argument("files", nargs="+", type=Path, metavar="FILE")
@@ -45,6 +51,24 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="name tasks by their folder in this benchmark (paper_index 1 -> 01-DPO)",
     )
     imp.add_argument("--annotator", metavar="NAME", help="annotator of records that lack one")
+    scale = imp.add_mutually_exclusive_group()
+    scale.add_argument(
+        "--shift",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add N to every human_judge_result (1 for a file labelled 0..2)",
+    )
+    scale.add_argument(
+        "--scale",
+        choices=("1-3", "0-2"),
+        help="the label scale of the files (0-2 is the same as --shift 1)",
+    )
+    imp.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="show what would be imported (first records, counts per label); write nothing",
+    )
     imp.set_defaults(handler=_import)
 
     exp = actions.add_parser(
@@ -83,16 +107,26 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from lmr_author.labels.aliases import load_aliases
-    from lmr_author.labels.published import read_label_file, task_names
+    from lmr_author.labels.published import SCALES, read_label_file, task_names
     from lmr_author.labels.store import LabelStore
 
     aliases = load_aliases(args.aliases)
     tasks = task_names(args.benchmark) if args.benchmark else None
+    shift = SCALES[args.scale] if args.scale else args.shift
     # Read (and so validate) every file before writing anything.
     per_file = [
-        (path, read_label_file(path, aliases, tasks=tasks, annotator=args.annotator))
+        (
+            path,
+            read_label_file(path, aliases, tasks=tasks, annotator=args.annotator, shift=shift),
+        )
         for path in args.files
     ]
+    if shift or args.dry_run:
+        for path, labels in per_file:
+            print(format_preview(path, labels, shift))
+    if args.dry_run:
+        print("dry run: nothing was imported.")
+        return EXIT_OK
     with LabelStore(args.store) as store:
         for path, labels in per_file:
             new = store.add_changed(labels)
@@ -103,6 +137,28 @@ def _import(args: argparse.Namespace) -> int:
                 + f" into {store.path}"
             )
     return EXIT_OK
+
+
+def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -> str:
+    """What a file gives: its first records as written and as imported, counts per label."""
+    from collections import Counter
+
+    from lmr_author.labels.published import raw_result, read_label_records
+    from lmr_author.three_way import ThreeWayLabel
+
+    records = read_label_records(path)
+    lines = [f"{path}: {len(labels)} label(s)" + (f", shifted by {shift:+d}" if shift else "")]
+    for record, label in list(zip(records, labels, strict=False))[:rows]:
+        lines.append(
+            f"  {label.system} {label.task} #{label.implementation}: "
+            f"human_judge_result {raw_result(record)!r} -> {label.label} {label.name}"
+        )
+    counts = Counter(label.label for label in labels)
+    lines.append(
+        "  per label: "
+        + ", ".join(f"{t.value} {t.short}: {counts.get(t.value, 0)}" for t in sorted(ThreeWayLabel))
+    )
+    return "\n".join(lines)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -125,6 +181,12 @@ def _export(args: argparse.Namespace) -> int:
                 hint="See 'lmr-author labels list' for the annotators.",
             )
         labels = [label for label in labels if label.annotator in wanted]
+    if str(args.output) != "-" and args.output.is_dir():
+        raise UserError(
+            "-o/--output is a folder; a label export is one JSON file",
+            file=args.output,
+            hint=f"Name a file, e.g. -o {args.output / 'labels.json'}.",
+        )
     text = dumps_records(labels_to_records(labels, aliases, bare=args.bare))
     if str(args.output) == "-":
         sys.stdout.write(text)

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 
@@ -65,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     which.add_argument("--candidate", metavar="FILE", help="the whole candidate goal file")
     which.add_argument("--masked", action="store_true", help="test the masked goal file")
     _image_options(run)
-    run.add_argument("--timeout", type=float, default=120.0, help="seconds per test file")
+    run.add_argument("--timeout", type=positive_float, default=120.0, help="seconds per test file")
     run.add_argument("--memory", type=int, default=1024, help="memory limit in MB")
     run.add_argument(
         "--protocol",

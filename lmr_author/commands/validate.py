@@ -15,6 +15,7 @@ import sys
 from contextlib import nullcontext
 from typing import Any
 
+from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 EPILOG = """\
@@ -93,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     dynamic.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         default=120.0,
         metavar="SECONDS",
         help="time limit of one test file (default: %(default)s)",

@@ -57,7 +57,7 @@ class FunctionCache:
         try:
             with open(cls.path_for(root), encoding="utf-8") as handle:
                 data = json.load(handle)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # a damaged cache is an empty one
             return cls.empty(root)
         if (
             not isinstance(data, dict)

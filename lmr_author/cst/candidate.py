@@ -12,6 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from lmr_author.cst.parse import parse_python
 from lmr_author.cst.text import leading_whitespace, reindent, split_lines
 from lmr_author.errors import UserError
 
@@ -136,14 +137,14 @@ def _parse(code: str) -> ast.Module | SyntaxError:
     if "\0" in code:
         return SyntaxError("the code contains a null byte")
     try:
-        return ast.parse(code)
+        return parse_python(code)
     except SyntaxError as error:
         first = next((line for line in split_lines(code) if line.strip()), "")
         indent = leading_whitespace(first)
         if not indent:
             return error
         try:
-            return ast.parse(reindent(code, indent, ""))
+            return parse_python(reindent(code, indent, ""))
         except SyntaxError:
             return error
 

@@ -11,6 +11,7 @@ import ast
 
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.cst.locate import locate_function, split_qualified
+from lmr_author.cst.parse import parse_python
 from lmr_author.cst.snippet import parse_functions
 from lmr_author.cst.text import SourceText
 
@@ -41,7 +42,7 @@ def extract_function(
 
 def _class_headers(text: SourceText, info: FunctionInfo) -> list[str]:
     """The header lines of the classes around ``info``, outermost first."""
-    tree = ast.parse(text.text)
+    tree = parse_python(text.text)
     headers: list[str] = []
     body: list[ast.stmt] = tree.body
     while True:

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lmr_author.cst.parse import parse_python
+
 
 @dataclass(frozen=True)
 class FunctionInfo:
@@ -68,7 +70,7 @@ def _collect(source: str | bytes) -> list[tuple[FunctionInfo, FunctionNode]]:
         # Invalid escape sequences and the like are the file's business, not the index's.
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        tree = ast.parse(source)
+        tree = parse_python(source)
     _walk(tree.body, prefix="", class_name="", out=found)
     found.sort(key=lambda pair: (pair[0].start_line, pair[0].def_line))
     return found

@@ -16,6 +16,7 @@ from typing import overload
 from lmr_author.cst.candidate import AnswerCode, Definition, SpliceError, read_candidate
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.cst.locate import locate_function, split_qualified
+from lmr_author.cst.parse import parse_python
 from lmr_author.cst.snippet import parse_functions
 from lmr_author.cst.text import (
     SourceText,
@@ -127,7 +128,7 @@ def _helper_block(helpers: list[Definition], indent: str, newline: str) -> str:
 
 def _top_level_start(text: SourceText, target: FunctionInfo) -> int:
     """First line (decorators included) of the top-level statement holding ``target``."""
-    for node in ast.parse(text.text).body:
+    for node in parse_python(text.text).body:
         if node.lineno <= target.def_line <= (node.end_lineno or node.lineno):
             decorators: list[ast.expr] = getattr(node, "decorator_list", [])
             return min([node.lineno, *(d.lineno for d in decorators)])
@@ -149,7 +150,7 @@ def _check_parses(code: str, indent: str, newline: str, filename: str | None) ->
         return
     header = "if True:" + newline if indent else ""
     try:
-        ast.parse(header + code)
+        parse_python(header + code)
     except SyntaxError as error:
         line = (error.lineno or 1) - (1 if header else 0)
         raise SpliceError(

@@ -10,7 +10,7 @@ implementation without a candidate, or whose prediction cannot be spliced, still
 
 from __future__ import annotations
 
-import json
+import difflib
 import os
 import re
 import stat
@@ -22,6 +22,7 @@ from typing import Any
 from lmr_author.errors import UserError
 from lmr_author.eval_output import NO_SUBMISSION
 from lmr_author.evaluation.submission_files import MAX_GOAL_FILE_BYTES, Member, read_member
+from lmr_author.json_input import parse_json, split_lines
 from lmr_author.task import Implementation, Task
 
 #: Larger predictions files are refused as a whole (they are read into memory).
@@ -86,7 +87,7 @@ def load_candidates(
             hint="Give a folder mirroring the benchmark or a predictions .jsonl file.",
         )
     if submission.is_predictions:
-        return _from_predictions(submission, tasks)
+        return _from_predictions(submission, tasks, whole_benchmark)
     return _from_folder(submission, tasks, whole_benchmark)
 
 
@@ -161,7 +162,7 @@ def read_predictions(path: Path, default_system: str | None = None) -> list[Pred
         raise UserError(f"cannot read the file ({error.strerror})", file=path) from None
     predictions: list[Prediction] = []
     seen: dict[tuple[str, str, int], int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in split_lines(text):  # "\n" only: JSON strings may hold U+2028
         if not raw.strip():
             continue
         prediction = _parse_line(path, number, raw, default_system)
@@ -210,10 +211,7 @@ def _parse_line(path: Path, number: int, raw: str, default_system: str | None) -
     def fail(message: str, hint: str) -> UserError:
         return UserError(message, file=path, where=where, hint=hint)
 
-    try:
-        data: Any = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise fail(f"invalid JSON: {error.msg} (column {error.colno})", "Fix the line.") from None
+    data: Any = parse_json(raw, file=path, what="predictions file", line=number)
     if not isinstance(data, dict):
         raise fail("a prediction must be a JSON object", 'Write {"task": ..., ...}.')
     task = data.get("task")
@@ -238,7 +236,9 @@ def _parse_line(path: Path, number: int, raw: str, default_system: str | None) -
     return Prediction(system, task, index, source, number)
 
 
-def _from_predictions(submission: Submission, tasks: list[Task]) -> list[Candidate]:
+def _from_predictions(
+    submission: Submission, tasks: list[Task], whole_benchmark: bool = True
+) -> list[Candidate]:
     path = submission.path
     predictions = read_predictions(path, submission.system)
     by_name = {task.name: task for task in tasks}
@@ -248,8 +248,17 @@ def _from_predictions(submission: Submission, tasks: list[Task]) -> list[Candida
         if prediction.system not in systems:
             systems.append(prediction.system)
         task = by_name.get(prediction.task)
+        if task is None and whole_benchmark:  # not a task of this benchmark: say so
+            close = difflib.get_close_matches(prediction.task, list(by_name), n=1)
+            raise UserError(
+                f"a prediction for task {prediction.task!r}, which is not in the benchmark",
+                file=path,
+                where=f"line {prediction.line}",
+                hint=(f"Did you mean {close[0]!r}? " if close else "")
+                + "Use the task folder names of the benchmark, or pass --task to pick some.",
+            )
         if task is None:
-            continue  # a task outside the benchmark or outside --task
+            continue  # a task outside --task
         if prediction.implementation not in {impl.index for impl in task.implementations}:
             raise UserError(
                 f"task {task.name} has no implementation {prediction.implementation}",

@@ -7,8 +7,10 @@ prompts and writing files overlaps with requests instead of holding a slot.
 Per run: build the prompt, keep an up-to-date judgment already on disk, else take the
 answer from the cache, else ask; an unreadable answer is asked again once and then
 recorded as ``unparsed``; a server that never answers gives an ``unparsed`` judgment
-with ``error`` set (asked again next time). Only a bad key or unknown model stops the
-batch, since every other request would fail the same way.
+with ``error`` set. Only real answers are cached, and only judgments with a category
+are kept, so unparsed and unanswered runs are asked again next time. A bad key or an
+unknown model stops the batch, and so does a server that is down (the shared client's
+circuit breaker): every other request would fail the same way.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from lmr_author.judge.client import (
     JudgeClient,
     JudgeFatalError,
     JudgeRequestError,
+    ServiceDown,
     Usage,
 )
 from lmr_author.judge.config import JudgeConfig
@@ -59,9 +62,12 @@ class _Outcome:
     judgment: Judgment | None = None
     usage: Usage = field(default_factory=Usage)
     problem: str | None = None
+    #: Why the server gave no answer, and where it was asked (for the terminal).
+    cause: str | None = None
+    url: str | None = None
 
 
-class _Batch:
+class Batch:
     """The shared state of one judging run (read-only after construction)."""
 
     def __init__(
@@ -76,6 +82,8 @@ class _Batch:
         self.client = JudgeClient(config)
         self.stop = threading.Event()
         self.fatal: str | None = None
+        #: Why the batch stopped early because the server is down (the breaker opened).
+        self.down: str | None = None
         self._tasks: dict[str, Task | str] = {}
         self._lock = threading.Lock()
 
@@ -126,9 +134,19 @@ class _Batch:
             return False
         return (
             old.error is None
+            and old.category is not None
             and old.candidate_sha256 == run.candidate_sha256
             and old.request_key == key
         )
+
+    def key(self, prompt: JudgePrompt) -> str:
+        """The cache key of the request this prompt makes."""
+        config = self.config
+        return cache_key(self.client.endpoint, config.model, config.parameters(), prompt.messages)
+
+    def cached(self, key: str) -> dict[str, Any] | None:
+        """The cached answer to use for ``key`` (none with ``--force`` or ``--no-cache``)."""
+        return self.cache.get_answer(key) if self.config.use_cache and not self.force else None
 
     def judge(self, run: StoredRun) -> _Outcome:
         if self.stop.is_set():
@@ -138,41 +156,54 @@ class _Batch:
             prompt = self.prompt(run)
         except UserError as error:
             return _Outcome("skipped", problem=f"{where}: {error}; not judged")
-        config = self.config
-        key = cache_key(self.client.endpoint, config.model, config.parameters(), prompt.messages)
+        key = self.key(prompt)
         if self.up_to_date(run, key):
             return _Outcome("kept")
-        entry = self.cache.get(key) if config.use_cache else None
+        entry = self.cached(key)
         if entry is not None:
             judgment = self._judgment(run, prompt, key, entry, cached=True)
             _save(self.output_dir, judgment)
             return _Outcome("cached", judgment)
         try:
             entry = self._ask(prompt.messages)
+        except ServiceDown as error:
+            self.down = self.down or str(error)
+            self.stop.set()
+            return _Outcome("skipped")
         except JudgeFatalError as error:
             self.fatal = str(error)
             self.stop.set()
             return _Outcome("skipped")
         spent = Usage.from_json(entry.get("usage"))
-        if entry.get("error") is None:
-            self.cache.put(key, entry)
+        self.cache.put_answer(key, entry)
         judgment = self._judgment(run, prompt, key, entry, cached=False)
         _save(self.output_dir, judgment)
-        return _Outcome("asked", judgment, usage=spent)
+        return _Outcome(
+            "asked", judgment, usage=spent, cause=entry.get("cause"), url=entry.get("url")
+        )
 
     def _ask(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         """Ask, and ask again once if the answer cannot be read; never raises for a bad answer."""
         usage = Usage()
         try:
             first = self.client.complete(messages)
-        except JudgeFatalError:
+        except (JudgeFatalError, ServiceDown):
             raise
         except JudgeRequestError as failure:
-            return {"raw": "", "category": None, "rationale": [], "error": str(failure)}
+            return {
+                "raw": "",
+                "category": None,
+                "rationale": [],
+                "error": str(failure),
+                "cause": failure.cause,
+                "url": failure.url,
+            }
         usage += first.usage
         parsed = parse_judge_answer(first.text)
         raw = first.text
         error: str | None = None
+        cause: str | None = None
+        url: str | None = None
         if parsed is None:
             followup = [
                 *messages,
@@ -181,10 +212,11 @@ class _Batch:
             ]
             try:
                 second = self.client.complete(followup)
-            except JudgeFatalError:
+            except (JudgeFatalError, ServiceDown):
                 raise
             except JudgeRequestError as failure:
                 error = str(failure)  # recorded; this judgment is asked again next run
+                cause, url = failure.cause, failure.url
             else:
                 usage += second.usage
                 parsed = parse_judge_answer(second.text)
@@ -195,6 +227,8 @@ class _Batch:
             "rationale": list(parsed.rationale) if parsed else [],
             "usage": usage.to_json(),
             "error": error,
+            "cause": cause,
+            "url": url,
         }
 
     def _judgment(
@@ -251,7 +285,7 @@ def run_judging(
     started = time.monotonic()
     output_dir = Path(output_dir)
     template = load_template(config.template)
-    batch = _Batch(output_dir, config, force, template)
+    batch = Batch(output_dir, config, force, template)
     runs, problems = find_runs(output_dir)
     summary = JudgeSummary(model=config.model, endpoint=batch.client.endpoint)
     summary.problems.extend(problems)
@@ -274,6 +308,7 @@ def run_judging(
         batch.client.close()
     summary.requests = batch.client.requests
     summary.retries = batch.client.retries
+    summary.stopped = batch.down
     if batch.fatal is not None:
         raise UserError(
             f"the judge endpoint refused the request: {batch.fatal}",
@@ -303,10 +338,17 @@ def _tally(summary: JudgeSummary, outcome: _Outcome) -> None:
     elif outcome.kind == "asked":
         summary.asked += 1
         summary.usage += outcome.usage
+    elif outcome.kind == "skipped" and not outcome.problem:
+        summary.not_asked += 1
     judgment = outcome.judgment
     if judgment is not None and outcome.kind != "kept":
-        summary.unparsed += judgment.label == UNPARSED
-        summary.errors += judgment.error is not None
+        if judgment.error is not None:
+            summary.errors += 1
+            cause = outcome.cause or judgment.error
+            summary.failures[cause] = summary.failures.get(cause, 0) + 1
+            summary.failure_url = outcome.url or summary.failure_url
+        else:
+            summary.unparsed += judgment.label == UNPARSED
 
 
 def summarize_output(output_dir: Path) -> JudgeSummary:

@@ -6,6 +6,10 @@ paper_index, function_index (from 0), human_judge_result (1..3), comment}``
 (``task``, ``created_at``, ``candidate_sha256``) so that export then import gives back the
 same labels; ``bare=True`` leaves them out. A bad record is refused with the file and the
 record index named, and nothing of that file is imported.
+
+One published file uses 0..2 instead of 1..3: reading it with ``shift=1`` adds 1 to every
+``human_judge_result``; without it, a file whose labels are all in 0..2 is refused with a
+hint naming the option.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_text
 from lmr_author.errors import UserError
+from lmr_author.json_input import load_json
 from lmr_author.labels.aliases import Aliases, from_zero_based, split_system, to_zero_based
 from lmr_author.labels.model import InvalidLabelError, Label, now_iso
 
@@ -33,6 +38,12 @@ PUBLISHED_KEYS = (
 #: Optional keys our exports add so that nothing is lost in a round trip.
 EXTRA_KEYS = ("task", "created_at", "candidate_sha256")
 _REQUIRED = PUBLISHED_KEYS[:-1]
+#: Indices beyond this are typing errors (the benchmark has 28 tasks); it also keeps
+#: values inside SQLite's 64-bit integers.
+MAX_INDEX = 999_999
+#: Label scales a file may use, and what to add to reach 1..3.
+SCALES = {"1-3": 0, "0-2": 1}
+_NOTHING_IMPORTED = "no label of any file was imported (all are checked before any is written)"
 
 
 def task_names(benchmark: Path) -> dict[int, str]:
@@ -54,6 +65,7 @@ def read_label_file(
     *,
     tasks: Mapping[int, str] | None = None,
     annotator: str | None = None,
+    shift: int = 0,
 ) -> list[Label]:
     """The labels of a published-shape JSON file.
 
@@ -61,20 +73,45 @@ def read_label_file(
         tasks: paper index -> task folder name (see `task_names`); without it a label's
             task is its paper index as text (``"7"``), which still matches ``07-Name``.
         annotator: fills in records without an annotator (never overrides one).
+        shift: added to every ``human_judge_result`` (1 for a file on a 0..2 scale).
     """
     aliases = aliases or Aliases()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"cannot read the label file: {error.strerror}", file=path) from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UserError(
-            f"is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})",
-            file=path,
-            hint="A label file is a JSON list of records in the published shape.",
-        ) from error
+    data = read_label_records(path)
+    labels: list[Label] = []
+    for i, record in enumerate(data):
+        try:
+            labels.append(
+                label_from_record(
+                    record,
+                    aliases,
+                    tasks=tasks,
+                    annotator=annotator,
+                    file=path,
+                    index=i,
+                    shift=shift,
+                )
+            )
+        except UserError as error:
+            if shift == 0 and raw_result(record) == 0 and _on_zero_to_two(data):
+                raise UserError(
+                    f"{error.message}: the labels of this file are on a 0..2 scale "
+                    "(0 = logically incorrect, 2 = completely correct), not 1..3",
+                    file=path,
+                    where=error.where,
+                    hint="Import it with --shift 1 (or --scale 0-2); add --dry-run to see "
+                    f"what would be imported first; {_NOTHING_IMPORTED}.",
+                ) from None
+            raise
+    return labels
+
+
+def read_label_records(path: Path) -> list[Any]:
+    """The raw records of a published-shape label file (a list, or ``{"labels": [...]}``)."""
+    data = load_json(
+        path,
+        what="label file",
+        hint=f"A label file is a JSON list of records in the published shape; {_NOTHING_IMPORTED}.",
+    )
     if isinstance(data, dict) and isinstance(data.get("labels"), list):
         data = data["labels"]
     if not isinstance(data, list):
@@ -83,10 +120,22 @@ def read_label_file(
             file=path,
             hint="See schemas/labels.schema.json for the record shape.",
         )
-    return [
-        label_from_record(record, aliases, tasks=tasks, annotator=annotator, file=path, index=i)
-        for i, record in enumerate(data)
-    ]
+    return data
+
+
+def raw_result(record: Any) -> Any:
+    """The ``human_judge_result`` of a raw record as written (None when absent)."""
+    return record.get("human_judge_result") if isinstance(record, dict) else None
+
+
+def _on_zero_to_two(records: list[Any]) -> bool:
+    """Every label of the file is a whole number in 0..2."""
+    values = {raw_result(record) for record in records}
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values) and values <= {
+        0,
+        1,
+        2,
+    }
 
 
 def label_from_record(
@@ -97,6 +146,7 @@ def label_from_record(
     annotator: str | None = None,
     file: Path | None = None,
     index: int = 0,
+    shift: int = 0,
 ) -> Label:
     """One published record -> a `Label`; a UserError names the file and record index."""
 
@@ -106,7 +156,7 @@ def label_from_record(
             message,
             file=file,
             where=where,
-            hint="Fix or remove this record; no label of this file was imported.",
+            hint=f"Fix or remove this record; {_NOTHING_IMPORTED}.",
         )
 
     if not isinstance(record, dict):
@@ -123,13 +173,17 @@ def label_from_record(
         raise fail(f"must be a string, got {record['model_name']!r}", "model_name")
     for key in ("paper_index", "function_index"):
         value = record[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise fail(f"must be a whole number >= 0, got {value!r}", key)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_INDEX:
+            shown = repr(value) if len(repr(value)) < 40 else repr(value)[:37] + "..."
+            raise fail(f"must be a whole number >= 0 (at most {MAX_INDEX}), got {shown}", key)
     result = record["human_judge_result"]
+    if shift and isinstance(result, int) and not isinstance(result, bool):
+        result += shift
     if isinstance(result, bool) or result not in (1, 2, 3):
+        shifted = f" after --shift {shift}" if shift else ""
         raise fail(
             f"label must be 1, 2 or 3 (logically incorrect / logically correct with "
-            f"implementation errors / completely correct), got {result!r}",
+            f"implementation errors / completely correct), got {result!r}{shifted}",
             "human_judge_result",
         )
     for key in ("comment", *EXTRA_KEYS):

@@ -9,7 +9,6 @@ inside the task folder.
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import tokenize
@@ -18,6 +17,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from lmr_author.cst.index import FunctionInfo, list_functions
+from lmr_author.errors import UserError
+from lmr_author.json_input import parse_json
 from lmr_author.task import INFO_FILE, Task, TaskLoadError, task_from_info
 from lmr_author.validate.findings import Finding, Severity
 from lmr_author.validate.registry import RULES
@@ -161,26 +162,16 @@ class TaskContext:
                 )
             )
             return
-        try:
-            self.document = json.loads(text, object_pairs_hook=self._pairs)
-        except json.JSONDecodeError as error:
+        try:  # the JSON input owner: syntax, depth and numbers Python refuses
+            self.document = parse_json(text, what="info.json", object_pairs_hook=self._pairs)
+        except UserError as error:
             self.load_findings.append(
                 self.finding(
                     "json-syntax",
-                    f"invalid JSON: {error.msg}",
+                    error.message,
                     file=INFO_FILE,
-                    where=f"line {error.lineno}, column {error.colno}",
-                    hint="Fix the JSON syntax there.",
-                )
-            )
-            return
-        except RecursionError:
-            self.load_findings.append(
-                self.finding(
-                    "json-syntax",
-                    "invalid JSON: nested too deeply to read",
-                    file=INFO_FILE,
-                    hint="info.json holds a flat object of task fields; rewrite it.",
+                    where=error.where or "",
+                    hint="Fix the JSON syntax there; info.json holds a flat object of task fields.",
                 )
             )
             return
