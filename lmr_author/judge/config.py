@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import EXIT_USAGE, UserError
+from lmr_author.llm.client import DEFAULT_BREAKER_THRESHOLD, ClientSettings
 
 #: The model the paper's judge results were produced with.
 DEFAULT_MODEL = "gpt-4o"
@@ -60,6 +61,7 @@ class JudgeConfig:
     structured: bool = True
     use_cache: bool = True
     cache_dir: Path | None = None
+    breaker_threshold: int = DEFAULT_BREAKER_THRESHOLD
     extra_parameters: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -69,8 +71,10 @@ class JudgeConfig:
             raise UserError("the judge concurrency must be at least 1", hint="Pass 1 or more.")
         if self.max_attempts < 1:
             raise UserError("max_attempts must be at least 1")
-        if self.timeout_s <= 0:
-            raise UserError("the request time-out must be positive")
+        if not 0 < self.timeout_s < float("inf"):
+            raise UserError("the request time-out must be a positive number of seconds")
+        if self.breaker_threshold < 1:
+            raise UserError("breaker_threshold must be at least 1")
 
     def parameters(self) -> dict[str, Any]:
         """The sampling parameters sent with every request (part of the cache key)."""
@@ -79,6 +83,21 @@ class JudgeConfig:
             params["max_tokens"] = self.max_tokens
         params.update(self.extra_parameters)
         return params
+
+    def client_settings(self) -> ClientSettings:
+        """What the shared chat client needs from this config."""
+        return ClientSettings(
+            api_key=self.api_key,
+            model=self.model,
+            base_url=self.base_url,
+            concurrency=self.concurrency,
+            timeout_s=self.timeout_s,
+            max_attempts=self.max_attempts,
+            backoff_initial_s=self.backoff_initial_s,
+            backoff_max_s=self.backoff_max_s,
+            breaker_threshold=self.breaker_threshold,
+            parameters=self.parameters(),
+        )
 
 
 def config_from_env(

@@ -7,8 +7,10 @@ prompts and writing files overlaps with requests instead of holding a slot.
 Per run: build the prompt, keep an up-to-date judgment already on disk, else take the
 answer from the cache, else ask; an unreadable answer is asked again once and then
 recorded as ``unparsed``; a server that never answers gives an ``unparsed`` judgment
-with ``error`` set (asked again next time). Only a bad key or unknown model stops the
-batch, since every other request would fail the same way.
+with ``error`` set. Only real answers are cached, and only judgments with a category
+are kept, so unparsed and unanswered runs are asked again next time. A bad key or an
+unknown model stops the batch, and so does a server that is down (the shared client's
+circuit breaker): every other request would fail the same way.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from lmr_author.judge.client import (
     JudgeClient,
     JudgeFatalError,
     JudgeRequestError,
+    ServiceDown,
     Usage,
 )
 from lmr_author.judge.config import JudgeConfig
@@ -76,6 +79,8 @@ class _Batch:
         self.client = JudgeClient(config)
         self.stop = threading.Event()
         self.fatal: str | None = None
+        #: Why the batch stopped early because the server is down (the breaker opened).
+        self.down: str | None = None
         self._tasks: dict[str, Task | str] = {}
         self._lock = threading.Lock()
 
@@ -126,6 +131,7 @@ class _Batch:
             return False
         return (
             old.error is None
+            and old.category is not None
             and old.candidate_sha256 == run.candidate_sha256
             and old.request_key == key
         )
@@ -142,20 +148,23 @@ class _Batch:
         key = cache_key(self.client.endpoint, config.model, config.parameters(), prompt.messages)
         if self.up_to_date(run, key):
             return _Outcome("kept")
-        entry = self.cache.get(key) if config.use_cache else None
+        entry = self.cache.get_answer(key) if config.use_cache and not self.force else None
         if entry is not None:
             judgment = self._judgment(run, prompt, key, entry, cached=True)
             _save(self.output_dir, judgment)
             return _Outcome("cached", judgment)
         try:
             entry = self._ask(prompt.messages)
+        except ServiceDown as error:
+            self.down = self.down or str(error)
+            self.stop.set()
+            return _Outcome("skipped")
         except JudgeFatalError as error:
             self.fatal = str(error)
             self.stop.set()
             return _Outcome("skipped")
         spent = Usage.from_json(entry.get("usage"))
-        if entry.get("error") is None:
-            self.cache.put(key, entry)
+        self.cache.put_answer(key, entry)
         judgment = self._judgment(run, prompt, key, entry, cached=False)
         _save(self.output_dir, judgment)
         return _Outcome("asked", judgment, usage=spent)
@@ -165,7 +174,7 @@ class _Batch:
         usage = Usage()
         try:
             first = self.client.complete(messages)
-        except JudgeFatalError:
+        except (JudgeFatalError, ServiceDown):
             raise
         except JudgeRequestError as failure:
             return {"raw": "", "category": None, "rationale": [], "error": str(failure)}
@@ -181,7 +190,7 @@ class _Batch:
             ]
             try:
                 second = self.client.complete(followup)
-            except JudgeFatalError:
+            except (JudgeFatalError, ServiceDown):
                 raise
             except JudgeRequestError as failure:
                 error = str(failure)  # recorded; this judgment is asked again next run
@@ -274,6 +283,7 @@ def run_judging(
         batch.client.close()
     summary.requests = batch.client.requests
     summary.retries = batch.client.retries
+    summary.stopped = batch.down
     if batch.fatal is not None:
         raise UserError(
             f"the judge endpoint refused the request: {batch.fatal}",
@@ -303,10 +313,15 @@ def _tally(summary: JudgeSummary, outcome: _Outcome) -> None:
     elif outcome.kind == "asked":
         summary.asked += 1
         summary.usage += outcome.usage
+    elif outcome.kind == "skipped" and not outcome.problem:
+        summary.not_asked += 1
     judgment = outcome.judgment
     if judgment is not None and outcome.kind != "kept":
-        summary.unparsed += judgment.label == UNPARSED
-        summary.errors += judgment.error is not None
+        if judgment.error is not None:
+            summary.errors += 1
+            summary.failures[judgment.error] = summary.failures.get(judgment.error, 0) + 1
+        else:
+            summary.unparsed += judgment.label == UNPARSED
 
 
 def summarize_output(output_dir: Path) -> JudgeSummary:

@@ -28,6 +28,9 @@ class SystemScores:
     counted: int = 0
     passed: int = 0
     judged: int = 0
+    #: Runs without a judgment of their current candidate: the server never answered,
+    #: the batch stopped early, or judging has not run yet.
+    unanswered: int = 0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABEL_ORDER, 0))
 
     @property
@@ -46,6 +49,7 @@ class SystemScores:
             "passed": self.passed,
             "unit_test_accuracy": self.unit_test_accuracy,
             "judged": self.judged,
+            "unanswered": self.unanswered,
             "counts": dict(self.counts),
             "percent": {label: self.percent(label) for label in LABEL_ORDER},
         }
@@ -59,8 +63,12 @@ class JudgeSummary:
     asked: int = 0  # judgments made by asking the server in this run
     cached: int = 0  # judgments answered from the on-disk cache
     kept: int = 0  # up-to-date judgments already on disk, left alone
-    unparsed: int = 0  # judgments of this run recorded as unparsed (incl. errors)
+    unparsed: int = 0  # judgments of this run whose answer could not be read
     errors: int = 0  # judgments of this run where the server never answered
+    #: Why each unanswered judgment got no answer (cause with URL -> how many).
+    failures: dict[str, int] = field(default_factory=dict)
+    not_asked: int = 0  # runs skipped because the batch stopped early
+    stopped: str | None = None  # why the batch stopped early (server down), if it did
     requests: int = 0  # HTTP requests made (retries included)
     retries: int = 0
     usage: Usage = field(default_factory=Usage)  # tokens spent in this run
@@ -79,6 +87,9 @@ class JudgeSummary:
             "kept": self.kept,
             "unparsed": self.unparsed,
             "errors": self.errors,
+            "failures": dict(self.failures),
+            "not_asked": self.not_asked,
+            "stopped": self.stopped,
             "requests": self.requests,
             "retries": self.retries,
             "usage": self.usage.to_json(),
@@ -103,4 +114,6 @@ def summarize_systems(runs: list[StoredRun], judgments: list[Judgment]) -> dict[
         if judgment is not None and judgment.candidate_sha256 == run.candidate_sha256:
             summary.judged += 1
             summary.counts[judgment.label] = summary.counts.get(judgment.label, 0) + 1
+        else:
+            summary.unanswered += 1
     return systems

@@ -78,6 +78,26 @@ class Reply:
         return cls(content=content, delay_s=delay_s)
 
     @classmethod
+    def not_json(cls, body: str = '{"choices": [oops') -> Reply:
+        """A 200 that claims to be JSON but is not (a truncated or broken body)."""
+        return cls(body=body, headers={"Content-Type": "application/json"})
+
+    @classmethod
+    def html(cls, title: str = "502 Bad Gateway") -> Reply:
+        """A 200 carrying a proxy's HTML page instead of a completion."""
+        return cls(body=f"<html><head><title>{title}</title></head><body>{title}</body></html>")
+
+    @classmethod
+    def no_choices(cls) -> Reply:
+        """A 200 chat completion with an empty ``choices`` list."""
+        return cls(body={"id": "chatcmpl-x", "object": "chat.completion", "choices": []})
+
+    @classmethod
+    def hang_up(cls) -> Reply:
+        """Close the connection without answering (as a crashing server does)."""
+        return cls(status=0)
+
+    @classmethod
     def error(
         cls, status: int, message: str = "scripted error", *, delay_s: float = 0.0, **headers: str
     ) -> Reply:
@@ -125,12 +145,16 @@ class OpenAIServer:
         *,
         reject_structured: bool = False,
         model: str = "scripted-model",
+        port: int = 0,
     ) -> None:
         self.default: DefaultReply = default if default is not None else Reply.answer(3)
         #: Answer 400 to requests asking for ``response_format`` (old servers); queued
         #: replies still win.
         self.reject_structured = reject_structured
         self.model = model
+        #: 0 picks a free port; a stopped server's port brings "the same server" back up
+        #: (connection refused while it is down, then healed).
+        self.port = port
         self.requests: list[RecordedRequest] = []
         self.max_in_flight = 0
         self._in_flight = 0
@@ -173,7 +197,8 @@ class OpenAIServer:
 
     def start(self) -> OpenAIServer:
         handler = _make_handler(self)
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self.port = int(self._httpd.server_address[1])
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -277,6 +302,9 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             try:
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.status == 0:  # hang up: no status line at all
+                    self.close_connection = True
+                    return
                 if reply.body is not None:
                     payload: bytes | str | dict[str, Any] = reply.body
                 elif reply.status == 200:
@@ -297,7 +325,9 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 content_type = "application/json"
             else:
                 data = payload.encode() if isinstance(payload, str) else payload
-                content_type = "text/plain"
+                content_type = "text/html" if data.lstrip().startswith(b"<") else "text/plain"
+            headers = dict(headers)
+            content_type = headers.pop("Content-Type", content_type)
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))

@@ -115,11 +115,13 @@ def test_bad_key_or_model_is_fatal(
     assert server.request_count == 1
 
 
-def test_garbage_body_is_text(
+def test_an_html_page_is_retried_like_a_server_error(
     server: OpenAIServer, make_config: Callable[..., JudgeConfig]
 ) -> None:
-    server.enqueue(Reply(body="<html>proxy error</html>"))
-    assert JudgeClient(make_config()).complete(MESSAGES).text == "<html>proxy error</html>"
+    server.enqueue(Reply(body="<html>proxy error</html>"), Reply.answer(2))
+    client = JudgeClient(make_config())
+    assert '"category": 2' in client.complete(MESSAGES).text
+    assert (client.requests, client.retries) == (2, 1)
 
 
 def test_no_server_is_a_request_error(make_config: Callable[..., JudgeConfig]) -> None:

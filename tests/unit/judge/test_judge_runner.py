@@ -97,10 +97,12 @@ def test_garbage_twice_is_unparsed_with_raw_text(
     assert "no idea" in str(data["raw"]) and "still no idea" in str(data["raw"])
     assert "error" not in data
     assert summary.unparsed == 1 and summary.errors == 0
-    # An unreadable answer is an answer: cached, not asked again.
-    (output / "judgments").rename(tmp_path / "old")
-    run_judging(output, make_config())
-    assert server.request_count == 2
+    # An unreadable answer is not an answer: neither cached nor kept, asked again.
+    server.enqueue(Reply.answer(2))
+    again = run_judging(output, make_config())
+    assert server.request_count == 3
+    assert (again.asked, again.unparsed) == (1, 0)
+    assert _judgment(output)["category"] == 2
 
 
 def test_repeated_500s_are_recorded_and_the_batch_continues(
@@ -117,7 +119,9 @@ def test_repeated_500s_are_recorded_and_the_batch_continues(
     labels = {j.system: (j.label, j.error) for j in load_judgments(output)}
     assert labels["a"] == ("CC", None) and labels["c"] == ("CC", None)
     assert labels["b"][0] == "unparsed" and "500" in str(labels["b"][1])
-    assert (summary.errors, summary.unparsed, summary.retries) == (1, 1, 2)
+    assert (summary.errors, summary.unparsed, summary.retries) == (1, 0, 2)
+    assert summary.systems["b"].unanswered == 1  # the table counts it too
+    assert list(summary.failures.values()) == [1] and "HTTP 500" in next(iter(summary.failures))
     assert summary.systems["b"].judged == 0  # failed judgments do not count
 
     # The failed judgment is asked again next time; the others come from disk.
@@ -171,12 +175,12 @@ def test_cache_hits_make_zero_requests(
     assert second.usage.total_tokens == 0
     assert second.usage_total == first.usage_total
 
-    forced = run_judging(output, make_config(), force=True)
-    assert (forced.cached, server.request_count) == (2, 2)
-    no_cache = run_judging(output, make_config(use_cache=False), force=True)
-    assert (no_cache.asked, server.request_count) == (2, 4)
+    forced = run_judging(output, make_config(), force=True)  # --force bypasses the cache
+    assert (forced.cached, forced.asked, server.request_count) == (0, 2, 4)
+    no_cache = run_judging(copy, make_config(use_cache=False), force=True)
+    assert (no_cache.asked, server.request_count) == (2, 6)
     other_model = run_judging(copy, make_config(model="other"))
-    assert (other_model.asked, server.request_count) == (2, 6)
+    assert (other_model.asked, server.request_count) == (2, 8)
 
 
 def test_resume_and_changed_candidate(
