@@ -144,7 +144,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _print_plan(plan: Plan, *, as_json: bool) -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "item": r.item,
             "sample": r.sample,
