@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "lmr_author.commands.generate",
     "lmr_author.commands.prepare",
     "lmr_author.commands.collect",
+    "lmr_author.commands.report",
     "lmr_author.commands.sandbox",
 )
 
