@@ -81,7 +81,7 @@ def evaluated(tmp_path: Path) -> tuple[Path, Path]:
                         run.implementation,
                         value if annotator == "ann" else max(1, value - 1),
                         candidate_sha256=run.candidate_sha256 or "",
-                    )  # fmt: skip
+                    )
                 )
         # a later, stale label of other code: not counted, the earlier one is superseded
         labels.add(Label("bob", "alpha", "01-Toy", 1, 1, candidate_sha256="f" * 64))
