@@ -116,7 +116,7 @@ def test_report_numbers_equal_results_json_judgments_and_labels(
     # judge: the judgment files, counted when they judged the run's candidate
     runs = {(r["system"], r["task"], r["implementation"]): r for r in stored["runs"]}
     expected: dict[str, Counter[str]] = {"alpha": Counter(), "beta": Counter()}
-    for path in (out / "judgments").rglob("*.json"):
+    for path in (out / "judgments").glob("*/*/*.json"):
         data = json.loads(path.read_text())
         run = runs[(data["system"], data["task"], data["implementation"])]
         if data["candidate_sha256"] == run["candidate_sha256"]:
