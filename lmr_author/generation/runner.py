@@ -316,7 +316,9 @@ def run_generation(
     total = len(plan.requests)
     done = 0
 
-    def record(planned: PlannedRequest, text: str, usage: Usage, cached: bool) -> None:
+    def record(
+        planned: PlannedRequest, text: str, usage: Usage, cached: bool, *, write: bool = True
+    ) -> None:
         nonlocal done
         new = PredictionRecord(
             task=planned.task.name,
@@ -337,7 +339,8 @@ def run_generation(
             records[new.slot] = new
             if not cached:
                 summary.usage = summary.usage + usage
-            write_records(out, list(records.values()))
+            if write:
+                write_records(out, list(records.values()))
             done += 1
             if on_progress is not None:
                 on_progress(done, total)
@@ -352,9 +355,12 @@ def run_generation(
         write_records(out, list(records.values()))
         done = summary.kept
     for planned in plan.requests:
-        if planned.state == "cached":
-            record(planned, planned.cached_text, planned.cached_usage, cached=True)
+        if planned.state == "cached":  # no waiting here: one write for all of them
+            record(planned, planned.cached_text, planned.cached_usage, cached=True, write=False)
             summary.cached += 1
+    if summary.cached:
+        with lock:
+            write_records(out, list(records.values()))
     to_ask = plan.to_ask
     if to_ask:
         client = client_factory(config.client_settings())
