@@ -12,13 +12,13 @@ from __future__ import annotations
 import html
 import importlib
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_bytes, atomic_write_json
 from lmr_author.errors import UserError
+from lmr_author.json_input import load_json
 
 #: A paragraph of a section body that starts with this marker is set as a display
 #: equation (centred, italic).
@@ -98,18 +98,9 @@ def guess_title(pages: dict[str, str]) -> str:
 
 def load_paper_json(path: Path) -> dict[str, str]:
     """Read a paper.json file; raise `UserError` when it is not a page -> text object."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(
-            "no paper.json here", file=path, hint="Make it with write_paper_json()."
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UserError(
-            f"cannot read paper.json ({error})",
-            file=path,
-            hint="Regenerate it from the paper's PDF.",
-        ) from None
+    if not Path(path).exists():
+        raise UserError("no paper.json here", file=path, hint="Make it with write_paper_json().")
+    data = load_json(Path(path), what="paper.json", hint="Regenerate it from the paper's PDF.")
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in data.items()
     ):

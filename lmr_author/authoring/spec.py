@@ -6,7 +6,6 @@ every change, so quitting at any step and starting again resumes it.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+from lmr_author.json_input import load_json
 from lmr_author.locations import data_dir
 
 
@@ -123,16 +123,7 @@ class TaskSpec:
 def load_spec(path: str | Path) -> TaskSpec:
     """Read a spec / draft file."""
     spec_path = Path(path)
-    try:
-        data = json.loads(spec_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("no such spec file", file=spec_path) from None
-    except json.JSONDecodeError as error:
-        raise UserError(
-            f"invalid JSON: {error.msg}",
-            file=spec_path,
-            where=f"line {error.lineno}, column {error.colno}",
-        ) from None
+    data = load_json(spec_path, what="spec file")
     return TaskSpec.from_json(data, file=spec_path)
 
 

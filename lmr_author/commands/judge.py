@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._types import non_negative_float, positive_float, positive_int
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from lmr_author.judge.config import JudgeConfig
+    from lmr_author.judge.plan import JudgePlan
     from lmr_author.judge.summary import JudgeSummary
 
 
@@ -26,7 +28,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
             "accuracy. Judgments go to RESULTS_DIR/judgments/; answers are cached, so "
             "judging the same thing again makes no requests. The endpoint, key and model "
             "come from the flags or OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL. "
-            "Exit code 1 when some requests never got an answer (run again to retry)."
+            "Only readable answers are cached; unparsed and unanswered runs are asked again "
+            "on the next run. Exit code 1 when some runs got no answer or an unreadable one, "
+            "or the server was down (the cause is printed first; run again to retry). "
+            "--dry-run prints the requests, tokens and cost it would take, and one prompt."
         ),
     )
     parser.add_argument(
@@ -37,7 +42,26 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     add_judge_options(parser)
     parser.add_argument(
-        "--force", action="store_true", help="judge again runs that already have a judgment"
+        "--force",
+        action="store_true",
+        help="judge again runs that already have a judgment, without the cache",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the number of requests, estimated tokens and cost, and one prompt; ask nothing",
+    )
+    parser.add_argument(
+        "--price-in",
+        type=non_negative_float,
+        metavar="USD",
+        help="price per 1M prompt tokens for the --dry-run estimate (default: known models)",
+    )
+    parser.add_argument(
+        "--price-out",
+        type=non_negative_float,
+        metavar="USD",
+        help="price per 1M answer tokens for the --dry-run estimate (default: known models)",
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=_judge)
@@ -62,29 +86,37 @@ def add_judge_options(parser: Any, prefix: str = "") -> None:
         metavar="NAME",
         help="environment variable holding the API key (default: %(default)s)",
     )
-    option("concurrency", type=int, default=4, metavar="N", help="requests in flight (default: 4)")
+    option(
+        "concurrency",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="requests in flight (default: 4)",
+    )
     option(
         "timeout",
-        type=float,
+        type=positive_float,
         default=120.0,
         metavar="S",
         help="request time-out in seconds (default: 120)",
     )
     option(
         "max-attempts",
-        type=int,
+        type=positive_int,
         default=5,
         metavar="N",
         help="tries per request on 429, 5xx and time-outs (default: 5)",
     )
     option(
         "temperature",
-        type=float,
+        type=non_negative_float,
         default=0.0,
         metavar="T",
         help="sampling temperature (default: 0; reasoning models such as o4-mini need 1)",
     )
-    option("max-tokens", type=int, metavar="N", help="cap on answer tokens (default: none)")
+    option(
+        "max-tokens", type=positive_int, metavar="N", help="cap on answer tokens (default: none)"
+    )
     option("template", type=Path, metavar="FILE", help="own prompt template")
     option(
         "scope",
@@ -103,14 +135,18 @@ def add_judge_options(parser: Any, prefix: str = "") -> None:
     )
 
 
-def judge_config(args: argparse.Namespace) -> JudgeConfig:
+def judge_config(args: argparse.Namespace, *, offline: bool = False) -> JudgeConfig:
     """The judge configuration from `add_judge_options`' flags and the environment.
 
-    Raises `JudgeNotConfigured` when no endpoint or key is given anywhere.
+    Raises `JudgeNotConfigured` when no endpoint or key is given anywhere, unless
+    ``offline`` (a dry run, which needs no key).
     """
-    from lmr_author.judge.config import config_from_env
+    import os
+
+    from lmr_author.judge.config import NO_KEY, config_from_env
 
     return config_from_env(
+        api_key=(os.environ.get(args.judge_api_key_env) or NO_KEY) if offline else None,
         base_url=args.judge_base_url,
         api_key_env=args.judge_api_key_env,
         model=args.judge_model,
@@ -141,43 +177,132 @@ def _judge(args: argparse.Namespace) -> int:
     from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
 
     try:
-        config = judge_config(args)
+        config = judge_config(args, offline=args.dry_run)
     except JudgeNotConfigured:
         print(f"lmr-author judge: not enabled. {ENABLE_HINT}", file=sys.stderr)
         return EXIT_USAGE
+    if args.dry_run:
+        from lmr_author.judge.plan import plan_judging
+
+        plan = plan_judging(
+            args.results_dir,
+            config,
+            force=args.force,
+            price_in=args.price_in,
+            price_out=args.price_out,
+        )
+        print(json.dumps(plan_to_json(plan), indent=2) if args.json else format_plan(plan))
+        return EXIT_OK
     summary = judge_runs(args.results_dir, config, force=args.force, show_progress=not args.json)
+    # What went wrong comes first (stderr, before the table), not after the table.
+    headline = failure_lines(summary)
+    for line in headline:
+        print(f"lmr-author judge: {line}", file=sys.stderr)
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:
         print(format_summary(summary))
     for problem in summary.problems:
         print(f"lmr-author judge: warning: {problem}", file=sys.stderr)
-    if summary.errors:
-        print(
-            f"lmr-author judge: {summary.errors} judgment(s) got no answer from the server; "
-            "run the same command again to retry them.",
-            file=sys.stderr,
+    return EXIT_FINDINGS if headline else EXIT_OK
+
+
+def failure_lines(summary: JudgeSummary) -> list[str]:
+    """One line per kind of trouble: server down, no answers (with causes), unread answers."""
+    lines: list[str] = []
+    if summary.stopped:
+        lines.append(
+            f"stopped early, the server looks down: {summary.stopped}; {summary.not_asked} "
+            "run(s) were not asked. Run the same command again when it is up."
         )
-        return EXIT_FINDINGS
-    return EXIT_OK
+    if summary.errors:
+        causes = sorted(summary.failures.items(), key=lambda item: (-item[1], item[0]))
+        shown = "; ".join(f"{cause} (x{count})" for cause, count in causes[:6])
+        more = f"; and {len(causes) - 6} other cause(s)" if len(causes) > 6 else ""
+        where = f" at {summary.failure_url}" if summary.failure_url else ""
+        lines.append(
+            f"{summary.errors} run(s) got no answer from the server{where}: {shown}{more}. "
+            "Run the same command again to retry them."
+        )
+    if summary.unparsed:
+        lines.append(
+            f"{summary.unparsed} answer(s) could not be read (no category 1, 2 or 3); they "
+            "are not cached and are asked again on the next run."
+        )
+    return lines
+
+
+def plan_to_json(plan: JudgePlan) -> dict[str, Any]:
+    return {
+        "model": plan.model,
+        "url": plan.url,
+        "runs": plan.runs,
+        "kept": plan.kept,
+        "cached": plan.cached,
+        "requests": plan.to_ask,
+        "estimated_usage": plan.usage.to_json(),
+        "price_per_1m": (
+            {"input": plan.price.input_per_m, "output": plan.price.output_per_m}
+            if plan.price
+            else None
+        ),
+        "estimated_cost_usd": plan.cost,
+        "problems": list(plan.problems),
+        "sample_item": plan.sample_item,
+        "sample_messages": plan.sample_messages,
+    }
+
+
+def format_plan(plan: JudgePlan) -> str:
+    """The dry run: requests, tokens, cost, then the full prompt of one run to ask."""
+    usage = plan.usage
+    lines = [
+        f"dry run: no request was made. {plan.runs} run(s): {plan.kept} judged already, "
+        f"{plan.cached} answered by the cache, {plan.to_ask} to ask.",
+        f"requests: at least {plan.to_ask} to {plan.url} (model {plan.model}; an unreadable "
+        "answer is asked once more).",
+        f"estimated tokens: {usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} "
+        f"answer = {usage.total_tokens:,} (about 4 characters per token).",
+    ]
+    cost = plan.cost
+    if plan.price is None or cost is None:
+        lines.append(
+            f"estimated cost: unknown, no price for model {plan.model}; pass --price-in "
+            "and --price-out (USD per 1M tokens)."
+        )
+    else:
+        lines.append(
+            f"estimated cost: ${cost:,.2f} at ${plan.price.input_per_m:g} / "
+            f"${plan.price.output_per_m:g} per 1M prompt / answer tokens."
+        )
+    for problem in plan.problems:
+        lines.append(f"warning: {problem}")
+    if plan.sample_messages:
+        lines.append(f"the prompt for {plan.sample_item}:")
+        for message in plan.sample_messages:
+            lines.append(f"----- {message.get('role', '')} -----")
+            lines.append(message.get("content", ""))
+        lines.append("----- end of prompt -----")
+    return "\n".join(lines)
 
 
 def format_summary(summary: JudgeSummary) -> str:
     """A plain-text table: one row per system, unit-test accuracy then CC / LC / LI."""
     header = f"{'system':<28} {'runs':>5} {'unit':>6} {'judged':>6} {'CC':>6} {'LC':>6} {'LI':>6}"
-    lines = [header + f" {'unparsed':>8}"]
+    lines = [header + f" {'unparsed':>8} {'no answer':>9}"]
     for name, system in sorted(summary.systems.items()):
         lines.append(
             f"{name:<28} {system.runs:>5} {system.unit_test_accuracy:>5.1f}% {system.judged:>6}"
             f" {system.percent('CC'):>5.1f}% {system.percent('LC'):>5.1f}%"
             f" {system.percent('LI'):>5.1f}% {system.counts.get('unparsed', 0):>8}"
+            f" {system.unanswered:>9}"
         )
     if not summary.systems:
         lines.append("(no runs found)")
     usage = summary.usage
     lines.append(
         f"{summary.asked} asked, {summary.cached} from cache, {summary.kept} kept, "
-        f"{summary.unparsed} unparsed ({summary.errors} without an answer); "
+        f"{summary.unparsed} unparsed, {summary.errors + summary.not_asked} without an answer; "
         f"{summary.requests} requests ({summary.retries} retries), "
         f"{usage.total_tokens} tokens spent ({usage.prompt_tokens} prompt + "
         f"{usage.completion_tokens} completion), {summary.usage_total.total_tokens} behind "

@@ -16,10 +16,10 @@ this module, so they never disagree on a path, a benchmark folder or a candidate
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from lmr_author.errors import UserError
+from lmr_author.json_input import load_json
 
 RESULTS_FILE = "results.json"
 RUNS_DIR = "runs"
@@ -114,14 +114,7 @@ def find_benchmark(output: Path) -> Path | None:
 
 def _stored_benchmark(results: Path) -> str:
     """``benchmark`` of a results.json, as stored."""
-    try:
-        data = json.loads(results.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise UserError(
-            f"cannot read results.json ({error})",
-            file=results,
-            hint="Re-run 'lmr-author eval' to rewrite it.",
-        ) from None
+    data = load_json(results, what="results file", hint="Re-run 'lmr-author eval' to rewrite it.")
     benchmark = data.get("benchmark") if isinstance(data, dict) else None
     if not isinstance(benchmark, str) or not benchmark:
         raise UserError(

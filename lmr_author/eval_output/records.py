@@ -9,7 +9,6 @@ Where the files are is `lmr_author.eval_output.layout`'s business.
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from lmr_author.eval_output.layout import (
     run_dir,
 )
 from lmr_author.item_key import ItemKey
+from lmr_author.json_input import load_json
 from lmr_author.verdicts import counts_for_accuracy
 
 SCHEMA_VERSION = 1
@@ -156,19 +156,16 @@ def save_run(
 
 def load_run(path: Path) -> RunRecord:
     """Read one ``run.json``; raise `UserError` naming the file if it is not a run record."""
+    hint = "Delete the run folder; the next 'lmr-author eval' runs it again."
+    if not path.exists():
+        raise UserError("no such run record", file=path)
+    data = load_json(path, what="run record", hint=hint)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         return RunRecord.from_json(data)
-    except FileNotFoundError:
-        raise UserError("no such run record", file=path) from None
-    except (ValueError, KeyError, TypeError) as error:
-        raise UserError(
-            f"not a run record ({error})",
-            file=path,
-            hint="Delete the run folder; the next 'lmr-author eval' runs it again.",
-        ) from None
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as error:
+        raise UserError(f"not a run record ({error!r})", file=path, hint=hint) from None
 
 
 def find_run(output: Path, system: str, task: str, implementation: int) -> RunRecord | None:

@@ -10,7 +10,6 @@ implementation without a candidate, or whose prediction cannot be spliced, still
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 
 from lmr_author.errors import UserError
 from lmr_author.eval_output import NO_SUBMISSION
+from lmr_author.json_input import parse_json, read_text, split_lines
 from lmr_author.task import Implementation, Task
 
 #: System names become folder names: keep them path-safe.
@@ -139,17 +139,10 @@ class Prediction:
 
 def read_predictions(path: Path, default_system: str | None = None) -> list[Prediction]:
     """Parse a predictions JSONL file; raise `UserError` naming the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise UserError(
-            f"not UTF-8 text (byte {error.start})", file=path, hint="Save it as UTF-8."
-        ) from None
-    except OSError as error:
-        raise UserError(f"cannot read the file ({error.strerror})", file=path) from None
+    text = read_text(path, what="predictions file")
     predictions: list[Prediction] = []
     seen: dict[tuple[str, str, int], int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in split_lines(text):  # "\n" only: JSON strings may hold U+2028
         if not raw.strip():
             continue
         prediction = _parse_line(path, number, raw, default_system)
@@ -175,10 +168,7 @@ def _parse_line(path: Path, number: int, raw: str, default_system: str | None) -
     def fail(message: str, hint: str) -> UserError:
         return UserError(message, file=path, where=where, hint=hint)
 
-    try:
-        data: Any = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise fail(f"invalid JSON: {error.msg} (column {error.colno})", "Fix the line.") from None
+    data: Any = parse_json(raw, file=path, what="predictions file", line=number)
     if not isinstance(data, dict):
         raise fail("a prediction must be a JSON object", 'Write {"task": ..., ...}.')
     task = data.get("task")

@@ -8,7 +8,6 @@ is always rebuilt from the run records on disk, so it can be regenerated at any 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
 from lmr_author.eval_output import RESULTS_FILE, RUNS_DIR, SCHEMA_VERSION, RunRecord, load_runs
+from lmr_author.json_input import load_json
 from lmr_author.verdicts import INFRA_ERROR, PASS, VERDICTS
 
 #: The category key of implementations whose info.json names none.
@@ -139,15 +139,12 @@ def load_results(output_dir: Path) -> Results:
                 hint="Run 'lmr-author eval' with --output pointing here first.",
             )
         return build_results(output)
+    hint = "Delete it; 'lmr-author eval' rebuilds it from runs/."
+    data = load_json(path, what="results file", hint=hint)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         runs = [RunRecord.from_json(item) for item in data["runs"]]
         benchmark = str(data.get("benchmark", ""))
         interrupted = bool(data.get("interrupted", False))
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise UserError(
-            f"not a results file ({error})",
-            file=path,
-            hint="Delete it; 'lmr-author eval' rebuilds it from runs/.",
-        ) from None
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as error:
+        raise UserError(f"not a results file ({error!r})", file=path, hint=hint) from None
     return Results(benchmark, summarize(runs), runs, interrupted=interrupted)

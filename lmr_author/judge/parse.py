@@ -3,7 +3,11 @@
 Models answer in many shapes even when asked for JSON: bare JSON, JSON in a ```json
 fence, JSON followed by prose, ``"category": "1"`` as a string, the category's name
 instead of its number, or the paper's own unquoted pseudo-JSON. The published judge
-outputs (``reference/formats/judge-output-*.txt``) show the first two.
+outputs (``reference/formats/judge-output-*.txt``) show three shapes: bare JSON, fenced
+JSON after prose, and prose whose last line is the bare digit (one published model
+answered 27 of 168 that way). A last line such as ``**3**``, ``Category: 2``,
+``Final answer: (1)`` or ``Completely correct`` is read too; a digit inside the prose
+(``2. Using sets ...``) never is.
 """
 
 from __future__ import annotations
@@ -18,6 +22,13 @@ from lmr_author.three_way import ThreeWayLabel, short_name
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
 _LOOSE_CATEGORY = re.compile(r"""["']?category["']?\s*[:=]\s*["']?\s*([123])\b""", re.IGNORECASE)
 _LOOSE_RATIONALE = re.compile(r"rationale[\"']?\s*[:=]\s*\[(.*?)\]", re.IGNORECASE | re.DOTALL)
+#: A last line that is only the answer: ``2``, ``**3**``, ``Category: 2``, ``Answer - (1).``
+_LAST_LINE = re.compile(
+    r"(?:(?:final\s+)?(?:answer|category|label|verdict|classification|score|rating)"
+    r"\s*[:=\-]?\s*)?\(?([123])\)?\.?",
+    re.IGNORECASE,
+)
+_DECORATION = " \t*_`#>\"'"
 _NAMES = (
     # Longest, most specific phrases first: "logically incorrect" contains "logic".
     ("completely correct", 3),
@@ -101,6 +112,27 @@ def _json_objects(text: str) -> list[Any]:
     return found
 
 
+def _from_last_line(text: str) -> ParsedAnswer | None:
+    """The answer when the last non-empty line is only a category (digit or name)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    last = lines[-1].strip(_DECORATION).strip()
+    # "**Category:** 2" decorates inside too: drop markdown emphasis everywhere.
+    last = re.sub(r"[*_`]+", "", last).strip()
+    match = _LAST_LINE.fullmatch(last)
+    category = int(match.group(1)) if match else None
+    if category is None:
+        lowered = last.lower().rstrip(".")
+        category = next((value for name, value in _NAMES if lowered == name), None)
+    if category is None:
+        return None
+    before = text.strip()[: -len(lines[-1].strip())]
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", before) if p.strip()]
+    rationale = [" ".join(paragraphs[-1].split())] if paragraphs else []
+    return ParsedAnswer(category, rationale)
+
+
 def parse_judge_answer(text: str | None) -> ParsedAnswer | None:
     """The category and rationale in ``text``, or None when no category can be read."""
     if not text or not text.strip():
@@ -121,4 +153,4 @@ def parse_judge_answer(text: str | None) -> ParsedAnswer | None:
                 if point:
                     points.append(point)
         return ParsedAnswer(int(loose.group(1)), points)
-    return None
+    return _from_last_line(text)

@@ -62,9 +62,12 @@ class _Outcome:
     judgment: Judgment | None = None
     usage: Usage = field(default_factory=Usage)
     problem: str | None = None
+    #: Why the server gave no answer, and where it was asked (for the terminal).
+    cause: str | None = None
+    url: str | None = None
 
 
-class _Batch:
+class Batch:
     """The shared state of one judging run (read-only after construction)."""
 
     def __init__(
@@ -136,6 +139,15 @@ class _Batch:
             and old.request_key == key
         )
 
+    def key(self, prompt: JudgePrompt) -> str:
+        """The cache key of the request this prompt makes."""
+        config = self.config
+        return cache_key(self.client.endpoint, config.model, config.parameters(), prompt.messages)
+
+    def cached(self, key: str) -> dict[str, Any] | None:
+        """The cached answer to use for ``key`` (none with ``--force`` or ``--no-cache``)."""
+        return self.cache.get_answer(key) if self.config.use_cache and not self.force else None
+
     def judge(self, run: StoredRun) -> _Outcome:
         if self.stop.is_set():
             return _Outcome("skipped")
@@ -144,11 +156,10 @@ class _Batch:
             prompt = self.prompt(run)
         except UserError as error:
             return _Outcome("skipped", problem=f"{where}: {error}; not judged")
-        config = self.config
-        key = cache_key(self.client.endpoint, config.model, config.parameters(), prompt.messages)
+        key = self.key(prompt)
         if self.up_to_date(run, key):
             return _Outcome("kept")
-        entry = self.cache.get_answer(key) if config.use_cache and not self.force else None
+        entry = self.cached(key)
         if entry is not None:
             judgment = self._judgment(run, prompt, key, entry, cached=True)
             _save(self.output_dir, judgment)
@@ -167,7 +178,9 @@ class _Batch:
         self.cache.put_answer(key, entry)
         judgment = self._judgment(run, prompt, key, entry, cached=False)
         _save(self.output_dir, judgment)
-        return _Outcome("asked", judgment, usage=spent)
+        return _Outcome(
+            "asked", judgment, usage=spent, cause=entry.get("cause"), url=entry.get("url")
+        )
 
     def _ask(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         """Ask, and ask again once if the answer cannot be read; never raises for a bad answer."""
@@ -177,11 +190,20 @@ class _Batch:
         except (JudgeFatalError, ServiceDown):
             raise
         except JudgeRequestError as failure:
-            return {"raw": "", "category": None, "rationale": [], "error": str(failure)}
+            return {
+                "raw": "",
+                "category": None,
+                "rationale": [],
+                "error": str(failure),
+                "cause": failure.cause,
+                "url": failure.url,
+            }
         usage += first.usage
         parsed = parse_judge_answer(first.text)
         raw = first.text
         error: str | None = None
+        cause: str | None = None
+        url: str | None = None
         if parsed is None:
             followup = [
                 *messages,
@@ -194,6 +216,7 @@ class _Batch:
                 raise
             except JudgeRequestError as failure:
                 error = str(failure)  # recorded; this judgment is asked again next run
+                cause, url = failure.cause, failure.url
             else:
                 usage += second.usage
                 parsed = parse_judge_answer(second.text)
@@ -204,6 +227,8 @@ class _Batch:
             "rationale": list(parsed.rationale) if parsed else [],
             "usage": usage.to_json(),
             "error": error,
+            "cause": cause,
+            "url": url,
         }
 
     def _judgment(
@@ -260,7 +285,7 @@ def run_judging(
     started = time.monotonic()
     output_dir = Path(output_dir)
     template = load_template(config.template)
-    batch = _Batch(output_dir, config, force, template)
+    batch = Batch(output_dir, config, force, template)
     runs, problems = find_runs(output_dir)
     summary = JudgeSummary(model=config.model, endpoint=batch.client.endpoint)
     summary.problems.extend(problems)
@@ -319,7 +344,9 @@ def _tally(summary: JudgeSummary, outcome: _Outcome) -> None:
     if judgment is not None and outcome.kind != "kept":
         if judgment.error is not None:
             summary.errors += 1
-            summary.failures[judgment.error] = summary.failures.get(judgment.error, 0) + 1
+            cause = outcome.cause or judgment.error
+            summary.failures[cause] = summary.failures.get(cause, 0) + 1
+            summary.failure_url = outcome.url or summary.failure_url
         else:
             summary.unparsed += judgment.label == UNPARSED
 

@@ -6,7 +6,6 @@ keeps everything judged so far and the next run resumes where it stopped.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from lmr_author.errors import UserError
 # Re-exported: the judge's modules find judgment files here, the layout is eval_output's.
 from lmr_author.eval_output import JUDGMENTS_DIR as JUDGMENTS_DIR
 from lmr_author.eval_output import judgment_path as judgment_path
+from lmr_author.json_input import load_json
 from lmr_author.judge.client import Usage
 from lmr_author.three_way import ThreeWayLabel, short_name
 
@@ -130,16 +130,11 @@ def save_judgment(output_dir: Path, judgment: Judgment) -> Path:
 
 
 def read_judgment(path: Path) -> Judgment:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"cannot read the judgment ({error.strerror})", file=path) from None
-    except ValueError as error:
-        raise UserError(
-            f"not valid JSON ({error})",
-            file=path,
-            hint="Delete the file and run 'lmr-author judge' again to redo it.",
-        ) from None
+    data = load_json(
+        path,
+        what="judgment",
+        hint="Delete the file and run 'lmr-author judge' again to redo it.",
+    )
     if not isinstance(data, dict):
         raise UserError("a judgment must be a JSON object", file=path, where="$")
     return Judgment.from_json(data, path=path)

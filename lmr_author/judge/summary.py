@@ -65,8 +65,9 @@ class JudgeSummary:
     kept: int = 0  # up-to-date judgments already on disk, left alone
     unparsed: int = 0  # judgments of this run whose answer could not be read
     errors: int = 0  # judgments of this run where the server never answered
-    #: Why each unanswered judgment got no answer (cause with URL -> how many).
+    #: Why unanswered judgments got no answer (cause -> how many) and where they were asked.
     failures: dict[str, int] = field(default_factory=dict)
+    failure_url: str = ""
     not_asked: int = 0  # runs skipped because the batch stopped early
     stopped: str | None = None  # why the batch stopped early (server down), if it did
     requests: int = 0  # HTTP requests made (retries included)
@@ -88,6 +89,7 @@ class JudgeSummary:
             "unparsed": self.unparsed,
             "errors": self.errors,
             "failures": dict(self.failures),
+            "failure_url": self.failure_url,
             "not_asked": self.not_asked,
             "stopped": self.stopped,
             "requests": self.requests,

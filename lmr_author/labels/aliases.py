@@ -20,7 +20,6 @@ info.json from 1. Users add their own names with a JSON or TOML file (``--aliase
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
+from lmr_author.json_input import parse_json, read_text
 
 #: Judge-output folder names of the published results -> the human labels' agent_type.
 DEFAULT_AGENTS: Mapping[str, str] = {
@@ -123,19 +123,18 @@ def load_aliases(path: Path | None = None) -> Aliases:
     defaults = Aliases()
     if path is None:
         return defaults
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"cannot read the aliases file: {error.strerror}", file=path) from error
+    hint = "An aliases file has the tables agents, models, systems and tasks."
+    text = read_text(path, what="aliases file", hint=hint)
     data: Any
-    try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
-        raise UserError(
-            f"is not valid {'TOML' if path.suffix.lower() == '.toml' else 'JSON'}: {error}",
-            file=path,
-            hint="An aliases file has the tables agents, models, systems and tasks.",
-        ) from error
+    if path.suffix.lower() != ".toml":
+        data = parse_json(text, file=path, what="aliases file", hint=hint)
+    else:
+        try:
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError) as error:
+            raise UserError(
+                f"is not valid TOML: {error or 'nested too deeply'}", file=path, hint=hint
+            ) from None
     if not isinstance(data, dict):
         raise UserError("must hold an object with agents/models/systems/tasks", file=path)
     unknown = sorted(set(data) - set(_SECTIONS))

@@ -17,6 +17,7 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_text
 from lmr_author.errors import UserError
+from lmr_author.json_input import load_json
 from lmr_author.labels.aliases import Aliases, from_zero_based, split_system, to_zero_based
 from lmr_author.labels.model import InvalidLabelError, Label, now_iso
 
@@ -63,18 +64,11 @@ def read_label_file(
         annotator: fills in records without an annotator (never overrides one).
     """
     aliases = aliases or Aliases()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"cannot read the label file: {error.strerror}", file=path) from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UserError(
-            f"is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})",
-            file=path,
-            hint="A label file is a JSON list of records in the published shape.",
-        ) from error
+    data = load_json(
+        path,
+        what="label file",
+        hint="A label file is a JSON list of records in the published shape; nothing was imported.",
+    )
     if isinstance(data, dict) and isinstance(data.get("labels"), list):
         data = data["labels"]
     if not isinstance(data, list):

@@ -136,8 +136,11 @@ def describe_error(error: BaseException) -> str:
             return "Connection refused: nothing listens at that address"
         return f"Connection error: {detail}" if detail else "Connection error"
     if isinstance(error, APIStatusError):
-        message = getattr(error, "message", "") or str(error)
-        return f"HTTP {error.status_code}: {message}"
+        body = error.body
+        message = body.get("message") if isinstance(body, dict) else None
+        if not isinstance(message, str) or not message:
+            message = getattr(error, "message", "") or str(error)
+        return f"HTTP {error.status_code}: {' '.join(message.split())[:200]}"
     if isinstance(error, BadResponse):
         return str(error)
     return f"{type(error).__name__}: {error}"

@@ -143,9 +143,12 @@ class _TestShape(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         name = _call_name(node.func)
-        if name.startswith("assert") or name in {"fail", "main"}:
-            self._fails()  # self.assertEqual, np.testing.assert_allclose, unittest.main
-        elif name in _EXITS and node.args and not _is_zero(node.args[0]):
+        # A check is something that raises when the result is wrong: self.assertEqual,
+        # np.testing.assert_allclose, self.fail. ``unittest.main()`` is not a check: it
+        # only runs test methods, which fail only if a check in them can raise.
+        checks = name.startswith("assert") or name == "fail"
+        exits_non_zero = name in _EXITS and bool(node.args) and not _is_zero(node.args[0])
+        if checks or exits_non_zero:
             self._fails()
         self.generic_visit(node)
 

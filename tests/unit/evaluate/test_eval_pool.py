@@ -231,5 +231,5 @@ def test_load_results_errors(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="no evaluation results here"):
         load_results(tmp_path)
     (tmp_path / "results.json").write_text("{half")
-    with pytest.raises(UserError, match="not a results file"):
+    with pytest.raises(UserError, match="invalid JSON"):
         load_results(tmp_path)

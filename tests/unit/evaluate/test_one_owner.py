@@ -147,7 +147,10 @@ OWNER_VERDICTS = "lmr_author.verdicts"
     [
         ("lmr_author.verdicts", set()),
         ("lmr_author.item_key", set()),
-        ("lmr_author.eval_output", {"lmr_author.atomic", "lmr_author.item_key", OWNER_VERDICTS}),
+        (
+            "lmr_author.eval_output",
+            {"lmr_author.atomic", "lmr_author.item_key", "lmr_author.json_input", OWNER_VERDICTS},
+        ),
     ],
 )
 def test_the_owners_stay_low_in_the_import_graph(module: str, allowed: set[str]) -> None:

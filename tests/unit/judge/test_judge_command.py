@@ -113,6 +113,8 @@ def test_unanswered_requests_exit_1(
     server.default = Reply.error(503, "overloaded")
     args = ["judge", str(output), "--base-url", server.base_url, "--max-attempts", "1"]
     assert main(args) == 1
-    assert "run the same command again" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "run the same command again" in err.lower()
+    assert "HTTP 503: overloaded" in err.splitlines()[0]
     server.default = Reply.answer(3)
     assert main(args) == 0

@@ -137,7 +137,7 @@ def test_a_bad_record_names_the_file_and_the_record(
 def test_malformed_files_are_user_errors(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text("{not json")
-    with pytest.raises(UserError, match="not valid JSON"):
+    with pytest.raises(UserError, match="invalid JSON"):
         read_label_file(path)
     path.write_text('{"a": 1}')
     with pytest.raises(UserError, match="list"):

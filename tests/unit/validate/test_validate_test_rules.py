@@ -66,6 +66,40 @@ print(preference_loss(1.0, 0.0))
 """
 
 
+#: Two published tasks have this shape: a TestCase whose checks are caught and logged,
+#: run by unittest.main(); it exits 0 whatever the goal function returns.
+UNITTEST_LOGGING = """\
+import logging
+import unittest
+from trainers import preference_loss
+
+logging.basicConfig(filename="unit_test/logs/unit_test_1.log", level=logging.INFO)
+
+
+class TestPreferenceLoss(unittest.TestCase):
+    def test_value(self):
+        try:
+            self.assertAlmostEqual(preference_loss(1.0, 0.0, beta=1.0), 0.313, places=3)
+            logging.info("Test Passed")
+        except AssertionError as error:
+            logging.info(f"Test Failed: {error}")
+
+
+if __name__ == "__main__":
+    unittest.main()
+"""
+
+
+@pytest.mark.parametrize(
+    "test",
+    [UNITTEST_LOGGING, SILENT_TEST + "import unittest\nunittest.main()\n"],
+    ids=["unittest-logging-only", "unittest-main-without-checks"],
+)
+def test_unittest_main_is_not_a_check(test: str, make_task: MakeTask, findings: Callable) -> None:
+    [found] = findings(make_task(files={TEST: test}), "test-never-fails")
+    assert found.file == TEST
+
+
 def test_legacy_log_only_test(make_task: MakeTask, findings: Callable) -> None:
     [found] = findings(make_task(files={TEST: LEGACY_TEST}), "test-never-fails")
     assert found.severity == "warning" and "legacy" in found.message and found.file == TEST
@@ -90,9 +124,9 @@ def test_bare_except_also_swallows(make_task: MakeTask, findings: Callable) -> N
         LEGACY_TEST.replace('logging.info("Test Failed")', "sys.exit(1)"),
         LEGACY_TEST.replace("except AssertionError:", "except ValueError:"),
         SILENT_TEST + "import numpy as np\nnp.testing.assert_allclose(1.0, 1.0)\n",
-        SILENT_TEST + "import unittest\nunittest.main()\n",
+        UNITTEST_LOGGING.replace("except AssertionError as error:", "except ValueError as error:"),
     ],
-    ids=["re-raise", "exit-1", "other-exception", "numpy-assert", "unittest"],
+    ids=["re-raise", "exit-1", "other-exception", "numpy-assert", "unittest-that-asserts"],
 )
 def test_tests_that_can_fail_are_quiet(test: str, make_task: MakeTask, findings: Callable) -> None:
     assert findings(make_task(files={TEST: test}), "test-never-fails") == []
