@@ -88,33 +88,25 @@ def read_records(path: Path) -> list[PredictionRecord]:
     A line that is not a record `generate` wrote is a `UserError` naming the line: the
     file is refused rather than silently overwritten.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    from lmr_author.json_input import iter_jsonl
+
+    if not path.exists() and not path.is_symlink():
         return []
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(
-            f"cannot read the predictions file ({error})",
-            file=path,
-            hint="Give a new --out file, or delete this one.",
-        ) from None
+    hint = "Give a new --out file, or delete this one to start over."
     records: list[PredictionRecord] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, data in iter_jsonl(path, what="predictions file", hint=hint):
         try:
-            data = json.loads(line)
             if not isinstance(data, dict):
                 raise TypeError("not a JSON object")
             if not isinstance(data.get("source"), str):
                 raise TypeError("'source' is not text")
             records.append(PredictionRecord.from_json(data))
-        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as error:
+        except (ValueError, KeyError, TypeError, OverflowError) as error:
             raise UserError(
                 f"not a prediction written by 'lmr-author generate' ({error})",
                 file=path,
                 where=f"line {number}",
-                hint="Give a new --out file, or delete this one to start over.",
+                hint=hint,
             ) from None
     return records
 

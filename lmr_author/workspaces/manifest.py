@@ -16,7 +16,6 @@ an agent made and check that the benchmark has not moved under the workspaces.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -95,10 +94,9 @@ def load_manifest(folder: Path) -> Manifest:
         raise UserError("no such folder", file=folder, hint=hint)
     if path.is_symlink() or not path.is_file():
         raise UserError("no workspace manifest here", file=path, hint=hint)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise UserError(f"cannot read the manifest ({error})", file=path, hint=hint) from None
+    from lmr_author.json_input import load_json
+
+    data = load_json(path, what="workspace manifest", hint=hint)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UserError(f"not a {FORMAT} manifest", file=path, where="$.format", hint=hint)
 

@@ -42,3 +42,13 @@ def test_any_predictions_file_is_read_or_refused(
             assert sorted(r.to_json()["task"] for r in read_records(path)) == sorted(
                 r.task for r in records
             )
+
+
+def test_sources_with_line_separators_survive_a_resume(tmp_path: Path) -> None:
+    from lmr_author.generation.predictions import PredictionRecord
+
+    source = "def f():\n    return 'a\u2028b\u0085c'\r\n"
+    record = PredictionRecord("01-A", 1, "s", source, 1, "full", "m", "k", 10)
+    path = tmp_path / "p.jsonl"
+    write_records(path, [record])
+    assert read_records(path) == [record]
