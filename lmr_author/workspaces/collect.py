@@ -10,6 +10,7 @@ listed, never followed (`lmr_author.workspaces.files`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections.abc import Sequence
@@ -160,11 +161,16 @@ def collect_workspaces(
         if spliced is not None:
             goal_files[slot] = spliced
             filled.add(slot)
-    for task_name, goal_file in sorted(filled):
+    _check_target(out)
+    for task_name, goal_file in sorted(pristine):
         task = by_name[task_name]
         relative = f"{task_name}/{task.repo_folder_name}/{goal_file}"
-        atomic_write_bytes(out / relative, goal_files[(task_name, goal_file)])
-        report.written.append(relative)
+        if (task_name, goal_file) in filled:
+            atomic_write_bytes(out / relative, goal_files[(task_name, goal_file)])
+            report.written.append(relative)
+        else:  # a goal file of an earlier collect must not be scored for this one
+            with contextlib.suppress(FileNotFoundError):
+                (out / relative).unlink()
     atomic_write_json(out / REPORT_FILE, report.to_json(), indent=2)
     return report
 
@@ -258,3 +264,15 @@ def _extract(extract: Any, source: bytes, impl: Implementation, filename: str) -
         if not impl.class_name:
             raise
         return str(extract(source, impl.goal_function, "", filename=filename))
+
+
+def _check_target(out: Path) -> None:
+    """Refuse a non-empty folder that an earlier `collect` did not write."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise UserError("the submission path is not a folder", file=out, hint="Give a folder.")
+    if out.is_dir() and any(out.iterdir()) and not (out / REPORT_FILE).is_file():
+        raise UserError(
+            "the submission folder is not empty and was not written by 'lmr-author collect'",
+            file=out,
+            hint="Give a new folder, or the folder of an earlier collect to replace it.",
+        )

@@ -215,3 +215,23 @@ def test_commands_round_trip_with_exit_codes(
     printed = json.loads(capsys.readouterr().out)
     assert printed["changes"][0]["path"] == "repo/notes.md"
     assert main(["collect", str(ws), "--system", "bad/name", "--out", str(sub)]) == 2
+
+
+def test_collecting_again_replaces_the_earlier_submission(tmp_path: Path) -> None:
+    bench = _calc_bench(tmp_path)
+    ws, sub = tmp_path / "ws", tmp_path / "sub"
+    _prepare(bench, ws)
+    for index in (1, 2):
+        (ws / "01-Calc" / str(index) / "repo" / "calc.py").write_text(GOLDEN)
+    _collect(bench, ws, sub)
+    assert (sub / "01-Calc" / "repo" / "calc.py").is_file()
+    for index in (1, 2):  # now neither workspace has anything to collect
+        (ws / "01-Calc" / str(index) / "repo" / "calc.py").write_text("def add(:\n")
+    report = _collect(bench, ws, sub)
+    assert report.collected == 0
+    assert not (sub / "01-Calc" / "repo" / "calc.py").exists()  # not scored as before
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "mine.txt").write_text("keep")
+    with pytest.raises(UserError, match="not written by 'lmr-author collect'"):
+        _collect(bench, ws, other)
