@@ -66,6 +66,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--no-human", action="store_true", help="leave the human columns empty")
     parser.add_argument(
+        "--aliases", type=Path, metavar="FILE", help="name mappings of published label files"
+    )
+    parser.add_argument(
         "--published-results",
         action="append",
         default=[],
@@ -99,11 +102,14 @@ def _report(args: argparse.Namespace) -> int:
         )
     if any(k < 1 for k in args.ks):
         raise UserError("--k must be 1 or more")
+    from lmr_author.eval_output import find_benchmark
+
+    benchmark = args.benchmark or (find_benchmark(sources[0].path) if sources else None)
     report = build_report(
         sources,
-        labels=_labels(args),
+        labels=_labels(args, benchmark),
         published=args.published_results,
-        benchmark=args.benchmark,
+        benchmark=benchmark,
         ks=args.ks,
     )
     regression = None
@@ -134,7 +140,10 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _labels(args: argparse.Namespace) -> list[Any]:
+def _labels(args: argparse.Namespace, benchmark: Path | None) -> list[Any]:
+    """Human labels; published-shape files name tasks by paper index, hence the benchmark."""
+    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.labels.published import task_names
     from lmr_author.labels.sources import load_human_labels
     from lmr_author.labels.store import default_store_path
 
@@ -142,5 +151,6 @@ def _labels(args: argparse.Namespace) -> list[Any]:
         return []
     if not args.human and not default_store_path().exists():
         return []
-    labels, _ = load_human_labels(args.human)
+    tasks = task_names(benchmark) if benchmark is not None and benchmark.is_dir() else None
+    labels, _ = load_human_labels(args.human, aliases=load_aliases(args.aliases), tasks=tasks)
     return list(labels)

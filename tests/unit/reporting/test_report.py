@@ -217,3 +217,25 @@ def test_bad_inputs_are_user_errors(tmp_path: Path, capsys: pytest.CaptureFixtur
     bad.write_text("garbage\n")
     assert main(["report", "--published-results", str(bad)]) == 2
     assert "line 1" in capsys.readouterr().err
+
+
+def test_published_label_files_name_tasks_by_paper_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = [RunSpec("no_agent-gpt4o", "01-Toy", 1, "pass"),
+             RunSpec("no_agent-gpt4o", "02-Toy", 1, "fail")]  # fmt: skip
+    out = build_eval_output(tmp_path, specs)
+    labels = tmp_path / "labels.json"
+    labels.write_text(
+        json.dumps(
+            [
+                {"annotator": "Shuo", "agent_type": "no_agent", "model_name": "gpt4o",
+                 "paper_index": index, "function_index": 0, "human_judge_result": value,
+                 "comment": ""}
+                for index, value in ((1, 3), (2, 1))
+            ]
+        )
+    )  # fmt: skip
+    report = _report(capsys, str(out), "--human", str(labels))
+    (row,) = report["systems"]
+    assert row["human"]["counts"] == {"CC": 1, "LC": 0, "LI": 1}
