@@ -39,7 +39,8 @@ OPENAI_API_KEY and OPENAI_MODEL.
 
 EPILOG = """\
 exit codes: 0 every request answered, 1 some requests never got an answer (run again to
-retry), 2 usage or input error, 130 interrupted (answers so far are kept).
+retry) or some prompts do not fit the budget even after every cut (they are listed and
+not asked), 2 usage or input error, 130 interrupted (answers so far are kept).
 """
 
 
@@ -140,7 +141,7 @@ def _generate(args: argparse.Namespace) -> int:
     with progress_bar("generating", enabled=not args.json) as on_progress:
         summary = run_generation(plan, args.out, on_progress=on_progress)
     _print_summary(summary, args.out, as_json=args.json)
-    return EXIT_FINDINGS if summary.failed or summary.stopped else EXIT_OK
+    return EXIT_FINDINGS if summary.failed or summary.stopped or summary.too_long else EXIT_OK
 
 
 def _print_plan(plan: Plan, *, as_json: bool) -> None:
@@ -163,6 +164,7 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
             "kept": plan.count("kept"),
             "cached": plan.count("cached"),
             "prompt_tokens_estimate": plan.prompt_tokens_to_ask,
+            "too_long": list(plan.too_long),
             "estimated_cost_usd": cost,
             "items": rows,
             "example_prompt": example.prompt.text if example else None,
@@ -175,6 +177,8 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
             f"{row['item']:<28} sample {row['sample']:<3} {row['state']:<6} "
             f"~{row['prompt_tokens_estimate']:>7} tokens" + (f"  truncated: {cuts}" if cuts else "")
         )
+    for line in plan.too_long:
+        print(f"not asked, over the budget: {line}")
     if example is not None:
         print(f"\n--- the full prompt of {example.item} (sample {example.sample}) ---")
         print(example.prompt.text)
@@ -193,6 +197,8 @@ def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> Non
         return
     for item, cuts in summary.truncated.items():
         print(f"{item}: prompt truncated to fit the budget: " + "; ".join(cuts))
+    for line in summary.too_long:
+        print(f"not asked, over the budget: {line}", file=sys.stderr)
     for line in summary.unspliceable:
         print(f"cannot be spliced (eval will score it as an error): {line}")
     for line in summary.failed:

@@ -26,6 +26,7 @@ from lmr_author.generation.predictions import PredictionRecord, read_records, wr
 from lmr_author.generation.prompt import (
     GenerationTemplate,
     Prompt,
+    PromptTooLongError,
     Setting,
     build_prompt,
     load_inputs,
@@ -171,6 +172,8 @@ class Plan:
     requests: list[PlannedRequest]
     #: Records of the predictions file that this run leaves alone (other tasks/systems).
     untouched: list[PredictionRecord] = field(default_factory=list)
+    #: Items whose prompt does not fit the budget even after every cut: never asked.
+    too_long: list[str] = field(default_factory=list)
 
     def count(self, state: State) -> int:
         return sum(1 for r in self.requests if r.state == state)
@@ -204,14 +207,19 @@ def plan_generation(
     cache = ResponseCache(config.cache_dir, namespace=CACHE_NAMESPACE)
     requests: list[PlannedRequest] = []
     planned_slots: set[tuple[str, str, int]] = set()
+    too_long: list[str] = []
     for task in tasks:
         for impl in task.implementations:
-            prompt = build_prompt(
-                load_inputs(task, impl),
-                config.setting,
-                max_tokens=config.max_prompt_tokens,
-                template=template,
-            )
+            try:
+                prompt = build_prompt(
+                    load_inputs(task, impl),
+                    config.setting,
+                    max_tokens=config.max_prompt_tokens,
+                    template=template,
+                )
+            except PromptTooLongError as error:  # this item's problem, not the run's
+                too_long.append(error.message)
+                continue
             for sample in range(1, config.samples + 1):
                 system = sample_system(config.system_name, sample, config.samples)
                 key = request_key(
@@ -234,7 +242,7 @@ def plan_generation(
                         planned.cached_usage = Usage.from_json(entry.get("usage"))
                 requests.append(planned)
     untouched = [r for slot, r in existing.items() if slot not in planned_slots]
-    return Plan(config, requests, untouched)
+    return Plan(config, requests, untouched, too_long)
 
 
 def _good_entry(entry: dict[str, Any]) -> bool:
@@ -258,6 +266,7 @@ class GenerateSummary:
     cost: float | None = None
     cost_total: float | None = None
     unspliceable: list[str] = field(default_factory=list)
+    too_long: list[str] = field(default_factory=list)  # prompts over the budget: not asked
     truncated: dict[str, list[str]] = field(default_factory=dict)  # item -> cuts
     records: int = 0
     duration_s: float = 0.0
@@ -276,6 +285,7 @@ class GenerateSummary:
             "estimated_cost_usd": self.cost,
             "estimated_cost_total_usd": self.cost_total,
             "unspliceable": list(self.unspliceable),
+            "too_long": list(self.too_long),
             "truncated": {k: list(v) for k, v in self.truncated.items()},
             "records": self.records,
             "duration_s": round(self.duration_s, 3),
@@ -309,7 +319,7 @@ def run_generation(
     """Ask what the plan says, write the predictions file after every answer."""
     config = plan.config
     started = time.monotonic()
-    summary = GenerateSummary()
+    summary = GenerateSummary(too_long=list(plan.too_long))
     cache = ResponseCache(config.cache_dir, namespace=CACHE_NAMESPACE)
     records: dict[tuple[str, str, int], PredictionRecord] = {r.slot: r for r in plan.untouched}
     lock = threading.Lock()

@@ -5,6 +5,7 @@ retried on the next run, truncation reported per item."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,26 @@ def test_no_endpoint_is_a_usage_error(
     bad.write_text('{"task": 1}\n')
     assert main(["generate", str(SAMPLE), "--model", "m", "--out", str(bad), "--dry-run"]) == 2
     assert "line 1" in capsys.readouterr().err
+
+
+def test_a_prompt_that_never_fits_is_listed_and_the_others_are_asked(
+    tmp_path: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = tmp_path / "bench"
+    for name in ("01-DPO", "03-TopP"):
+        shutil.copytree(SAMPLE / name, bench / name)
+    info = json.loads((bench / "01-DPO" / "info.json").read_text())
+    info["implementations"][0]["instruction"] += " Be careful." * 8000  # never cut
+    (bench / "01-DPO" / "info.json").write_text(json.dumps(info))
+    out = tmp_path / "p.jsonl"
+    argv = [*_argv(server, out)[:-8], "--model", "gpt-4o", "--system", "base",
+            "--max-attempts", "1", "--max-prompt-tokens", "20000"]  # fmt: skip
+    argv[1] = str(bench)
+    assert main([*argv, "--dry-run"]) == 0
+    assert "not asked, over the budget: 01-DPO#1" in capsys.readouterr().out
+    assert server.request_count == 0
+    assert main([*argv, "--json"]) == 1
+    summary = _json(capsys)
+    assert len(summary["too_long"]) == 1 and "over the budget of 20000" in summary["too_long"][0]
+    assert [p.task for p in read_predictions(out)] == ["03-TopP"]
+    assert server.request_count == 1
