@@ -168,8 +168,7 @@ def test_a_prompt_that_never_fits_is_listed_and_the_others_are_asked(
     info["implementations"][0]["instruction"] += " Be careful." * 8000  # never cut
     (bench / "01-DPO" / "info.json").write_text(json.dumps(info))
     out = tmp_path / "p.jsonl"
-    argv = [*_argv(server, out)[:-8], "--model", "gpt-4o", "--system", "base",
-            "--max-attempts", "1", "--max-prompt-tokens", "20000"]  # fmt: skip
+    argv = [*_argv(server, out), "--max-prompt-tokens", "20000"]
     argv[1] = str(bench)
     assert main([*argv, "--dry-run"]) == 0
     assert "not asked, over the budget: 01-DPO#1" in capsys.readouterr().out
