@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -149,6 +151,16 @@ def collect_workspaces(
         if slot not in pristine:
             pristine[slot] = goal_files[slot] = _pristine(impl, entry)
         root = folder / entry.path
+        if not _plain_folder(folder, entry.path):
+            report.items.append(
+                ItemOutcome(
+                    entry.task,
+                    entry.implementation,
+                    False,
+                    f"the workspace {entry.path} is missing or not a plain folder (a symlink?)",
+                )
+            )
+            continue
         report.changes.extend(_changes(root, entry))
         outcome, spliced, outside = _take_goal_function(
             root, entry, impl, goal_files[slot], pristine[slot]
@@ -276,3 +288,16 @@ def _check_target(out: Path) -> None:
             file=out,
             hint="Give a new folder, or the folder of an earlier collect to replace it.",
         )
+
+
+def _plain_folder(folder: Path, relative: str) -> bool:
+    """Whether every step of ``folder/relative`` is a real folder (no symlink on the way)."""
+    current = folder
+    for part in PurePosixPath(relative).parts:
+        current = current / part
+        try:
+            if not stat.S_ISDIR(os.lstat(current).st_mode):
+                return False
+        except OSError:
+            return False
+    return True

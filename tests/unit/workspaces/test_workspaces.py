@@ -235,3 +235,18 @@ def test_collecting_again_replaces_the_earlier_submission(tmp_path: Path) -> Non
     (other / "mine.txt").write_text("keep")
     with pytest.raises(UserError, match="not written by 'lmr-author collect'"):
         _collect(bench, ws, other)
+
+
+def test_a_workspace_replaced_by_a_symlink_is_that_items_error(tmp_path: Path) -> None:
+    bench = _calc_bench(tmp_path)
+    ws = tmp_path / "ws"
+    _prepare(bench, ws)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(ws / "01-Calc" / "1", elsewhere)
+    (elsewhere / "repo" / "calc.py").write_text(GOLDEN)
+    shutil.rmtree(ws / "01-Calc" / "1")
+    os.symlink(elsewhere, ws / "01-Calc" / "1")
+    report = _collect(bench, ws, tmp_path / "sub")
+    reasons = {item.implementation: item.reason for item in report.errors}
+    assert "not a plain folder" in reasons[1]
+    assert 2 not in reasons  # the other workspace is collected (unchanged)
