@@ -32,6 +32,10 @@ COMMAND_MODULES = (
     "lmr_author.commands.judge",
     "lmr_author.commands.agreement",
     "lmr_author.commands.labels",
+    "lmr_author.commands.generate",
+    "lmr_author.commands.prepare",
+    "lmr_author.commands.collect",
+    "lmr_author.commands.report",
     "lmr_author.commands.sandbox",
 )
 

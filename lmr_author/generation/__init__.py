@@ -1,6 +1,6 @@
 """Generation: producing candidate implementations with the paper's standard prompting.
 
-`lmr_author.generation.prompt` builds the prompt of the paper's appendix D (and its
-ablations) with a token budget; the client, cache and predictions writer come with the
-``generate`` command.
+`prompt` builds the prompt of the paper's appendix D (and its ablations) with a token
+budget; `runner` plans and asks (through the shared client of `lmr_author.llm`), `predictions`
+owns the predictions file it writes, `samples` names the systems of several samples.
 """

@@ -1,0 +1,350 @@
+"""Draw a `lmr_author.reporting.tables.Report`: Markdown, and an HTML page with plots.
+
+The tables are laid out once as plain sections (title, header, rows), so Markdown and
+HTML show the same numbers. Plots are made with matplotlib's Agg backend (no display)
+and written as PNG and SVG next to ``index.html``; every file goes through
+`lmr_author.atomic`.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.atomic import atomic_write_bytes, atomic_write_text
+
+if TYPE_CHECKING:
+    from lmr_author.reporting.regression import RegressionResult
+    from lmr_author.reporting.tables import LabelCounts, Report, SystemRow
+
+DASH = "–"
+
+
+@dataclass
+class Section:
+    title: str
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    note: str = ""
+
+
+def _pct(value: float | None) -> str:
+    return DASH if value is None else f"{100.0 * value:.1f}"
+
+
+def _labels(counts: LabelCounts) -> list[str]:
+    return [_pct(counts.fraction(label)) for label in ("CC", "LC", "LI")] + [str(counts.total)]
+
+
+def _name(row: SystemRow) -> str:
+    return row.system + (" (published)" if row.published else "")
+
+
+def sections(report: Report, regression: RegressionResult | None = None) -> list[Section]:
+    """The report's tables, in the paper's order."""
+    out: list[Section] = []
+    table2 = Section(
+        "Table 2: unit tests, LLM judge and human labels (%)",
+        [
+            "system",
+            "setting",
+            "unit test",
+            "runs",
+            "judge CC",
+            "judge LC",
+            "judge LI",
+            "judged",
+            "human CC",
+            "human LC",
+            "human LI",
+            "labels",
+        ],
+        note="Unit-test accuracy leaves out runs that failed for reasons of infrastructure; "
+        "judge percentages are of the runs judged (unparsed answers included); human "
+        "percentages count every annotator's latest label once.",
+    )
+    for row in report.rows:
+        table2.rows.append(
+            [
+                _name(row),
+                row.setting or DASH,
+                _pct(row.unit_tests.accuracy),
+                str(row.unit_tests.counted),
+                *_labels(row.judge),
+                *_labels(row.human),
+            ]
+        )
+    out.append(table2)
+    if report.settings:
+        table3 = Section(
+            "Table 3: settings side by side (%)",
+            ["setting", "system", "unit test", "judge CC", "judge LC", "judge LI"],
+        )
+        for setting in report.settings:
+            for row in report.rows:
+                if row.setting == setting:
+                    table3.rows.append(
+                        [
+                            setting,
+                            row.system,
+                            _pct(row.unit_tests.accuracy),
+                            *_labels(row.judge)[:3],
+                        ]
+                    )
+        out.append(table3)
+    table6 = Section(
+        "Table 6: completely correct vs not (%)",
+        ["system", "setting", "judge CC", "judge not CC", "human CC", "human not CC"],
+    )
+    for row in report.rows:
+        if row.published:
+            continue
+        cells = [_name(row), row.setting or DASH]
+        for counts in (row.judge, row.human):
+            cc = counts.fraction("CC")
+            cells += [_pct(cc), _pct(None if cc is None else 1.0 - cc)]
+        table6.rows.append(cells)
+    out.append(table6)
+    scored = [row for row in report.rows if not row.published]
+    categories = sorted({c for row in scored for c in row.categories})
+    if categories:
+        per_category = Section(
+            "Unit-test accuracy per category (%, passed/runs)",
+            ["category", *(r.system + (f" [{r.setting}]" if r.setting else "") for r in scored)],
+        )
+        for category in categories:
+            cells = [category]
+            for row in scored:
+                tally = row.categories.get(category)
+                cells.append(
+                    DASH
+                    if tally is None
+                    else f"{_pct(tally.accuracy)} ({tally.passed}/{tally.counted})"
+                )
+            per_category.rows.append(cells)
+        out.append(per_category)
+    if report.category_distribution:
+        total = sum(report.category_distribution.values())
+        out.append(
+            Section(
+                "Category distribution of the benchmark (Figure 2)",
+                ["category", "implementations", "%"],
+                [
+                    [name, str(count), _pct(count / total)]
+                    for name, count in report.category_distribution.items()
+                ],
+            )
+        )
+    if report.pass_at_k:
+        ks = sorted({k for p in report.pass_at_k for k in p.values})
+        out.append(
+            Section(
+                "pass@k (unbiased estimator of Chen et al. 2021, %)",
+                ["system", "setting", "items", "samples", *(f"pass@{k}" for k in ks)],
+                [
+                    [
+                        p.system,
+                        p.setting or DASH,
+                        str(p.items),
+                        str(p.samples),
+                        *(_pct(p.values.get(k)) for k in ks),
+                    ]
+                    for p in report.pass_at_k
+                ],
+            )
+        )
+    if regression is not None:
+        out.append(regression_section(regression))
+    if report.notes:
+        out.append(Section("Notes", ["note"], [[note] for note in report.notes]))
+    return out
+
+
+def regression_section(result: RegressionResult) -> Section:
+    """The coefficient table of Table 5."""
+    return Section(
+        "Logistic regression of success (Table 5)",
+        ["term", "coef", "std err", "z", "P>|z|", "[0.025", "0.975]"],
+        [
+            [
+                c.name,
+                f"{c.coef:.4f}",
+                f"{c.std_err:.4f}",
+                f"{c.z:.3f}",
+                f"{c.p:.3f}",
+                f"{c.ci_low:.4f}",
+                f"{c.ci_high:.4f}",
+            ]
+            for c in result.coefficients
+        ],
+        note=f"n = {result.n}, McFadden pseudo R² = {result.pseudo_r2:.4f}, log-likelihood = "
+        f"{result.log_likelihood:.4f}, converged: {'yes' if result.converged else 'no'}; "
+        f"predictors standardized; reference system: {result.reference_system}.",
+    )
+
+
+def regression_json(result: RegressionResult) -> dict[str, Any]:
+    return {
+        "n": result.n,
+        "pseudo_r2": result.pseudo_r2,
+        "log_likelihood": result.log_likelihood,
+        "converged": result.converged,
+        "reference_system": result.reference_system,
+        "predictors": list(result.predictors),
+        "coefficients": [
+            {
+                "name": c.name,
+                "coef": c.coef,
+                "std_err": c.std_err,
+                "z": c.z,
+                "p": c.p,
+                "ci_low": c.ci_low,
+                "ci_high": c.ci_high,
+            }
+            for c in result.coefficients
+        ],
+    }
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: Report, regression: RegressionResult | None = None) -> str:
+    lines = ["# LMR-Bench report", ""]
+    if report.benchmark:
+        lines += [f"Benchmark: `{report.benchmark}`", ""]
+    for section in sections(report, regression):
+        lines += [f"## {section.title}", ""]
+        lines.append("| " + " | ".join(_md_cell(h) for h in section.header) + " |")
+        lines.append("|" + "|".join("---" for _ in section.header) + "|")
+        lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in section.rows]
+        if section.note:
+            lines += ["", section.note]
+        lines.append("")
+    return "\n".join(lines)
+
+
+#: The plots of the HTML page: file stem -> title.
+PLOTS = {
+    "accuracy": "Unit-test accuracy and completely-correct rate per system",
+    "labels": "Three-way labels per system (judge and human)",
+    "categories": "Category distribution of the benchmark (Figure 2)",
+}
+
+
+def write_html(
+    report: Report, folder: Path, regression: RegressionResult | None = None
+) -> list[Path]:
+    """``folder/index.html`` and the plots as PNG and SVG; returns every file written."""
+    written: list[Path] = []
+    images: list[str] = []
+    for stem, figure in _figures(report).items():
+        for suffix in ("png", "svg"):
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format=suffix, dpi=120, bbox_inches="tight")
+            path = folder / f"{stem}.{suffix}"
+            atomic_write_bytes(path, buffer.getvalue())
+            written.append(path)
+        _close(figure)
+        images.append(
+            f'<figure><img src="{stem}.svg" alt="{html.escape(PLOTS[stem])}">'
+            f'<figcaption>{html.escape(PLOTS[stem])} (<a href="{stem}.png">PNG</a>)'
+            "</figcaption></figure>"
+        )
+    benchmark = html.escape(report.benchmark)
+    body = [f"<h1>LMR-Bench report</h1><p>Benchmark: <code>{benchmark}</code></p>"]
+    body += images
+    for section in sections(report, regression):
+        body.append(f"<h2>{html.escape(section.title)}</h2>")
+        body.append(_html_table(section.header, section.rows))
+        if section.note:
+            body.append(f"<p>{html.escape(section.note)}</p>")
+    page = (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>LMR-Bench report</title><style>body{font-family:sans-serif;margin:2em;"
+        "max-width:70em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid "
+        "#ccc;padding:.2em .6em;text-align:right}td:first-child,th:first-child{text-align:"
+        "left}img{max-width:100%}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+    index = folder / "index.html"
+    atomic_write_text(index, page)
+    return [index, *written]
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _figures(report: Report) -> dict[str, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "lmr-author"  # the same report draws the same SVG
+    figures: dict[str, Any] = {}
+    rows = [row for row in report.rows if row.unit_tests.counted]
+    names = [(row.system + (f"\n[{row.setting}]" if row.setting else "")) for row in rows]
+    if rows:
+        figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(rows)), 4.0))
+        series = {
+            "unit test": [row.unit_tests.accuracy for row in rows],
+            "judge CC": [row.judge.fraction("CC") for row in rows],
+            "human CC": [row.human.fraction("CC") for row in rows],
+        }
+        width = 0.8 / len(series)
+        for offset, (label, values) in enumerate(series.items()):
+            xs = [i + (offset - 1) * width for i in range(len(rows))]
+            axes.bar(xs, [100.0 * (v or 0.0) for v in values], width, label=label)
+        axes.set_xticks(range(len(rows)), names, fontsize=8)
+        axes.set_ylabel("%")
+        axes.set_ylim(0, 100)
+        axes.legend()
+        axes.set_title(PLOTS["accuracy"])
+        figures["accuracy"] = figure
+        figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(rows)), 4.0))
+        colors = {"CC": "#2a9d8f", "LC": "#e9c46a", "LI": "#e76f51"}
+        for side, (source, shift) in enumerate((("judge", -0.2), ("human", 0.2))):
+            bottom = [0.0] * len(rows)
+            for label, color in colors.items():
+                counts = [getattr(row, source) for row in rows]
+                heights = [100.0 * (c.fraction(label) or 0.0) for c in counts]
+                axes.bar(
+                    [i + shift for i in range(len(rows))],
+                    heights,
+                    0.38,
+                    bottom=bottom,
+                    color=color,
+                    label=label if side == 0 else None,
+                    hatch="" if source == "judge" else "//",
+                )
+                bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        axes.set_xticks(range(len(rows)), names, fontsize=8)
+        axes.set_ylabel("% (left bar judge, hatched bar human)")
+        axes.set_ylim(0, 100)
+        axes.legend()
+        axes.set_title(PLOTS["labels"])
+        figures["labels"] = figure
+    if report.category_distribution:
+        items = list(report.category_distribution.items())
+        figure, axes = plt.subplots(figsize=(7.0, 0.4 * len(items) + 1.5))
+        axes.barh([name for name, _ in items][::-1], [count for _, count in items][::-1])
+        axes.set_xlabel("implementations")
+        axes.set_title(PLOTS["categories"])
+        figures["categories"] = figure
+    return figures
+
+
+def _close(figure: Any) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)

@@ -1,0 +1,221 @@
+"""`lmr-author generate`: the paper's standard-prompting baseline -> predictions JSONL."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
+
+if TYPE_CHECKING:
+    from lmr_author.generation.runner import GenerateSummary, Plan
+
+SETTINGS = ("full", "paper-only", "paper-and-goal-file")
+#: The temperature of --samples N > 1 when none is given: samples must differ.
+SAMPLING_TEMPERATURE = 0.8
+
+DESCRIPTION = """\
+Ask a model for every goal function of the benchmark with the paper's standard
+prompting (§4.1, appendix D): the masked goal file, the paper as PyMuPDF JSON, the
+instruction and the retrieval snippets, asking for the goal function only. Writes a
+predictions JSONL that 'lmr-author eval' scores as it is (one line per implementation
+and sample, with the token usage, the prompt size and any truncation).
+
+Settings (the paper's ablations, docs/generation.md): full, paper-and-goal-file (no
+retrieval snippets), paper-only (no goal file either). --samples N asks N times per
+implementation (temperature 0.8 unless --temperature is given); sample k is system
+NAME+s<k>, and 'lmr-author report' gives pass@1 and pass@k.
+
+Answers are cached by the exact request (endpoint, model, parameters, sample, prompt),
+and the predictions file is rewritten atomically after every answer: a rerun asks
+nothing, and Ctrl-C then running again resumes. --dry-run prints the number of
+requests, the estimated prompt size of each, the total, and one full prompt, and asks
+nothing. The endpoint, key and model come from the flags or OPENAI_BASE_URL,
+OPENAI_API_KEY and OPENAI_MODEL.
+"""
+
+EPILOG = """\
+exit codes: 0 every request answered, 1 some requests never got an answer (run again to
+retry) or some prompts do not fit the budget even after every cut (they are listed and
+not asked), 2 usage or input error, 130 interrupted (answers so far are kept).
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "generate",
+        help="standard-prompting baseline: ask a model, write predictions JSONL",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("benchmark", type=Path, help="a benchmark folder or one task folder")
+    parser.add_argument(
+        "--out",
+        "-o",
+        type=Path,
+        default=Path("predictions.jsonl"),
+        metavar="FILE",
+        help="predictions file, resumed if it exists (default: %(default)s)",
+    )
+    parser.add_argument("--model", help="model name (default: OPENAI_MODEL)")
+    parser.add_argument("--system", metavar="NAME", help="system name (default: the model's)")
+    parser.add_argument("--setting", choices=SETTINGS, default="full", help="(default: full)")
+    parser.add_argument("--samples", type=int, default=1, metavar="N", help="samples per item")
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        metavar="T",
+        help=f"sampling temperature (default: 0, or {SAMPLING_TEMPERATURE} with --samples > 1)",
+    )
+    parser.add_argument("--max-tokens", type=int, metavar="N", help="answer length limit")
+    parser.add_argument(
+        "--max-prompt-tokens",
+        type=int,
+        default=120_000,
+        metavar="N",
+        help="prompt budget; longer prompts are cut in the documented order (default: %(default)s)",
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    parser.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default: %(default)s)",
+    )
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="(default: 4)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per request")
+    parser.add_argument(
+        "--max-attempts", type=int, default=5, metavar="N", help="attempts per request"
+    )
+    parser.add_argument("--template", type=Path, metavar="FILE", help="a Jinja2 prompt template")
+    parser.add_argument("--price-in", type=float, metavar="USD", help="$ per 1M prompt tokens")
+    parser.add_argument("--price-out", type=float, metavar="USD", help="$ per 1M answer tokens")
+    parser.add_argument(
+        "--task", action="append", default=[], metavar="NAME", help="only this task (repeatable)"
+    )
+    parser.add_argument("--no-cache", action="store_true", help="do not read the answer cache")
+    parser.add_argument("--force", action="store_true", help="ask again even answered requests")
+    parser.add_argument("--dry-run", action="store_true", help="show the requests; ask nothing")
+    parser.add_argument("--json", action="store_true", help="print the summary (or plan) as JSON")
+    parser.set_defaults(handler=_generate)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from lmr_author.evaluate import load_benchmark
+    from lmr_author.generation.prompt import Setting
+    from lmr_author.generation.runner import config_from_env, plan_generation, run_generation
+
+    temperature = args.temperature
+    if temperature is None:
+        temperature = SAMPLING_TEMPERATURE if args.samples > 1 else 0.0
+    config = config_from_env(
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        require_endpoint=not args.dry_run,
+        system=args.system,
+        setting=Setting(args.setting),
+        samples=args.samples,
+        temperature=temperature,
+        max_tokens=args.max_tokens,
+        max_prompt_tokens=args.max_prompt_tokens,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        max_attempts=args.max_attempts,
+        use_cache=not args.no_cache,
+        template=args.template,
+        price_in=args.price_in,
+        price_out=args.price_out,
+    )
+    tasks = load_benchmark(args.benchmark, args.task or None)
+    plan = plan_generation(tasks, config, args.out, force=args.force)
+    if args.dry_run:
+        _print_plan(plan, as_json=args.json)
+        return EXIT_OK
+    from lmr_author.commands._render_progress import progress_bar
+
+    with progress_bar("generating", enabled=not args.json) as on_progress:
+        summary = run_generation(plan, args.out, on_progress=on_progress)
+    _print_summary(summary, args.out, as_json=args.json)
+    return EXIT_FINDINGS if summary.failed or summary.stopped or summary.too_long else EXIT_OK
+
+
+def _print_plan(plan: Plan, *, as_json: bool) -> None:
+    rows: list[dict[str, Any]] = [
+        {
+            "item": r.item,
+            "sample": r.sample,
+            "system": r.system,
+            "state": r.state,
+            "prompt_tokens_estimate": r.prompt.estimated_tokens,
+            "truncations": [t.describe() for t in r.prompt.truncations],
+        }
+        for r in plan.requests
+    ]
+    example = plan.to_ask[0] if plan.to_ask else (plan.requests[0] if plan.requests else None)
+    cost = plan.estimated_cost()
+    if as_json:
+        data = {
+            "requests": len(plan.to_ask),
+            "kept": plan.count("kept"),
+            "cached": plan.count("cached"),
+            "prompt_tokens_estimate": plan.prompt_tokens_to_ask,
+            "too_long": list(plan.too_long),
+            "estimated_cost_usd": cost,
+            "items": rows,
+            "example_prompt": example.prompt.text if example else None,
+        }
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for row in rows:
+        cuts = "; ".join(row["truncations"])
+        print(
+            f"{row['item']:<28} sample {row['sample']:<3} {row['state']:<6} "
+            f"~{row['prompt_tokens_estimate']:>7} tokens" + (f"  truncated: {cuts}" if cuts else "")
+        )
+    for line in plan.too_long:
+        print(f"not asked, over the budget: {line}")
+    if example is not None:
+        print(f"\n--- the full prompt of {example.item} (sample {example.sample}) ---")
+        print(example.prompt.text)
+        print("--- end of prompt ---\n")
+    money = f", about ${cost:.2f}" if cost is not None else " (price unknown: tokens only)"
+    print(
+        f"dry run: {len(plan.to_ask)} requests to make ({plan.count('cached')} cached, "
+        f"{plan.count('kept')} already in the predictions file), "
+        f"~{plan.prompt_tokens_to_ask} prompt tokens in total{money}; nothing was asked"
+    )
+
+
+def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(summary.to_json(), indent=2))
+        return
+    for item, cuts in summary.truncated.items():
+        print(f"{item}: prompt truncated to fit the budget: " + "; ".join(cuts))
+    for line in summary.too_long:
+        print(f"not asked, over the budget: {line}", file=sys.stderr)
+    for line in summary.unspliceable:
+        print(f"cannot be spliced (eval will score it as an error): {line}")
+    for line in summary.failed:
+        print(f"no answer: {line}", file=sys.stderr)
+    if summary.stopped:
+        print(f"stopped: {summary.stopped}", file=sys.stderr)
+
+    def money(value: float | None) -> str:
+        return f"${value:.4f}" if value is not None else "price unknown"
+
+    print(
+        f"wrote {summary.records} predictions to {out}: {summary.asked} asked, "
+        f"{summary.cached} from the cache, {summary.kept} kept, {len(summary.failed)} "
+        f"without an answer; {summary.requests} HTTP requests ({summary.retries} retries)"
+    )
+    print(
+        f"tokens this run: {summary.usage.prompt_tokens} prompt + "
+        f"{summary.usage.completion_tokens} completion ({money(summary.cost)}); all "
+        f"predictions: {summary.usage_total.total_tokens} tokens ({money(summary.cost_total)})"
+    )

@@ -1,0 +1,62 @@
+"""`lmr-author prepare`: one agent workspace per implementation (the paper's agent setting)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from lmr_author.errors import EXIT_OK
+
+SETTINGS = ("full", "paper-only", "paper-and-goal-file")
+
+DESCRIPTION = """\
+Write one workspace per implementation of the benchmark, holding what the paper's agent
+setting gives an agent (§4.1, §5.2): paper.pdf, INSTRUCTION.md naming the goal function
+and its file, and the repository in the chosen setting:
+
+  full                 the masked repository (unit tests included)
+  paper-and-goal-file  only the masked goal file of the repository
+  paper-only           no repository: the agent creates the goal file
+
+Each workspace is OUT/<task>/<index>/, ready for OpenHands or any coding agent.
+OUT/lmr-workspaces.json records the SHA-256 of every file as prepared, so that
+'lmr-author collect' can tell what the agent changed.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "prepare",
+        help="write agent workspaces (paper, masked repository, instruction)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("benchmark", type=Path, help="a benchmark folder or one task folder")
+    parser.add_argument("--setting", choices=SETTINGS, default="full", help="(default: full)")
+    parser.add_argument("--out", "-o", type=Path, required=True, metavar="DIR", help="new folder")
+    parser.add_argument(
+        "--task", action="append", default=[], metavar="NAME", help="only this task (repeatable)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    parser.set_defaults(handler=_prepare)
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    from lmr_author.evaluate import load_benchmark
+    from lmr_author.generation.prompt import Setting
+    from lmr_author.workspaces import MANIFEST_FILE, prepare_workspaces
+
+    tasks = load_benchmark(args.benchmark, args.task or None)
+    manifest = prepare_workspaces(tasks, Setting(args.setting), args.out, benchmark=args.benchmark)
+    if args.json:
+        print(json.dumps(manifest.to_json(), indent=2))
+        return EXIT_OK
+    for entry in manifest.workspaces:
+        print(f"{args.out / entry.path}  ({len(entry.files)} files, edit {entry.goal_file})")
+    print(
+        f"prepared {len(manifest.workspaces)} workspaces ({args.setting}) in {args.out}; "
+        f"manifest {args.out / MANIFEST_FILE}"
+    )
+    return EXIT_OK

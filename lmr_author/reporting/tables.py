@@ -1,0 +1,293 @@
+"""The paper's tables from eval outputs, judgments, human labels and published summaries.
+
+Inputs are read only through their owners: runs through `lmr_author.eval_output`, judge
+labels through the judge's store (`lmr_author.judge.load_judgments`, counted with the
+judge's own rule `summarize_systems`: a judgment counts only for the candidate it
+judged), human labels through `lmr_author.labels.sources`, published unit-test summaries
+through `lmr_author.reporting.published_results`. What comes out is a typed `Report`:
+
+* Table 2: per system, unit-test accuracy, judge CC/LC/LI and human CC/LC/LI;
+* Table 3: the same rows with their setting, when eval outputs are named by setting;
+* Table 6: CC vs not CC (judge and human);
+* unit-test accuracy per category, and the benchmark's category distribution (Figure 2);
+* pass@1 / pass@k per system whose samples were generated as ``NAME+s<k>``.
+
+Human percentages count every annotator's latest label of a run once (with a single
+annotator, as in the paper, one label per run). A label given for other code than the
+run's candidate (its hash differs) is stale: listed in the notes, not counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lmr_author.errors import UserError
+from lmr_author.eval_output import ItemKey, StoredRun, find_benchmark, scan_stored_runs
+from lmr_author.generation.samples import split_sample
+from lmr_author.three_way import ThreeWayLabel
+from lmr_author.verdicts import PASS
+
+LABELS = ("CC", "LC", "LI")
+UNCATEGORIZED = "uncategorized"
+
+
+@dataclass(frozen=True)
+class EvalSource:
+    """One eval output folder and the setting it was run in ("" when not named)."""
+
+    path: Path
+    setting: str = ""
+
+
+@dataclass
+class LabelCounts:
+    """How many labels of each kind (CC, LC, LI) a system got."""
+
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
+    #: Judge answers without a readable label: in the denominator, as ``judge`` counts them.
+    unparsed: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values()) + self.unparsed
+
+    def fraction(self, label: str) -> float | None:
+        return self.counts[label] / self.total if self.total else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "counts": dict(self.counts),
+            "unparsed": self.unparsed,
+            "total": self.total,
+            "percent": {k: _pct(self.fraction(k)) for k in LABELS},
+        }
+
+
+@dataclass
+class Tally:
+    """Unit-test outcome of a set of runs (infrastructure failures left out)."""
+
+    counted: int = 0
+    passed: int = 0
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.passed / self.counted if self.counted else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"counted": self.counted, "passed": self.passed, "percent": _pct(self.accuracy)}
+
+
+@dataclass
+class SystemRow:
+    """One row of Table 2 (and Table 3, with its setting)."""
+
+    setting: str
+    system: str
+    origin: str  # the eval output folder, or the published results.txt
+    unit_tests: Tally = field(default_factory=Tally)
+    judge: LabelCounts = field(default_factory=LabelCounts)
+    human: LabelCounts = field(default_factory=LabelCounts)
+    categories: dict[str, Tally] = field(default_factory=dict)
+    published: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "setting": self.setting,
+            "system": self.system,
+            "origin": self.origin,
+            "published": self.published,
+            "unit_tests": self.unit_tests.to_json(),
+            "judge": self.judge.to_json(),
+            "human": self.human.to_json(),
+            "categories": {k: v.to_json() for k, v in sorted(self.categories.items())},
+        }
+
+
+@dataclass(frozen=True)
+class PassAtK:
+    """pass@k of one system whose samples were scored as ``NAME+s<k>``."""
+
+    setting: str
+    system: str
+    items: int
+    samples: int  # the fewest samples of any item
+    values: dict[int, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "setting": self.setting,
+            "system": self.system,
+            "items": self.items,
+            "samples": self.samples,
+            "pass_at_k": {str(k): v for k, v in sorted(self.values.items())},
+        }
+
+
+@dataclass
+class Report:
+    """Everything the report shows; `to_json` is the ``--format json`` output."""
+
+    rows: list[SystemRow]
+    category_distribution: dict[str, int]
+    pass_at_k: list[PassAtK] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    benchmark: str = ""
+
+    @property
+    def settings(self) -> list[str]:
+        return list(dict.fromkeys(row.setting for row in self.rows if row.setting))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "report_version": 1,
+            "benchmark": self.benchmark,
+            "systems": [row.to_json() for row in self.rows],
+            "category_distribution": dict(self.category_distribution),
+            "pass_at_k": [p.to_json() for p in self.pass_at_k],
+            "notes": list(self.notes),
+        }
+
+
+def _pct(value: float | None) -> float | None:
+    return None if value is None else round(100.0 * value, 2)
+
+
+def build_report(
+    sources: Sequence[EvalSource],
+    *,
+    labels: Sequence[Any] = (),
+    published: Sequence[tuple[str | None, Path]] = (),
+    benchmark: Path | None = None,
+    ks: Sequence[int] = (),
+) -> Report:
+    """The report of ``sources`` (eval outputs), human ``labels`` (`lmr_author.labels.Label`)
+    and published results.txt files (``(system name or None, path)``)."""
+    from lmr_author.judge import load_judgments
+    from lmr_author.judge.summary import summarize_systems
+
+    rows: list[SystemRow] = []
+    notes: list[str] = []
+    passes: list[PassAtK] = []
+    seen: dict[tuple[str, str], Path] = {}
+    for source in sources:
+        runs, problems = scan_stored_runs(source.path)
+        notes.extend(problems)
+        if not runs:
+            raise UserError(
+                "this eval output holds no runs",
+                file=source.path,
+                hint="Point at a folder 'lmr-author eval' wrote (it has runs/).",
+            )
+        scores = summarize_systems(runs, load_judgments(source.path))
+        by_key = {run.key: run for run in runs}
+        for system, score in sorted(scores.items()):
+            first = seen.setdefault((source.setting, system), source.path)
+            if first != source.path:
+                raise UserError(
+                    f"system {system} is in two eval outputs ({first} and {source.path})",
+                    hint="Name the setting of each with --setting NAME=PATH, or report them "
+                    "separately.",
+                )
+            row = SystemRow(source.setting, system, str(source.path))
+            row.unit_tests = Tally(score.counted, score.passed)
+            for label in LABELS:
+                row.judge.counts[label] = score.counts.get(label, 0)
+            row.judge.unparsed = score.judged - sum(row.judge.counts.values())
+            rows.append(row)
+        by_row = {row.system: row for row in rows if row.origin == str(source.path)}
+        _categories(runs, by_row)
+        _human(labels, by_key, by_row, notes)
+        passes.extend(_pass_at_k(runs, source.setting, ks, notes))
+    for name, path in published:
+        rows.append(_published_row(name, path))
+    if benchmark is None and sources:
+        benchmark = find_benchmark(sources[0].path)
+    distribution = category_distribution(benchmark) if benchmark is not None else {}
+    return Report(rows, distribution, passes, notes, str(benchmark or ""))
+
+
+def _categories(runs: list[StoredRun], rows: dict[str, SystemRow]) -> None:
+    for run in runs:
+        if not run.record.counted:
+            continue
+        tally = rows[run.system].categories.setdefault(
+            run.record.category or UNCATEGORIZED, Tally()
+        )
+        tally.counted += 1
+        tally.passed += run.verdict == PASS
+
+
+def _human(
+    labels: Sequence[Any],
+    runs: dict[ItemKey, StoredRun],
+    rows: dict[str, SystemRow],
+    notes: list[str],
+) -> None:
+    for label in labels:
+        run = runs.get(label.item)
+        if run is None:
+            continue
+        if label.candidate_sha256 and label.candidate_sha256 != run.candidate_sha256:
+            notes.append(
+                f"stale human label of {label.annotator} on {label.system} {label.task}#"
+                f"{label.implementation}: it was given for other code; not counted"
+            )
+            continue
+        rows[run.system].human.counts[ThreeWayLabel(label.label).short] += 1
+
+
+def _pass_at_k(
+    runs: list[StoredRun], setting: str, ks: Sequence[int], notes: list[str]
+) -> list[PassAtK]:
+    from lmr_author.reporting.pass_at_k import SampleCount, mean_pass_at_k
+
+    items: dict[str, dict[tuple[str, int], list[bool]]] = {}
+    for run in runs:
+        base, sample = split_sample(run.system)
+        if sample is None or not run.record.counted:
+            continue
+        items.setdefault(base, {}).setdefault((run.task, run.implementation), []).append(
+            run.verdict == PASS
+        )
+    found: list[PassAtK] = []
+    for base, per_item in sorted(items.items()):
+        counts = [
+            SampleCount(f"{task}#{index}", len(results), sum(results))
+            for (task, index), results in sorted(per_item.items())
+        ]
+        fewest = min(count.samples for count in counts)
+        wanted = sorted(set(ks) | {1, fewest}) if ks else sorted({1, fewest})
+        values: dict[int, float] = {}
+        for k in wanted:
+            if k > fewest:
+                notes.append(f"pass@{k} of {base}: needs {k} samples per item, has {fewest}")
+                continue
+            values[k] = mean_pass_at_k(counts, k)
+        found.append(PassAtK(setting, base, len(counts), fewest, values))
+    return found
+
+
+def _published_row(name: str | None, path: Path) -> SystemRow:
+    from lmr_author.reporting.published_results import load_published_results
+
+    published = load_published_results(path, system=name)
+    row = SystemRow("", published.system, str(path), published=True)
+    row.unit_tests = Tally(published.total, published.passed)
+    return row
+
+
+def category_distribution(benchmark: Path) -> dict[str, int]:
+    """Implementations per category of the benchmark (the paper's Figure 2)."""
+    from lmr_author.evaluate import load_benchmark
+
+    counts = Counter(
+        impl.category or UNCATEGORIZED
+        for task in load_benchmark(benchmark)
+        for impl in task.implementations
+    )
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
