@@ -68,3 +68,31 @@ def test_library_package_imports_nothing_that_draws(package: str) -> None:
 def test_building_the_cli_parser_imports_no_textual() -> None:
     imported = _imported_after("import lmr_author.cli as cli\ncli.build_parser()")
     assert not [m for m in imported if m.startswith(("textual", "lmr_author.tui"))]
+
+
+def _contracts() -> list[dict[str, object]]:
+    import tomllib
+
+    pyproject = PACKAGE.parent / "pyproject.toml"
+    config = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    return list(config["tool"]["importlinter"]["contracts"])
+
+
+def _top_level_modules() -> set[str]:
+    return {f"lmr_author.{info.name}" for info in pkgutil.iter_modules([str(PACKAGE)])}
+
+
+def test_every_module_has_a_place_in_the_layers() -> None:
+    (layers,) = [c for c in _contracts() if c["type"] == "layers"]
+    named = {
+        part.strip(" ()")
+        for layer in layers["layers"]  # type: ignore[attr-defined]
+        for part in str(layer).replace(":", "|").split("|")
+    }
+    assert _top_level_modules() - named == set()
+
+
+def test_every_library_module_is_forbidden_to_draw() -> None:
+    (forbidden,) = [c for c in _contracts() if c["type"] == "forbidden"]
+    sources = set(forbidden["source_modules"])  # type: ignore[call-overload]
+    assert set(_library_packages()) - sources == set()
