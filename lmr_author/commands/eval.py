@@ -25,7 +25,7 @@ task's unit tests in Docker, and report unit-test accuracy per system (the fract
 implementations all of whose tests pass), with verdict counts and categories.
 
 A submission is a folder mirroring the benchmark with the goal files replaced (system
-name: --system or the folder's name), or a JSONL file of predictions (one
+name: --system, the one 'lmr-author collect' recorded, or the folder's name), or a JSONL file of predictions (one
 {"task", "implementation", "system", "source"} per line; schemas/predictions.schema.json)
 spliced into the masked goal files. --submission may repeat; a --system right after a
 --submission names that one.
@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action=_SystemAction,
         metavar="NAME",
         help="system name of the --submission just before it "
-        "(default: the folder's name; for JSONL, lines without a 'system')",
+        "(default: the system named in the folder's lmr-collect.json, else the folder's "
+        "name; for JSONL, lines without a 'system')",
     )
     parser.add_argument(
         "--output",
