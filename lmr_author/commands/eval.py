@@ -28,8 +28,8 @@ implementations all of whose tests pass), with verdict counts and categories.
 A submission is a folder mirroring the benchmark with the goal files replaced (system
 name: --system, else the one 'lmr-author collect' recorded, else the folder's name),
 or a JSONL file of predictions (one {"task", "implementation", "system", "source"} per
-line; schemas/predictions.schema.json) spliced into the masked goal files. --submission may repeat; a --system right after a
---submission names that one.
+line; schemas/predictions.schema.json) spliced into the masked goal files.
+--submission may repeat; a --system right after a --submission names that one.
 
 Each finished run is written at once under OUTPUT/runs/; a rerun skips runs whose task,
 candidate, image and settings are unchanged, so Ctrl-C and running again resumes.

@@ -128,8 +128,8 @@ def collected_system(root: Path) -> str | None:
     """The system named by the collect record of the folder ``root``, if it has one.
 
     The record lies in a folder the evaluated system may have written, so it is read as
-    data like a goal file (no symlink, no special file, `read_member`'s size cap) and any fault in it
-    is a `UserError` that says how to go on without it.
+    data like a goal file (no symlink, no special file, `read_member`'s size cap) and
+    any fault in it is a `UserError` that says how to go on without it.
     """
     record = root / COLLECT_RECORD
     hint = f"Pass --system NAME after this --submission, or remove {COLLECT_RECORD}."
