@@ -71,7 +71,7 @@ class StepScreen(Screen[None]):
         for widget in body.query("Input, TextArea, Select, RadioSet").results():
             shown = all(node.display for node in widget.ancestors_with_self if node is not self)
             if shown and widget.focusable:
-                widget.focus()
+                widget.focus(scroll_visible=False)  # the step opens at its top, help shown
                 return
 
     def compose(self) -> ComposeResult:
