@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -205,13 +207,19 @@ class LabelStore:
             )
             for x in labels
         ]
+        with self._transaction():
+            self._conn.executemany(
+                f"INSERT INTO labels ({_COLUMNS}, cleared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One durable write: all of the body or nothing; sqlite errors as `UserError`."""
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.executemany(
-                    f"INSERT INTO labels ({_COLUMNS}, cleared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
+                yield
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -288,21 +296,8 @@ class LabelStore:
         return {ItemKey(row[0], row[1], int(row[2])): str(row[3]) for row in rows}
 
     def _execute(self, sql: str, params: tuple[object, ...]) -> None:
-        try:
-            with self._lock:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    self._conn.execute(sql, params)
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
-                self._conn.execute("COMMIT")
-        except sqlite3.Error as error:
-            raise UserError(
-                f"cannot write to the label store: {error}",
-                file=self.path,
-                hint="Check free disk space and that the file is writable.",
-            ) from error
+        with self._lock, self._transaction():
+            self._conn.execute(sql, params)
 
     def labels(self, annotator: str | None = None) -> list[Label]:
         """The latest label per annotator and item (of one annotator, or of all)."""
