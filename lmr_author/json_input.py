@@ -33,29 +33,49 @@ _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 PairsHook = Callable[[list[tuple[str, Any]]], Any]
 
 
-def read_text(path: Path, *, what: str = "file", hint: str | None = None) -> str:
-    """The UTF-8 text of ``path`` (a leading BOM dropped); `UserError` when unreadable."""
+def read_text(
+    path: Path,
+    *,
+    what: str = "file",
+    hint: str | None = None,
+    missing: UserError | None = None,
+    error: type[UserError] = UserError,
+) -> str:
+    """The UTF-8 text of ``path`` (a leading BOM dropped); `UserError` when unreadable.
+
+    This is the one reader of a user's text file (templates, golden files, candidates,
+    Dockerfiles, results.txt): whatever goes wrong names the file and what to do.
+
+    Args:
+        what: how the messages name the file ("judge prompt template").
+        hint: what to do, for every failure (decoding errors default to "save as UTF-8").
+        missing: raised instead when there is no file at ``path`` (nothing, or a
+            folder), for callers that know better what to say (the flag or the
+            info.json field that named it).
+        error: the `UserError` subclass raised (`InfraError` for a task's Dockerfile),
+            so that each caller keeps the error class it always raised.
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
-    except IsADirectoryError:
-        raise UserError(
-            f"cannot read the {what}: it is a folder, not a file", file=path, hint=hint
-        ) from None
-    except FileNotFoundError:
-        raise UserError(
-            f"cannot read the {what}: it does not exist", file=path, hint=hint
-        ) from None
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        raise UserError(f"cannot read the {what} ({reason})", file=path, hint=hint) from None
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as failure:
+        if missing is not None:
+            raise missing from None
+        if isinstance(failure, IsADirectoryError):
+            reason = "it is a folder, not a file"
+        else:  # NotADirectoryError: the path goes through a file, so nothing is there
+            reason = "it does not exist"
+        raise error(f"cannot read the {what}: {reason}", file=path, hint=hint) from None
+    except OSError as failure:
+        reason = failure.strerror or type(failure).__name__
+        raise error(f"cannot read the {what} ({reason})", file=path, hint=hint) from None
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise UserError(
-            f"the {what} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset "
-            f"{error.start})",
+    except UnicodeDecodeError as failure:
+        line = data[: failure.start].count(b"\n") + 1
+        raise error(
+            f"the {what} is not UTF-8 text (byte 0x{data[failure.start]:02x} at offset "
+            f"{failure.start})",
             file=path,
             where=f"line {line}",
             hint=hint or "Save it as UTF-8, or check that it is the file you meant.",

@@ -25,7 +25,7 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
-from lmr_author.json_input import parse_json
+from lmr_author.json_input import parse_json, read_text
 
 INFO_FILE = "info.json"
 DOCKERFILE = "Dockerfile"
@@ -208,36 +208,28 @@ class Task:
 def read_info(task_dir: Path) -> dict[str, Any]:
     """Read and parse ``info.json`` of a task folder; raise `TaskLoadError` if unreadable."""
     info_path = task_dir / INFO_FILE
-    try:  # even stat() fails in a folder we may not read
+    try:  # even stat() fails in a folder we may not read; a FIFO would block the read
         if info_path.exists() and not info_path.is_file():
             raise TaskLoadError(
                 "info.json is not a regular file",
                 file=info_path,
                 hint="Replace it with the task's metadata as a JSON file.",
             )
-        raw = info_path.read_bytes()
-    except FileNotFoundError:
-        raise TaskLoadError(
-            "no info.json here, so this is not a task folder",
-            file=info_path,
-            hint="Point at a task folder (one with info.json) or at a folder of task folders.",
-        ) from None
     except OSError as error:
         raise TaskLoadError(
             f"cannot read the file ({error.strerror})", file=info_path, hint="Check permissions."
         ) from None
+    missing = TaskLoadError(
+        "no info.json here, so this is not a task folder",
+        file=info_path,
+        hint="Point at a task folder (one with info.json) or at a folder of task folders.",
+    )
+    text = read_text(info_path, what="info.json", missing=missing, error=TaskLoadError)
     try:
-        text = raw.decode("utf-8-sig")
         data = parse_json(text, file=info_path, what="info.json")  # depth, numbers
     except UserError as error:  # the JSON input owner's message, as a TaskLoadError
         raise TaskLoadError(
             error.message, file=info_path, where=error.where, hint="Fix the JSON syntax there."
-        ) from None
-    except UnicodeDecodeError as error:
-        raise TaskLoadError(
-            f"not UTF-8 text (byte {error.start})",
-            file=info_path,
-            hint="Save info.json as UTF-8 JSON.",
         ) from None
     if not isinstance(data, dict):
         raise TaskLoadError(

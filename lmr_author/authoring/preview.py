@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.authoring.spec import GoalSpec
-from lmr_author.errors import UserError
+from lmr_author.json_input import read_text
 
 #: Lines shown around a function in the goal picker's preview.
 _CONTEXT_LINES = 2
@@ -49,10 +49,7 @@ def mask_preview(repo_dir: Path, goal: GoalSpec) -> MaskPreview:
     from lmr_author.cst.mask import mask_function
 
     path = repo_dir / goal.goal_file
-    try:
-        golden = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read the goal file: {error}", file=path) from None
+    golden = read_text(path, what="goal file")
     masked = mask_function(
         golden, goal.goal_function, goal.class_name, style=goal.mask_style, line=goal.line
     )

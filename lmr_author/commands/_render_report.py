@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.atomic import atomic_write_bytes, atomic_write_text
+from lmr_author.thin_rows import RULE, describe, footnote, mark
 
 if TYPE_CHECKING:
     from lmr_author.reporting.regression import RegressionResult
@@ -36,8 +37,26 @@ def _pct(value: float | None) -> str:
     return DASH if value is None else f"{100.0 * value:.1f}"
 
 
-def _labels(counts: LabelCounts) -> list[str]:
-    return [_pct(counts.fraction(label)) for label in ("CC", "LC", "LI")] + [str(counts.total)]
+def _labels(counts: LabelCounts, thin: bool = False) -> list[str]:
+    shares = [_pct(counts.fraction(label)) for label in ("CC", "LC", "LI")]
+    return [*shares, mark(counts.total, thin)]
+
+
+#: How the counts of Table 2 are named in the thin-rows line.
+_COUNT_NAMES = {"unit_tests": "unit-test runs", "judge": "judged runs", "human": "human labels"}
+
+
+def thin_lines(report: Report) -> list[str]:
+    """Per count of Table 2, the rows that rest on few items (`lmr_author.thin_rows`)."""
+    lines = []
+    for what, rows in report.thin().items():
+        if rows:
+            shown = ", ".join(
+                describe(_name(report.rows[i]), report.rows[i].count(what), median)
+                for i, median in rows.items()
+            )
+            lines.append(f"{_COUNT_NAMES[what]}: {shown}")
+    return lines
 
 
 def _name(row: SystemRow) -> str:
@@ -47,6 +66,8 @@ def _name(row: SystemRow) -> str:
 def sections(report: Report, regression: RegressionResult | None = None) -> list[Section]:
     """The report's tables, in the paper's order."""
     out: list[Section] = []
+    thin = report.thin()
+    marked = [_name(row) for i, row in enumerate(report.rows) if any(i in x for x in thin.values())]
     table2 = Section(
         "Table 2: unit tests, LLM judge and human labels (%)",
         [
@@ -65,17 +86,17 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
         ],
         note="Unit-test accuracy leaves out runs that failed for reasons of infrastructure; "
         "judge percentages are of the runs judged (unparsed answers included); human "
-        "percentages count every annotator's latest label once.",
+        f"percentages count every annotator's latest label once. {footnote(marked)}".strip(),
     )
-    for row in report.rows:
+    for i, row in enumerate(report.rows):
         table2.rows.append(
             [
                 _name(row),
                 row.setting or DASH,
                 _pct(row.unit_tests.accuracy),
-                str(row.unit_tests.counted),
-                *_labels(row.judge),
-                *_labels(row.human),
+                mark(row.unit_tests.counted, i in thin["unit_tests"]),
+                *_labels(row.judge, i in thin["judge"]),
+                *_labels(row.human, i in thin["human"]),
             ]
         )
     out.append(table2)
@@ -218,6 +239,11 @@ def to_markdown(report: Report, regression: RegressionResult | None = None) -> s
     lines = ["# LMR-Bench report", ""]
     if report.benchmark:
         lines += [f"Benchmark: `{report.benchmark}`", ""]
+    thin = thin_lines(report)
+    if thin:
+        lines += [f"**Thin rows** (few items; {RULE}):", ""]
+        lines += [f"- {_md_cell(line)}" for line in thin]
+        lines.append("")
     for section in sections(report, regression):
         lines += [f"## {section.title}", ""]
         lines.append("| " + " | ".join(_md_cell(h) for h in section.header) + " |")
@@ -258,6 +284,10 @@ def write_html(
         )
     benchmark = html.escape(report.benchmark)
     body = [f"<h1>LMR-Bench report</h1><p>Benchmark: <code>{benchmark}</code></p>"]
+    thin = thin_lines(report)
+    if thin:
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in thin)
+        body.append(f"<p>Thin rows (few items; {html.escape(RULE)}):</p><ul>{items}</ul>")
     body += images
     for section in sections(report, regression):
         body.append(f"<h2>{html.escape(section.title)}</h2>")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,9 +73,11 @@ def _collect(args: argparse.Namespace) -> int:
             print("changes outside the goal functions (listed, not scored):")
             for change in report.changes:
                 print(f"  {change.describe()}")
+        # eval reads the system name from the record in the folder: no --system needed.
+        command = shlex.join(["lmr-author", "eval", str(benchmark), "-s", str(out)])
         print(
             f"collected {report.collected} of {len(report.items)} implementations into {out} "
-            f"(system {args.system}); score it with: lmr-author eval {benchmark} -s {out}",
+            f"(system {args.system}); score it with: {command}",
             file=sys.stderr,
         )
     return EXIT_FINDINGS if report.changes or report.errors else EXIT_OK

@@ -213,7 +213,7 @@ def _describe(rel: str, info: Any) -> str:
     if info.is_async:
         parts.append("async")
     parts.extend("@" + decorator for decorator in info.decorators)
-    parts.append(f"({info.body_lines} lines)")
+    parts.append(f"({info.body_lines} line{'' if info.body_lines == 1 else 's'})")
     if info.docstring:
         parts.append(f"- {info.docstring}")
     return " ".join(parts)

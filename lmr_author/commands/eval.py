@@ -12,7 +12,8 @@ from lmr_author.commands.judge import add_judge_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, JustifyMethod
+    from rich.table import Table
 
     from lmr_author.evaluate import Results, Submission
 
@@ -25,10 +26,10 @@ task's unit tests in Docker, and report unit-test accuracy per system (the fract
 implementations all of whose tests pass), with verdict counts and categories.
 
 A submission is a folder mirroring the benchmark with the goal files replaced (system
-name: --system or the folder's name), or a JSONL file of predictions (one
-{"task", "implementation", "system", "source"} per line; schemas/predictions.schema.json)
-spliced into the masked goal files. --submission may repeat; a --system right after a
---submission names that one.
+name: --system, else the one 'lmr-author collect' recorded, else the folder's name),
+or a JSONL file of predictions (one {"task", "implementation", "system", "source"} per
+line; schemas/predictions.schema.json) spliced into the masked goal files.
+--submission may repeat; a --system right after a --submission names that one.
 
 Each finished run is written at once under OUTPUT/runs/; a rerun skips runs whose task,
 candidate, image and settings are unchanged, so Ctrl-C and running again resumes.
@@ -65,7 +66,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action=_SystemAction,
         metavar="NAME",
         help="system name of the --submission just before it "
-        "(default: the folder's name; for JSONL, lines without a 'system')",
+        "(default: the system named in the folder's lmr-collect.json, else the folder's "
+        "name; for JSONL, lines without a 'system')",
     )
     parser.add_argument(
         "--output",
@@ -186,6 +188,8 @@ def _handle(args: argparse.Namespace) -> int:
     errors = Console(stderr=True)
     results = _run_with_progress(args, submissions, errors)
     if args.json:
+        for line in missing_lines(results):  # stdout is the JSON: say it on stderr
+            errors.print(line, markup=False, soft_wrap=True)
         print(json.dumps(results.to_json(), indent=2, ensure_ascii=False))
     else:
         _print_summary(results, args.output)
@@ -327,40 +331,64 @@ def _run_with_progress(
             progress.stop()
 
 
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
+def missing_lines(results: Results) -> list[str]:
+    """One line per system whose submission had no candidate for some implementations."""
+    from lmr_author.evaluate import NO_SUBMISSION
+
+    missing: dict[str, int] = {}
+    for run in results.runs:
+        if run.reason == NO_SUBMISSION:
+            missing[run.system] = missing.get(run.system, 0) + 1
+    lines = []
+    for system, count in sorted(missing.items()):
+        total = sum(1 for run in results.runs if run.system == system)
+        noun = "implementation" if count == 1 else "implementations"
+        lines.append(
+            f"{system}: {count} of {total} {noun} had no prediction in the submission "
+            "(scored as errors)"
+        )
+    return lines
 
 
-def _print_summary(results: Results, output: Path) -> None:
+def _column(table: Table, header: str, *, justify: JustifyMethod = "left") -> None:
+    # Piped output is 80 columns wide: a header is never cut, the values fold instead.
+    table.add_column(header, justify=justify, no_wrap=True, min_width=len(header))
+
+
+def _print_summary(results: Results, output: Path, console: Console | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from lmr_author.commands._numbers import percent
     from lmr_author.evaluate import VERDICTS
 
-    console = Console()
+    console = console or Console()
+    # What is missing comes first: an accuracy over mostly absent answers says little.
+    for line in missing_lines(results):
+        console.print(line, markup=False, soft_wrap=True)
     table = Table(title="Unit-test accuracy per system")
-    table.add_column("system")
-    table.add_column("accuracy", justify="right")
-    table.add_column("passed", justify="right")
+    table.add_column("system", overflow="fold", min_width=len("system"))
+    _column(table, "accuracy", justify="right")
+    _column(table, "passed", justify="right")
     for verdict in VERDICTS:
-        table.add_column(verdict, justify="right")
+        _column(table, verdict, justify="right")
     for name, summary in sorted(results.systems.items()):
         table.add_row(
             name,
-            _percent(summary.accuracy),
+            percent(summary.accuracy),
             f"{summary.passed}/{summary.implementations}",
             *(str(summary.verdicts.get(verdict, 0)) for verdict in VERDICTS),
         )
     console.print(table)
     categories = Table(title="Accuracy per category")
-    categories.add_column("system")
-    categories.add_column("category")
-    categories.add_column("accuracy", justify="right")
-    categories.add_column("passed", justify="right")
+    categories.add_column("system", overflow="fold", min_width=len("system"))
+    categories.add_column("category", overflow="fold", min_width=len("category"))
+    _column(categories, "accuracy", justify="right")
+    _column(categories, "passed", justify="right")
     for name, summary in sorted(results.systems.items()):
         for category, part in sorted(summary.categories.items()):
             categories.add_row(
-                name, category, _percent(part.accuracy), f"{part.passed}/{part.implementations}"
+                name, category, percent(part.accuracy), f"{part.passed}/{part.implementations}"
             )
     if categories.row_count:
         console.print(categories)

@@ -38,9 +38,10 @@ OPENAI_API_KEY and OPENAI_MODEL.
 """
 
 EPILOG = """\
-exit codes: 0 every request answered, 1 some requests never got an answer (run again to
-retry) or some prompts do not fit the budget even after every cut (they are listed and
-not asked), 2 usage or input error, 130 interrupted (answers so far are kept).
+exit codes: 0 every request answered with a function eval can splice, 1 some answers
+cannot be spliced (eval scores them as errors), some requests never got an answer (run
+again to retry) or some prompts do not fit the budget even after every cut (they are
+listed and not asked), 2 usage or input error, 130 interrupted (answers so far are kept).
 """
 
 
@@ -141,7 +142,8 @@ def _generate(args: argparse.Namespace) -> int:
     with progress_bar("generating", enabled=not args.json) as on_progress:
         summary = run_generation(plan, args.out, on_progress=on_progress)
     _print_summary(summary, args.out, as_json=args.json)
-    return EXIT_FINDINGS if summary.failed or summary.stopped or summary.too_long else EXIT_OK
+    trouble = summary.failed or summary.stopped or summary.too_long or summary.unspliceable
+    return EXIT_FINDINGS if trouble else EXIT_OK
 
 
 def _print_plan(plan: Plan, *, as_json: bool) -> None:
@@ -195,12 +197,19 @@ def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> Non
     if as_json:
         print(json.dumps(summary.to_json(), indent=2))
         return
+    # How many answers eval cannot use comes first; the item lines (in task order) follow.
+    if summary.unspliceable:
+        count = len(summary.unspliceable)
+        print(
+            f"{count} of {summary.asked + summary.cached + summary.kept} answers cannot be "
+            f"spliced into the masked goal file (eval will score {_them(count)} as errors)"
+        )
     for item, cuts in summary.truncated.items():
         print(f"{item}: prompt truncated to fit the budget: " + "; ".join(cuts))
     for line in summary.too_long:
         print(f"not asked, over the budget: {line}", file=sys.stderr)
     for line in summary.unspliceable:
-        print(f"cannot be spliced (eval will score it as an error): {line}")
+        print(f"cannot be spliced: {line}")
     for line in summary.failed:
         print(f"no answer: {line}", file=sys.stderr)
     if summary.stopped:
@@ -219,3 +228,7 @@ def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> Non
         f"{summary.usage.completion_tokens} completion ({money(summary.cost)}); all "
         f"predictions: {summary.usage_total.total_tokens} tokens ({money(summary.cost_total)})"
     )
+
+
+def _them(count: int) -> str:
+    return "it" if count == 1 else "them"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from lmr_author.judge.config import JudgeConfig
     from lmr_author.judge.plan import JudgePlan
-    from lmr_author.judge.summary import JudgeSummary
+    from lmr_author.judge.summary import JudgeSummary, SystemScores
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -286,21 +287,61 @@ def format_plan(plan: JudgePlan) -> str:
     return "\n".join(lines)
 
 
-def format_summary(summary: JudgeSummary) -> str:
-    """A plain-text table: one row per system, unit-test accuracy then CC / LC / LI."""
-    header = f"{'system':<28} {'runs':>5} {'unit':>6} {'judged':>6} {'CC':>6} {'LC':>6} {'LI':>6}"
-    lines = [header + f" {'unparsed':>8} {'no answer':>9}"]
-    for name, system in sorted(summary.systems.items()):
-        lines.append(
-            f"{name:<28} {system.runs:>5} {system.unit_test_accuracy:>5.1f}% {system.judged:>6}"
-            f" {system.percent('CC'):>5.1f}% {system.percent('LC'):>5.1f}%"
-            f" {system.percent('LI'):>5.1f}% {system.counts.get('unparsed', 0):>8}"
-            f" {system.unanswered:>9}"
+#: The number columns of the per-system table: (header, width); the system gets the rest.
+_COLUMNS = (
+    ("runs", 5),
+    ("unit", 6),
+    ("judged", 7),
+    ("CC", 6),
+    ("LC", 6),
+    ("LI", 6),
+    ("unparsed", 8),
+    ("no answer", 9),
+)
+
+
+def _percent(system: SystemScores, label: str) -> str:
+    """A label's share of the judged runs; a dash when none was judged (not 0.0 %)."""
+    return f"{system.percent(label):.1f}%" if system.judged else "–"
+
+
+def format_summary(summary: JudgeSummary, width: int = 80) -> str:
+    """A plain-text table no wider than ``width``: one row per system, unit-test accuracy
+    then CC / LC / LI; thin rows (`lmr_author.thin_rows`) are named first and marked."""
+    from lmr_author.thin_rows import describe, footnote, mark
+
+    thin = summary.thin()
+    lines = []
+    if thin:
+        shown = ", ".join(
+            describe(name, summary.systems[name].judged, median)
+            for name, median in sorted(thin.items())
         )
+        lines += textwrap.wrap(f"thin rows: judge: {shown}", width)
+    numbers = sum(size + 1 for _, size in _COLUMNS)
+    name_width = max(width - numbers, 6)
+    lines.append(f"{'system':<{name_width}}" + "".join(f" {h:>{n}}" for h, n in _COLUMNS))
+    for name, system in sorted(summary.systems.items()):
+        cells = (
+            str(system.runs),
+            f"{system.unit_test_accuracy:.1f}%" if system.counted else "–",
+            mark(system.judged, name in thin),
+            *(_percent(system, label) for label in ("CC", "LC", "LI")),
+            str(system.counts.get("unparsed", 0)),
+            str(system.unanswered),
+        )
+        row = "".join(f" {cell:>{n}}" for cell, (_, n) in zip(cells, _COLUMNS, strict=True))
+        if len(name) > name_width:  # a long name on its own line, never cut
+            lines += textwrap.wrap(name, width, break_on_hyphens=False)
+            lines.append(" " * name_width + row)
+        else:
+            lines.append(f"{name:<{name_width}}{row}")
     if not summary.systems:
         lines.append("(no runs found)")
+    if thin:
+        lines += textwrap.wrap(footnote(sorted(thin)), width)
     usage = summary.usage
-    lines.append(
+    totals = (
         f"{summary.asked} asked, {summary.cached} from cache, {summary.kept} kept, "
         f"{summary.unparsed} unparsed, {summary.errors + summary.not_asked} without an answer; "
         f"{summary.requests} requests ({summary.retries} retries), "
@@ -308,4 +349,5 @@ def format_summary(summary: JudgeSummary) -> str:
         f"{usage.completion_tokens} completion), {summary.usage_total.total_tokens} behind "
         f"all judgments; model {summary.model} in {summary.duration_s:.1f}s"
     )
+    lines += textwrap.wrap(totals, width, break_on_hyphens=False)
     return "\n".join(lines)

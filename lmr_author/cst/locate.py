@@ -89,7 +89,10 @@ def locate_function(
         found = [max(at_line, key=lambda info: info.start_line)]
     if not found:
         names = sorted({info.qualname for info in infos})
-        close = difflib.get_close_matches(
+        # A bare method name most often means the method of a class: name every
+        # qualified definition that ends with it, not only the closest spellings.
+        qualified = [name for name in names if name.endswith("." + function)]
+        close = qualified or difflib.get_close_matches(
             f"{class_name}.{function}" if class_name else function, names, n=3
         )
         hint = f"Did you mean {', '.join(close)}?" if close else None

@@ -27,6 +27,8 @@ from lmr_author.task import Implementation, Task
 
 #: Larger predictions files are refused as a whole (they are read into memory).
 MAX_PREDICTIONS_BYTES = 256 << 20
+#: The record `collect` writes into a mirrored submission; its "system" names the folder.
+COLLECT_RECORD = "lmr-collect.json"
 #: System names become folder names: keep them path-safe.
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
 
@@ -35,8 +37,9 @@ SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
 class Submission:
     """A submission on disk and, optionally, the system name to record it under.
 
-    For a folder, ``system`` defaults to the folder's name. For a JSONL file it names the
-    lines that carry no ``system`` of their own.
+    For a folder, ``system`` defaults to the one its collect record names, else to the
+    folder's name. For a JSONL file it names the lines that carry no ``system`` of their
+    own.
     """
 
     path: Path
@@ -95,9 +98,8 @@ def _from_folder(
     submission: Submission, tasks: list[Task], whole_benchmark: bool
 ) -> list[Candidate]:
     root = submission.path
-    system = check_system_name(
-        submission.system or root.resolve().name, origin=f"submission folder {root}"
-    )
+    system = submission.system or collected_system(root)
+    system = check_system_name(system or root.resolve().name, origin=f"submission folder {root}")
     candidates: list[Candidate] = []
     found_any = False
     for task in tasks:
@@ -120,6 +122,33 @@ def _from_folder(
             hint=f"A submission folder mirrors the benchmark, e.g. {where}.",
         )
     return candidates
+
+
+def collected_system(root: Path) -> str | None:
+    """The system named by the collect record of the folder ``root``, if it has one.
+
+    The record lies in a folder the evaluated system may have written, so it is read as
+    data like a goal file (no symlink, no special file, `read_member`'s size cap) and
+    any fault in it is a `UserError` that says how to go on without it.
+    """
+    record = root / COLLECT_RECORD
+    hint = f"Pass --system NAME after this --submission, or remove {COLLECT_RECORD}."
+    member = read_member(root, COLLECT_RECORD, what=f"the collect record {COLLECT_RECORD}")
+    if member.refused:
+        raise UserError(member.refused, file=record, hint=hint)
+    if member.data is None:
+        return None
+    text = member.data.decode("utf-8", errors="replace")
+    data = parse_json(text, file=record, what="collect record", hint=hint)
+    system = data.get("system") if isinstance(data, dict) else None
+    if not isinstance(system, str) or not system:
+        raise UserError(
+            "the collect record names no system (no string at $.system)",
+            file=record,
+            where="$.system",
+            hint=hint,
+        )
+    return check_system_name(system, origin=f"{record}, $.system")
 
 
 def _mirrored_goal_file(root: Path, task: Task, impl: Implementation) -> Member:

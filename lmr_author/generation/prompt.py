@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from lmr_author.errors import UserError
+from lmr_author.json_input import read_text
 from lmr_author.task import INFO_FILE, RETRIEVAL_KEY, Implementation, Task
 
 #: Characters per token of OpenAI's tokenizers on English prose (their rule of thumb).
@@ -171,20 +172,12 @@ def load_template(path: Path | None = None) -> GenerationTemplate:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     source = path if path is not None else default_template_path()
-    try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(
-            "the generation prompt template does not exist",
-            file=source,
-            hint="Pass an existing file as the template.",
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(
-            f"cannot read the generation prompt template ({error})",
-            file=source,
-            hint="Save it as UTF-8 text.",
-        ) from None
+    missing = UserError(
+        "the generation prompt template does not exist",
+        file=source,
+        hint="Pass an existing file as the template.",
+    )
+    text = read_text(source, what="generation prompt template", missing=missing)
     env = ImmutableSandboxedEnvironment(
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -258,20 +251,13 @@ def _read_repo_file(task: Task, name: str, where: str, what: str) -> str:
             where=where,
             hint="Give a path relative to the repository folder.",
         )
-    path = task.repo_dir / relative
-    try:
-        return path.read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        raise UserError(
-            f"the {what} {name!r} is not a file in the repository folder",
-            file=task.path / INFO_FILE,
-            where=where,
-            hint=f"Fix the path in info.json or add the file under {task.repo_folder_name}/.",
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(
-            f"cannot read the {what} ({error})", file=path, hint="Save it as UTF-8 text."
-        ) from None
+    missing = UserError(
+        f"the {what} {name!r} is not a file in the repository folder",
+        file=task.path / INFO_FILE,
+        where=where,
+        hint=f"Fix the path in info.json or add the file under {task.repo_folder_name}/.",
+    )
+    return read_text(task.repo_dir / relative, what=what, missing=missing)
 
 
 def references_start(paper: Mapping[str, str]) -> tuple[str, int] | None:

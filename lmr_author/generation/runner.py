@@ -383,11 +383,12 @@ def run_generation(
     summary.usage_total = sum((r.usage for r in records.values()), Usage())
     summary.cost = estimate_cost(summary.usage, price)
     summary.cost_total = estimate_cost(summary.usage_total, price)
-    mine = {(r.system, r.task.name, r.implementation.index) for r in plan.requests}
+    # In task order (the plan's), not in the order the answers came back.
+    slots = dict.fromkeys((r.system, r.task.name, r.implementation.index) for r in plan.requests)
     summary.unspliceable = [
         f"{r.task}#{r.implementation} ({r.system}): {r.splice_error}"
-        for r in records.values()
-        if r.splice_error and r.slot in mine
+        for r in (records.get(slot) for slot in slots)
+        if r is not None and r.splice_error
     ]
     summary.records = len(records)
     summary.duration_s = time.monotonic() - started
@@ -412,6 +413,9 @@ def _ask_all(
 
     pool = ThreadPoolExecutor(max_workers=client.settings.concurrency)
     futures: dict[Future[None], PlannedRequest] = {pool.submit(ask, p): p for p in to_ask}
+    # Failures are listed in task order (the plan's), not in the order they happened.
+    position = {id(planned): index for index, planned in enumerate(to_ask)}
+    failed: list[tuple[int, str]] = []
     try:
         pending = set(futures)
         while pending:
@@ -430,10 +434,14 @@ def _ask_all(
                         other.cancel()
                 if not isinstance(error, LLMError):
                     raise error
-                summary.failed.append(f"{planned.item} sample {planned.sample}: {error}")
+                failed.append(
+                    (position[id(planned)], f"{planned.item} sample {planned.sample}: {error}")
+                )
     except BaseException:
         # Ctrl-C (or a bug): cancel what has not started, do not wait for what is on
         # the wire; every answer recorded so far is already in the predictions file.
         pool.shutdown(wait=False, cancel_futures=True)
         raise
+    finally:
+        summary.failed.extend(text for _, text in sorted(failed))
     pool.shutdown(wait=True)

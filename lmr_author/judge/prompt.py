@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
+from lmr_author.json_input import read_text
 from lmr_author.task import Implementation
 
 PLACEHOLDERS = (
@@ -72,20 +73,12 @@ class JudgePrompt:
 def load_template(path: Path | None = None) -> PromptTemplate:
     """Read and check a template; unknown placeholders are a `UserError` naming the line."""
     source = path if path is not None else default_template_path()
-    try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(
-            "the judge prompt template does not exist",
-            file=source,
-            hint="Pass an existing file to --template.",
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(
-            f"cannot read the judge prompt template ({error})",
-            file=source,
-            hint="Save it as UTF-8 text.",
-        ) from None
+    missing = UserError(
+        "the judge prompt template does not exist",
+        file=source,
+        hint="Pass an existing file to --template.",
+    )
+    text = read_text(source, what="judge prompt template", missing=missing)
     template = string.Template(text)
     if not template.is_valid():
         raise UserError(

@@ -27,6 +27,7 @@ from typing import Any
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
 from lmr_author.eval_output import StoredRun
+from lmr_author.json_input import read_text
 from lmr_author.judge.cache import JudgeCache, cache_key
 from lmr_author.judge.client import (
     JudgeClient,
@@ -105,18 +106,8 @@ class Batch:
     def prompt(self, run: StoredRun) -> JudgePrompt:
         task = self.task(run.task)
         impl = task.implementation(run.implementation)
-        try:
-            golden = impl.golden_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UserError(
-                f"cannot read the golden file ({error})", file=impl.golden_path
-            ) from None
-        try:
-            candidate = run.candidate_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UserError(
-                f"cannot read the candidate ({error})", file=run.candidate_path
-            ) from None
+        golden = read_text(impl.golden_path, what="golden file")
+        candidate = read_text(run.candidate_path, what="candidate")
         return build_prompt(
             self.template,
             impl,

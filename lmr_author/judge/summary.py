@@ -8,6 +8,7 @@ from typing import Any
 from lmr_author.eval_output import ItemKey, StoredRun
 from lmr_author.judge.client import Usage
 from lmr_author.judge.store import Judgment
+from lmr_author.thin_rows import thin_rows
 from lmr_author.three_way import UNPARSED, ThreeWayLabel
 from lmr_author.verdicts import PASS, counts_for_accuracy
 
@@ -42,7 +43,7 @@ class SystemScores:
         """Percent of judged runs with ``label`` (CC, LC, LI or unparsed)."""
         return _percent(self.counts.get(label, 0), self.judged)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, thin: bool = False) -> dict[str, Any]:
         return {
             "runs": self.runs,
             "counted": self.counted,
@@ -52,6 +53,7 @@ class SystemScores:
             "unanswered": self.unanswered,
             "counts": dict(self.counts),
             "percent": {label: self.percent(label) for label in LABEL_ORDER},
+            "thin": thin,
         }
 
 
@@ -79,7 +81,12 @@ class JudgeSummary:
     model: str = ""
     endpoint: str = ""
 
+    def thin(self) -> dict[str, float]:
+        """Systems whose judge row rests on few judged runs, with the median (`thin_rows`)."""
+        return thin_rows({name: scores.judged for name, scores in self.systems.items()})
+
     def to_json(self) -> dict[str, Any]:
+        thin = self.thin()
         return {
             "model": self.model,
             "endpoint": self.endpoint,
@@ -98,7 +105,9 @@ class JudgeSummary:
             "usage_total": self.usage_total.to_json(),
             "duration_s": round(self.duration_s, 3),
             "problems": list(self.problems),
-            "systems": {name: s.to_json() for name, s in sorted(self.systems.items())},
+            "systems": {
+                name: s.to_json(thin=name in thin) for name, s in sorted(self.systems.items())
+            },
         }
 
 

@@ -17,6 +17,7 @@ from lmr_author.labels.matching import (
     StaleLabel,
     UnparsedAnswer,
 )
+from lmr_author.thin_rows import thin_rows
 
 REPORT_VERSION = 1
 
@@ -268,11 +269,35 @@ class AgreementReport:
     unparsed: list[UnparsedAnswer]
     notes: list[str]
 
+    def thin(self) -> dict[str, dict[str, float]]:
+        """Per side (``judge``, ``human``): systems whose n is thin, with the median n."""
+        return {
+            side: thin_rows(
+                {
+                    row.system: counts.n
+                    for row in self.distribution
+                    if (counts := getattr(row, side)) is not None
+                }
+            )
+            for side in ("judge", "human")
+        }
+
+    def _distribution_json(self) -> list[dict[str, Any]]:
+        thin = self.thin()
+        rows = []
+        for row in self.distribution:
+            data = asdict(row)
+            for side in ("judge", "human"):
+                if data[side] is not None:
+                    data[side]["thin"] = row.system in thin[side]
+            rows.append(data)
+        return rows
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": REPORT_VERSION,
             "inputs": self.inputs.to_json(),
-            "distribution": [asdict(row) for row in self.distribution],
+            "distribution": self._distribution_json(),
             "three_way": self.three_way.to_json(),
             "binary": self.binary.to_json(),
             "disagreements": [asdict(row) for row in self.disagreements],

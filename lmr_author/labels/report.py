@@ -25,6 +25,7 @@ from lmr_author.labels.agreement_report import (
 )
 from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel, UnparsedAnswer
 from lmr_author.labels.names import display_task, natural_key
+from lmr_author.thin_rows import describe, footnote, mark
 
 #: How the judge is named in the short column names and rows.
 LLM = "LLM"
@@ -132,6 +133,9 @@ def summary(report: AgreementReport) -> list[tuple[str, str]]:
             + (f"; {unread} judge answers unread" if inputs.judge is not None else ""),
         )
     )
+    thin = thin_lines(report)
+    if thin:
+        lines.append(("thin rows", "; ".join(thin)))
     for view, name in ((report.three_way, "3-way"), (report.binary, "CC/not")):
         versus = view.judge_vs_human
         if versus is None:
@@ -162,6 +166,21 @@ def summary(report: AgreementReport) -> list[tuple[str, str]]:
             "disagreements listed below",
         )
     )
+    return lines
+
+
+def thin_lines(report: AgreementReport) -> list[str]:
+    """Per side, the systems whose per-system row rests on few items (`lmr_author.thin_rows`)."""
+    counts = {
+        side: {row.system: x.n for row in report.distribution if (x := getattr(row, side))}
+        for side in ("judge", "human")
+    }
+    lines = []
+    for side, medians in report.thin().items():
+        if medians:
+            names = sorted(medians, key=natural_key)
+            shown = ", ".join(describe(name, counts[side][name], medians[name]) for name in names)
+            lines.append(f"{side}: {shown}")
     return lines
 
 
@@ -232,18 +251,25 @@ def _distribution(report: AgreementReport) -> Section:
         legend.append("J=H%: judge agrees with a human label")
         legend.append("1v3%: direct conflicts, LI against CC")
     what = "unit tests and " if has_runs else ""
-    section = Section(f"Per system: {what}CC / LC / LI", columns, legend=legend)
+    thin = report.thin()
+    marked = sorted({name for side in thin.values() for name in side}, key=natural_key)
+    section = Section(
+        f"Per system: {what}CC / LC / LI", columns, legend=legend, note=footnote(marked)
+    )
     for row in sorted(rows, key=lambda x: natural_key(x.system)):
         unit = row.unit_test
         cells = [row.system]
         if has_runs:
             cells.append(_pct(unit.accuracy_percent) if unit else "–")
-        for data in (row.judge, row.human) if has_judge else (row.human,):
+        sides = (
+            (("judge", row.judge), ("human", row.human)) if has_judge else (("human", row.human),)
+        )
+        for side, data in sides:
             if data is None:
                 cells += ["–"] * 4
                 continue
             cells += [_pct(data.percent[name]) for name in ("CC", "LC", "LI")]
-            cells.append(str(data.n))
+            cells.append(mark(data.n, row.system in thin[side]))
         versus = row.judge_vs_human
         if has_judge:
             for value in (

@@ -21,11 +21,13 @@ the file, the line and what to do. Totals are checked against the counted lines.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from lmr_author.errors import UserError
+from lmr_author.json_input import read_text
 
 RESULTS_FILE = "results.txt"
 
@@ -105,28 +107,16 @@ class PublishedUnitTests:
 def load_published_results(path: str | Path, system: str | None = None) -> PublishedUnitTests:
     """Parse one results.txt; ``system`` defaults to its folder (``<agent>/<model>``)."""
     source = Path(path)
-    try:
-        text = source.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(
-            "no such file", file=source, hint="Give the path of a published results.txt."
-        ) from None
-    except IsADirectoryError:
+    if os.path.isdir(source):  # an agent/model folder (isdir never raises, unlike Path's)
         raise UserError(
             "this is a folder, not a results.txt",
             file=source,
             hint=f"Give the {RESULTS_FILE} inside it.",
-        ) from None
-    except OSError as error:
-        raise UserError(
-            f"cannot read the file ({error.strerror})", file=source, hint="Check permissions."
-        ) from None
-    except UnicodeDecodeError as error:
-        raise UserError(
-            f"not UTF-8 text (byte {error.start})",
-            file=source,
-            hint="A results.txt is plain UTF-8 text.",
-        ) from None
+        )
+    missing = UserError(
+        "no such file", file=source, hint="Give the path of a published results.txt."
+    )
+    text = read_text(source, what=RESULTS_FILE, missing=missing)
     if system is None:
         system = "/".join(source.resolve().parent.parts[-2:])
     return parse_published_results(text, source, system)

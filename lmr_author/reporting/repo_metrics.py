@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.errors import UserError
+from lmr_author.json_input import read_text
 from lmr_author.task import PAPER_JSON, PAPER_PDF, Implementation, Task
 
 #: Names left out at the top of the repository folder: the benchmark's own files.
@@ -191,19 +192,13 @@ def _one(task: Task, impl: Implementation, tree: TreeMetrics) -> ImplementationM
     from lmr_author.cst.text import SourceText
 
     golden = impl.golden_path
-    try:
-        source = golden.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(
-            "the golden file does not exist",
-            file=golden,
-            where=f"implementation {impl.index}",
-            hint="Check golden_file in the task's info.json.",
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(
-            f"cannot read the golden file ({error})", file=golden, hint="Save it as UTF-8."
-        ) from None
+    missing = UserError(
+        "the golden file does not exist",
+        file=golden,
+        where=f"implementation {impl.index}",
+        hint="Check golden_file in the task's info.json.",
+    )
+    source = read_text(golden, what="golden file", missing=missing)
     # The libcst engine's index finds the goal function (and reports syntax errors).
     text = SourceText.from_source(source, filename=str(golden))
     name, owner = split_qualified(impl.goal_function, impl.class_name)

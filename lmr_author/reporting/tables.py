@@ -28,10 +28,13 @@ from typing import Any
 from lmr_author.errors import UserError
 from lmr_author.eval_output import ItemKey, StoredRun, find_benchmark, scan_stored_runs
 from lmr_author.generation.samples import split_sample
+from lmr_author.thin_rows import thin_rows
 from lmr_author.three_way import ThreeWayLabel
 from lmr_author.verdicts import PASS
 
 LABELS = ("CC", "LC", "LI")
+#: The counts of Table 2 whose rows may be thin: unit-test runs, judged runs, human labels.
+COUNTS = ("unit_tests", "judge", "human")
 UNCATEGORIZED = "uncategorized"
 
 
@@ -95,15 +98,22 @@ class SystemRow:
     categories: dict[str, Tally] = field(default_factory=dict)
     published: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def count(self, what: str) -> int:
+        """The n behind one of `COUNTS`: runs counted, runs judged or human labels."""
+        if what == "unit_tests":
+            return self.unit_tests.counted
+        return self.judge.total if what == "judge" else self.human.total
+
+    def to_json(self, thin: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """The row; ``thin`` names the `COUNTS` of this row that rest on few items."""
         return {
             "setting": self.setting,
             "system": self.system,
             "origin": self.origin,
             "published": self.published,
-            "unit_tests": self.unit_tests.to_json(),
-            "judge": self.judge.to_json(),
-            "human": self.human.to_json(),
+            "unit_tests": {**self.unit_tests.to_json(), "thin": "unit_tests" in thin},
+            "judge": {**self.judge.to_json(), "thin": "judge" in thin},
+            "human": {**self.human.to_json(), "thin": "human" in thin},
             "categories": {k: v.to_json() for k, v in sorted(self.categories.items())},
         }
 
@@ -142,11 +152,23 @@ class Report:
     def settings(self) -> list[str]:
         return list(dict.fromkeys(row.setting for row in self.rows if row.setting))
 
+    def thin(self) -> dict[str, dict[int, float]]:
+        """Per count of `COUNTS`: the rows (by index) that rest on few items, with the
+        median n they were compared to (`lmr_author.thin_rows`)."""
+        return {
+            what: thin_rows({i: row.count(what) for i, row in enumerate(self.rows)})
+            for what in COUNTS
+        }
+
     def to_json(self) -> dict[str, Any]:
+        thin = self.thin()
         return {
             "report_version": 1,
             "benchmark": self.benchmark,
-            "systems": [row.to_json() for row in self.rows],
+            "systems": [
+                row.to_json(frozenset(what for what in COUNTS if i in thin[what]))
+                for i, row in enumerate(self.rows)
+            ],
             "category_distribution": dict(self.category_distribution),
             "pass_at_k": [p.to_json() for p in self.pass_at_k],
             "notes": list(self.notes),

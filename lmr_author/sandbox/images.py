@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.json_input import read_text
 from lmr_author.sandbox import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.task import Task
@@ -130,18 +131,12 @@ def plan_build(
 ) -> BuildPlan:
     """Read the task folder and compute what a build would use and its content tag."""
     dockerfile_path = task.dockerfile_path
-    try:
-        original = dockerfile_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InfraError(
-            "the task has no Dockerfile, so its test image cannot be built",
-            file=dockerfile_path,
-            hint="Write one (lmr-author new-task makes a scaffold from templates/Dockerfile).",
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InfraError(
-            f"cannot read the Dockerfile ({error})", file=dockerfile_path, hint="Fix the file."
-        ) from None
+    missing = InfraError(
+        "the task has no Dockerfile, so its test image cannot be built",
+        file=dockerfile_path,
+        hint="Write one (lmr-author new-task makes a scaffold from templates/Dockerfile).",
+    )
+    original = read_text(dockerfile_path, what="Dockerfile", missing=missing, error=InfraError)
     from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
 
     trusted = base_for_build(client, dockerfile_path, base_image)

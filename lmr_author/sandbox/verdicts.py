@@ -144,8 +144,8 @@ def classify_exit(
     exception = last_exception(output)
     if exit_code >= 128 or exit_code < 0:
         signal_number = exit_code - 128 if exit_code >= 128 else -exit_code
-        if signal_number == 9 and memory_mb:
-            return Classified("error", f"killed by signal 9 (memory limit {memory_mb} MB?)")
+        # Only the engine knows whether the memory limit did it (oom_killed, above):
+        # a process that kills itself with signal 9 must not be blamed on memory.
         return Classified("error", f"killed by signal {signal_number}")
     unittest_summary = _UNITTEST_SUMMARY.search(output)
     if unittest_summary:

@@ -42,8 +42,8 @@ def prove_reports(
         task = load_task(report.path)
         say(f"{report.name}: proving the tests in Docker…")
 
-        def progress(line: str, name: str = report.name) -> None:
-            say(f"  {name}: {line}")
+        def progress(line: str) -> None:
+            say(f"  {line}")  # the run's line names the task already ("01-DPO #1: golden")
 
         findings = run_dynamic_checks(
             task, base_image=base_image, timeout_s=timeout_s, on_progress=progress

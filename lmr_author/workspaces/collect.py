@@ -22,13 +22,14 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_bytes, atomic_write_json
 from lmr_author.errors import UserError
-from lmr_author.evaluation.submissions import check_system_name
+from lmr_author.evaluation.submissions import COLLECT_RECORD, check_system_name
 from lmr_author.task import Implementation, Task
 from lmr_author.workspaces.files import NotRegularFile, read_file, scan
 from lmr_author.workspaces.manifest import Manifest, WorkspaceEntry
 
-#: The collect report, written beside the mirrored goal files (``eval`` ignores it).
-REPORT_FILE = "lmr-collect.json"
+#: The collect report, written beside the mirrored goal files (``eval`` names the
+#: submission's system from it; the name is owned by the submission reader).
+REPORT_FILE = COLLECT_RECORD
 _TEST_PART = re.compile(r"unit_tests?(?:_\d+)?|tests?")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lmr_author.judge.prompt import default_template_path
 from tests.support.eval_output import RunSpec, build_eval_output, write_task
 from tests.support.fuzz import Outcome, assert_refused, run_cli
 from tests.support.unprivileged import shared_tmp_dir, unprivileged
@@ -57,12 +58,19 @@ def test_an_unreadable_input_file(command: str, monkeypatch: pytest.MonkeyPatch)
         labels = root / "labels.json"
         labels.write_text("[]")
         output = build_eval_output(root / "e", [RunSpec("a")])
+        # The package itself may sit where 'nobody' cannot reach (a clone under /root):
+        # the judge reads its prompt template from a copy that 'nobody' can read.
+        template = root / "judge_prompt.md"
+        template.write_text(default_template_path().read_text(encoding="utf-8"))
         _open_up(root)
         argv, locked = {
             "labels": (["labels", "import", str(labels)], labels),
             "agreement": (["agreement", "--human", str(labels)], labels),
             "judge": (
-                ["judge", str(output), "--dry-run", "--base-url", "http://127.0.0.1:9/v1"],
+                [
+                    *("judge", str(output), "--dry-run", "--template", str(template)),
+                    *("--base-url", "http://127.0.0.1:9/v1"),
+                ],
                 output / "results.json",
             ),
         }[command]

@@ -12,11 +12,27 @@ from __future__ import annotations
 import warnings
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
 
+from textual.binding import Binding, BindingType
 from textual.widgets import TextArea
 
 DOCKERFILE = "dockerfile"
+
+
+class IndentingEditor(TextArea):
+    """A code editor where Tab indents: the footer says Escape leaves it.
+
+    TextArea already moves focus on Escape when Tab indents; this binding only names that
+    key in the footer, so nobody is stuck in the editor.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", "Leave editor (Tab indents)"),
+    ]
+
+    def action_leave(self) -> None:
+        self.screen.focus_next()
 
 
 @cache
@@ -38,9 +54,21 @@ def _dockerfile_grammar() -> tuple[Any, str] | None:
     return language, query
 
 
-def code_editor(text: str, *, language: str | None, id: str, soft_wrap: bool = False) -> TextArea:
-    """A `TextArea.code_editor` for ``language`` ("python", "dockerfile" or None)."""
-    area = TextArea.code_editor(text, id=id, soft_wrap=soft_wrap)
+def code_editor(
+    text: str,
+    *,
+    language: str | None,
+    id: str,
+    soft_wrap: bool = False,
+    tab_behavior: Literal["focus", "indent"] = "indent",
+) -> TextArea:
+    """A `TextArea.code_editor` for ``language`` ("python", "dockerfile" or None).
+
+    ``tab_behavior="focus"`` makes Tab leave the editor like any field: right for files
+    whose lines never start with a tab or an indent (requirements, a Dockerfile).
+    """
+    kind = IndentingEditor if tab_behavior == "indent" else TextArea
+    area = kind.code_editor(text, id=id, soft_wrap=soft_wrap, tab_behavior=tab_behavior)
     if language == DOCKERFILE:
         grammar = _dockerfile_grammar()
         if grammar is not None:

@@ -57,6 +57,9 @@ def test_signals_and_oom_are_errors() -> None:
         "killed: out of memory (64 MB)"
     )
     assert classify_exit(139, "").verdict == "error"
+    # Signal 9 without the engine's OOMKilled (a candidate killing itself) is no memory hint.
+    killed = classify_exit(137, "", oom_killed=False, memory_mb=1024)
+    assert killed.reason == "killed by signal 9" and "memory" not in killed.reason
 
 
 def test_plain_nonzero_exit_is_a_failure() -> None:

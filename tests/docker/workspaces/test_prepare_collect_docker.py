@@ -22,7 +22,8 @@ CORRECT = SAMPLE / "submissions" / "correct"
 def test_workspaces_with_correct_code_collect_into_a_submission_that_scores_8_of_8(
     tmp_path: Path, docker_client: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ws, sub, out = tmp_path / "ws", tmp_path / "agent", tmp_path / "results"
+    # The folder's name is not the system's: eval takes the name collect recorded.
+    ws, sub, out = tmp_path / "ws", tmp_path / "subs", tmp_path / "results"
     assert main(["prepare", str(SAMPLE), "--out", str(ws)]) == 0
     manifest = json.loads((ws / "lmr-workspaces.json").read_text())
     for entry in manifest["workspaces"]:
@@ -34,7 +35,7 @@ def test_workspaces_with_correct_code_collect_into_a_submission_that_scores_8_of
     test.write_text("print('Test Passed')\n")
     capsys.readouterr()
 
-    assert main(["collect", str(ws), "--system", "agent", "--out", str(sub), "--json"]) == 1
+    assert main(["collect", str(ws), "--system", "agentx", "--out", str(sub), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["collected"] == 8
     assert [(c["task"], c["path"], c["change"], c["kind"]) for c in report["changes"]] == [
@@ -45,7 +46,8 @@ def test_workspaces_with_correct_code_collect_into_a_submission_that_scores_8_of
     code = main(["eval", str(SAMPLE), "-s", str(sub), "--output", str(out), "--json"])
     results = json.loads(capsys.readouterr().out)
     assert code == 0
-    summary = results["systems"]["agent"]
+    assert list(results["systems"]) == ["agentx"]
+    summary = results["systems"]["agentx"]
     assert (summary["passed"], summary["implementations"]) == (8, 8)
 
     # The same workspaces with the masked function left in 01-DPO: that one fails in

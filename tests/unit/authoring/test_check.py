@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lmr_author.authoring.build import build_task
-from lmr_author.authoring.check import draft_info, schema_check
+from lmr_author.authoring.check import draft_info, live_check, schema_check
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
 from lmr_author.schema import schema_issues
 
@@ -43,3 +46,46 @@ def test_one_rule_names_the_repository_folder(tmp_path: Path) -> None:
     tree = tmp_path / "checkout"
     tree.mkdir()
     assert TaskSpec(source=".", repo_path=str(tree)).repo_folder() == "checkout"
+
+
+def _save_refuses(spec: TaskSpec) -> bool:
+    from lmr_author.authoring.save import fill_identity
+    from lmr_author.errors import UserError
+
+    try:
+        fill_identity(copy.deepcopy(spec))
+    except UserError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize(
+    ("fields", "flagged"),
+    [
+        ({"folder_name": "07-Toy"}, {"$.year"}),  # the PDF's metadata has no year
+        ({"folder_name": "Toy"}, {"$.instance_id", "$.year"}),
+        ({"folder_name": "Toy", "year": 2024}, {"$.instance_id"}),
+        ({"folder_name": "07-Toy", "year": 2024}, set()),  # instance_id from the folder
+        ({"folder_name": "Toy", "instance_id": 3, "year": 2024}, set()),
+    ],
+)
+def test_the_live_check_flags_what_save_cannot_fill(
+    toy_repo: Path, toy_paper: Path, fields: dict[str, Any], flagged: set[str]
+) -> None:
+    spec = _draft(toy_repo, paper_name="Toy Margins", paper_pdf=str(toy_paper))
+    for name, value in fields.items():
+        setattr(spec, name, value)
+    issues = {issue.path: issue.message for issue in live_check(spec)}
+    assert set(issues) == flagged
+    assert bool(flagged) == _save_refuses(spec)  # the live check agrees with Save
+    if "$.year" in issues:
+        assert "Set year" in issues["$.year"]  # what to do, not only what is wrong
+
+
+@pytest.fixture
+def toy_paper(tmp_path: Path) -> Path:
+    from lmr_author.paper import make_paper_pdf
+
+    out = tmp_path / "paper.pdf"
+    make_paper_pdf("Toy Margins", [("Method", "A margin loss.")], out)  # no date metadata
+    return out

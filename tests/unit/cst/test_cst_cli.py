@@ -125,8 +125,8 @@ def test_functions_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     out, err = capsys.readouterr()
     assert out.splitlines() == [
         "pkg/trainers.py:5-8 Trainer.loss (3 lines) - Loss.",
-        "pkg/trainers.py:10-12 Trainer.v @property (1 lines)",
-        "pkg/trainers.py:14-16 Trainer.v @v.setter (1 lines)",
+        "pkg/trainers.py:10-12 Trainer.v @property (1 line)",
+        "pkg/trainers.py:14-16 Trainer.v @v.setter (1 line)",
     ]
     assert "skipped broken.py: line 1" in err
     assert main(["functions", str(tmp_path), "--json", "--no-cache"]) == 0
@@ -144,6 +144,10 @@ def test_functions_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
         (["functions", "{broken}"], "the file does not parse"),
         (["mask", "/nonexistent/x.py", "f"], "does not exist"),
         (["extract", "{golden}", "nope"], "defines no function `nope`"),
+        # A bare method name: every qualified definition that ends with it is named.
+        (["extract", "{golden}", "v"], "Did you mean Trainer.v?"),
+        (["mask", "{golden}", "loss"], "Did you mean Trainer.loss?"),
+        (["splice", "{golden}", "loss", "--impl", "{golden}"], "Did you mean Trainer.loss?"),
         (["mask", "{golden}", "loss", "other", "--line", "3"], "--line picks one"),
     ],
 )

@@ -12,7 +12,7 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.evaluate import Submission, load_benchmark, load_candidates, read_predictions
-from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.unit.generation.generate_support import SAMPLE, answering, correct_sources
 
 SOURCES = correct_sources()
@@ -137,12 +137,32 @@ def test_unspliceable_answers_are_recorded_and_eval_scores_them_as_errors(
 ) -> None:
     out = tmp_path / "p.jsonl"
     with OpenAIServer(Reply.text("I cannot help with that.")) as server:
-        assert main([*_argv(server, out), "--task", "03-TopP"]) == 0
-    assert "cannot be spliced" in capsys.readouterr().out
+        assert main([*_argv(server, out), "--task", "03-TopP"]) == 1  # a finding
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("1 of 1 answers cannot be spliced")
+    assert printed[1].startswith("cannot be spliced: 03-TopP#1 (base): ")
     record = json.loads(out.read_text())
     assert record["splice_error"]
     candidates = load_candidates(Submission(out), load_benchmark(SAMPLE, ["03-TopP"]))
     assert candidates[0].source is None and "cannot splice" in candidates[0].reason
+
+
+def test_unspliceable_answers_are_counted_first_and_listed_in_task_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def reply(request: RecordedRequest) -> Reply:
+        # The first task answers last: lines in completion order would put it at the end.
+        slow = "preference_loss" in request.prompt
+        return Reply.text("I cannot help with that.", delay_s=0.3 if slow else 0.0)
+
+    out = tmp_path / "p.jsonl"
+    with OpenAIServer(reply) as server:
+        assert main([*_argv(server, out), "--concurrency", "4"]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("8 of 8 answers cannot be spliced")
+    items = [line.split()[3] for line in printed if line.startswith("cannot be spliced: ")]
+    expected = [f"{t.name}#{i.index}" for t in load_benchmark(SAMPLE) for i in t.implementations]
+    assert items == expected
 
 
 def test_no_endpoint_is_a_usage_error(

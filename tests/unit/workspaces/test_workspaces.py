@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from lmr_author.cli import main
 from lmr_author.errors import UserError
 from lmr_author.evaluate import load_benchmark
+from lmr_author.evaluation.submissions import Submission, load_candidates, systems_of
 from lmr_author.generation.prompt import Setting
 from lmr_author.workspaces import (
     MANIFEST_FILE,
@@ -250,3 +252,53 @@ def test_a_workspace_replaced_by_a_symlink_is_that_items_error(tmp_path: Path) -
     reasons = {item.implementation: item.reason for item in report.errors}
     assert "not a plain folder" in reasons[1]
     assert 2 not in reasons  # the other workspace is collected (unchanged)
+
+
+def test_eval_names_a_collected_submission_by_the_system_collect_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = _calc_bench(tmp_path)
+    ws, sub = tmp_path / "ws", tmp_path / "subs"
+    _prepare(bench, ws)
+    capsys.readouterr()
+    assert main(["collect", str(ws), "--system", "agentx", "--out", str(sub)]) == 0
+    # The printed hint is a command that works as it stands: no --system in it.
+    hint = capsys.readouterr().err.split("score it with: ", 1)[1].strip()
+    argv = shlex.split(hint)
+    assert argv[:2] == ["lmr-author", "eval"] and "--system" not in argv
+    assert Path(argv[2]) == bench and Path(argv[4]) == sub
+    tasks = load_benchmark(bench)
+    assert systems_of(load_candidates(Submission(sub), tasks)) == ["agentx"]
+    # --system still wins over the record.
+    assert systems_of(load_candidates(Submission(sub, "other"), tasks)) == ["other"]
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("{not json", "invalid JSON"),
+        ('{"setting": "full"}', "names no system"),
+        ('{"system": "bad/name"}', "not path-safe"),
+        (None, "is a symlink"),
+    ],
+)
+def test_a_bad_collect_record_is_a_user_error(
+    tmp_path: Path, record: str | None, message: str
+) -> None:
+    bench = _calc_bench(tmp_path)
+    ws, sub = tmp_path / "ws", tmp_path / "subs"
+    _prepare(bench, ws)
+    _collect(bench, ws, sub)
+    path = sub / "lmr-collect.json"
+    path.unlink()
+    if record is None:  # read as data: a symlink is never followed
+        secret = tmp_path / "secret.json"
+        secret.write_text('{"system": "leaked"}')
+        path.symlink_to(secret)
+    else:
+        path.write_text(record)
+    with pytest.raises(UserError, match=message) as caught:
+        load_candidates(Submission(sub), load_benchmark(bench))
+    assert "lmr-collect.json" in str(caught.value)
+    # Naming the system by hand does not read the record at all.
+    assert systems_of(load_candidates(Submission(sub, "agentx"), load_benchmark(bench)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -53,6 +53,26 @@ class StepScreen(Screen[None]):
     @property
     def spec(self) -> TaskSpec:
         return self.authoring.spec
+
+    @on(events.ScreenResume)
+    def _focus_first_input_soon(self) -> None:
+        # After the step's own on_mount, which may hide or fill widgets.
+        self.call_after_refresh(self.focus_first_input)
+
+    def focus_first_input(self) -> None:
+        """Focus the step's first shown input, unless the step focused one itself.
+
+        Keys typed as soon as a step opens (or a draft resumes) land in a field instead
+        of being lost; returning from the log keeps the focus the annotator left.
+        """
+        body = self.query_one("#step-body")
+        if self.focused is not None and self.focused is not body:
+            return
+        for widget in body.query("Input, TextArea, Select, RadioSet").results():
+            shown = all(node.display for node in widget.ancestors_with_self if node is not self)
+            if shown and widget.focusable:
+                widget.focus(scroll_visible=False)  # the step opens at its top, help shown
+                return
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="step-title")

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Label, RichLog, Static
 
-from lmr_author.authoring.check import draft_info, schema_check
+from lmr_author.authoring.check import draft_info, live_check
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
@@ -90,7 +90,7 @@ class CheckStep(StepScreen):
                 with Horizontal(classes="row"):
                     yield Button("Verify (static + Docker)", id="verify", variant="warning")
                     yield Button("Mutation test", id="mutants")
-                yield Static("", id="schema-state")
+                yield Static("", id="schema-state", markup=False)
                 yield Static("", id="check-state", markup=False)
             with VerticalScroll(id="info-pane"):
                 yield Static("", id="info-json")
@@ -141,12 +141,7 @@ class CheckStep(StepScreen):
         self.query_one("#info-json", Static).update(
             Syntax(json.dumps(info, indent=4, ensure_ascii=False), "json", theme=theme)
         )
-        issues = [
-            i
-            for i in schema_check(self.spec)
-            # filled from the folder name and the PDF when the task is saved
-            if not (i.path in ("$.instance_id", "$.year") and "null" in i.message)
-        ]
+        issues = live_check(self.spec)
         state = self.query_one("#schema-state", Static)
         state.set_class(bool(issues), "error")
         if issues:

@@ -93,9 +93,13 @@ class EnvironmentStep(StepScreen):
             yield Static(f"GPU image (CUDA). {GPU_NOTE}", id="gpu-note", markup=False)
         with TabbedContent(id="env-tabs"):
             with TabPane("requirements.txt", id="tab-requirements"):
-                yield code_editor(self.spec.requirements, language=None, id="requirements")
+                yield code_editor(
+                    self.spec.requirements, language=None, id="requirements", tab_behavior="focus"
+                )
             with TabPane("Dockerfile", id="tab-dockerfile"):
-                yield code_editor(self.spec.dockerfile, language=DOCKERFILE, id="dockerfile")
+                yield code_editor(
+                    self.spec.dockerfile, language=DOCKERFILE, id="dockerfile", tab_behavior="focus"
+                )
         with Horizontal(classes="row"):
             yield Button("Build", id="build", variant="success", compact=True)
             yield Button("Open in $EDITOR", id="env-edit", compact=True)

@@ -1,0 +1,193 @@
+"""Pilot tests of a new user's findings in the new-task app: Tab leaves the plain-text
+editors and the footer says how to leave the driver editor, every step focuses its
+first input, a long status message is whole on screen at 80×24, and a missing year is
+flagged on the check step before Verify."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Static, TabbedContent, TextArea
+
+from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
+from lmr_author.errors import UserError
+from lmr_author.tui.new_task.app import NewTaskApp
+from lmr_author.tui.new_task.steps import StepScreen
+
+SMALL = (80, 24)
+
+
+async def _settle(pilot: Pilot[int]) -> None:
+    for _ in range(3):
+        ours = [w for w in pilot.app.workers if w.name != "_loader"]
+        if ours:
+            await pilot.app.workers.wait_for_complete(ours)
+        await pilot.pause()
+
+
+def _app(repo: Path, step: str, **fields: object) -> NewTaskApp:
+    spec = TaskSpec(
+        source=str(repo),
+        repo_path=str(repo),
+        step=step,
+        goals=[
+            GoalSpec(
+                "toy/losses.py",
+                "margin_loss",
+                instruction="Implement it.",
+                driver="margin_loss([1.0], [0.5])\n",
+            )
+        ],
+    )
+    for name, value in fields.items():
+        setattr(spec, name, value)
+    save_spec(spec, draft_path(f"findings-{step}"))
+    return NewTaskApp(benchmark_dir=Path("bench"), draft_name=f"findings-{step}")
+
+
+def _screen_text(app: NewTaskApp, widget_id: str | None = None) -> str:
+    """What the terminal shows (of one widget's region), whitespace collapsed."""
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    if widget_id is not None:
+        region = app.screen.query_one(f"#{widget_id}").region
+        lines = [line[region.x : region.right] for line in lines[region.y : region.bottom]]
+    return re.sub(r"\s+", " ", " ".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("editor", "tab"), [("requirements", None), ("dockerfile", "tab-dockerfile")]
+)
+async def test_tab_leaves_the_requirements_and_dockerfile_editors(
+    toy_repo: Path, editor: str, tab: str | None
+) -> None:
+    app = _app(toy_repo, "environment")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        if tab:
+            app.screen.query_one("#env-tabs", TabbedContent).active = tab
+            await pilot.pause()
+        area = app.screen.query_one(f"#{editor}", TextArea)
+        area.focus()
+        area.move_cursor((0, 0))
+        before = area.text
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.screen.focused is not area
+        assert area.text == before  # no spaces inserted
+
+
+async def test_the_driver_editor_indents_and_the_footer_says_escape_leaves(
+    toy_repo: Path,
+) -> None:
+    app = _app(toy_repo, "tests")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        area = app.screen.query_one("#driver", TextArea)
+        area.focus()
+        area.move_cursor((0, 0))
+        await pilot.press("tab")
+        await pilot.pause()
+        assert area.text.startswith("    margin_loss")  # Tab still indents Python
+        footer = _screen_text(app).rsplit("Next ▶", 1)[-1]
+        assert "esc Leave editor" in footer, footer
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.focused is not area
+
+
+@pytest.mark.parametrize(
+    ("step", "first"),
+    [
+        ("source", "source"),
+        ("paper", "pdf"),
+        ("goal", "fn-search"),
+        ("mask", "goal-select"),
+        ("instruction", "goal-select"),
+        ("environment", "requirements"),
+        ("tests", "goal-select"),
+        ("check", "field-folder_name"),
+        ("save", "into"),
+    ],
+)
+async def test_a_resumed_step_focuses_its_first_input(
+    toy_repo: Path, step: str, first: str
+) -> None:
+    app = _app(toy_repo, step)
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        focused = app.screen.focused
+        assert focused is not None and focused.id == first, (step, focused)
+
+
+async def test_typing_at_once_lands_in_the_field_of_each_step_opened(toy_repo: Path) -> None:
+    app = _app(toy_repo, "source", source="")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await pilot.press(*"/tmp/toyrepo")
+        assert app.screen.query_one("#source", Input).value == "/tmp/toyrepo"
+        app.go_to(1)  # the paper step, opened from the previous one
+        await _settle(pilot)
+        await pilot.press(*"p.pdf")
+        assert app.screen.query_one("#pdf", Input).value.endswith("p.pdf")
+
+
+@pytest.mark.parametrize("step", ["source", "tests", "check"])
+async def test_a_long_error_and_its_hint_are_whole_on_screen_at_80_columns(
+    toy_repo: Path, step: str
+) -> None:
+    error = UserError(
+        "the task has no year and the paper's PDF does not say one",
+        hint="Set year (the paper's publication year).",
+    )
+    app = _app(toy_repo, step)
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StepScreen)
+        screen.set_status(str(error), error=True)
+        await pilot.pause()
+        assert f"✗ {error}" in _screen_text(app, "status")
+
+
+async def test_without_an_editor_the_whole_advice_is_on_screen(
+    toy_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("VISUAL", "EDITOR"):
+        monkeypatch.delenv(name, raising=False)
+    app = _app(toy_repo, "tests")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        app.screen.query_one("#edit").press()  # type: ignore[attr-defined]
+        await pilot.pause()
+        shown = _screen_text(app, "status")
+        assert "Set $EDITOR (or $VISUAL) to edit in your own editor." in shown
+
+
+async def test_the_check_step_flags_a_missing_year_before_verify(
+    toy_repo: Path, toy_paper: Path
+) -> None:
+    # The test paper's PDF has no date in its metadata: Save could not fill the year.
+    app = _app(toy_repo, "check", folder_name="07-Toy", paper_pdf=str(toy_paper))
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        state = app.screen.query_one("#schema-state", Static)
+        shown = str(state.render())
+        assert "$.year" in shown and "Set year" in shown, shown
+        assert "$.instance_id" not in shown  # filled from the folder name 07-
+        year = app.screen.query_one("#field-year", Input)
+        year.focus()
+        await pilot.press(*"2024")
+        await pilot.pause()
+        assert str(state.render()) == "✓ info.json matches the schema"
+        assert app.spec.year == 2024
+
+
+async def test_the_check_step_flags_a_missing_instance_id(toy_repo: Path, toy_paper: Path) -> None:
+    app = _app(toy_repo, "check", folder_name="Toy", year=2024, paper_pdf=str(toy_paper))
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        shown = str(app.screen.query_one("#schema-state", Static).render())
+        assert "$.instance_id" in shown and "Set instance_id" in shown, shown
