@@ -315,9 +315,10 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def _figures(report: Report) -> dict[str, Any]:
+    from lmr_author.commands._numbers import percent
     from lmr_author.reporting.plots import figures
 
-    return figures(report, PLOTS)
+    return figures(report, PLOTS, lambda value: percent(value, digits=0, sign="", missing=DASH))
 
 
 def _close(figure: Any) -> None:

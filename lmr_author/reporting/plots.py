@@ -1,29 +1,29 @@
 """The report's plots as matplotlib figures (Agg backend, no display).
 
 Drawn so that every number can be read off the figure: bars carry their value (a bar of
-0 % is drawn as a line and labelled "0", a system without data is labelled "–"), the
+0 % is drawn as a line and labelled "0", a system without data gets the caller's
+"no data" mark), the
 legend sits outside the axes where it cannot cover a bar, and axes that count things
 have integer ticks. The caller saves and closes the figures.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lmr_author.reporting.tables import Report
 
-#: Label shown on a bar of a system that has no data of that kind.
-NO_DATA = "–"
+#: How a fraction (0.8125) is written on a bar: the caller's rounding rule, so a plot
+#: shows a number the way the tables do ("81"); None (no data) included.
+Shown = Callable[[float | None], str]
+
 #: Three-way label colours, the same in every plot.
 COLORS = {"CC": "#2a9d8f", "LC": "#e9c46a", "LI": "#e76f51"}
 
 
-def _percent_label(value: float | None) -> str:
-    return NO_DATA if value is None else f"{100.0 * value:.0f}"
-
-
-def figures(report: Report, titles: dict[str, str]) -> dict[str, Any]:
+def figures(report: Report, titles: dict[str, str], shown: Shown) -> dict[str, Any]:
     """``{stem: Figure}`` for each plot the report has data for; ``titles`` by stem."""
     import matplotlib
 
@@ -35,14 +35,14 @@ def figures(report: Report, titles: dict[str, str]) -> dict[str, Any]:
     rows = [row for row in report.rows if row.unit_tests.counted]
     names = [(row.system + (f"\n[{row.setting}]" if row.setting else "")) for row in rows]
     if rows:
-        out["accuracy"] = _accuracy(plt, report, names, titles["accuracy"])
-        out["labels"] = _labels(plt, report, names, titles["labels"])
+        out["accuracy"] = _accuracy(plt, report, names, titles["accuracy"], shown)
+        out["labels"] = _labels(plt, report, names, titles["labels"], shown)
     if report.category_distribution:
         out["categories"] = _categories(plt, report, titles["categories"])
     return out
 
 
-def _accuracy(plt: Any, report: Report, names: list[str], title: str) -> Any:
+def _accuracy(plt: Any, report: Report, names: list[str], title: str, shown: Shown) -> Any:
     rows = [row for row in report.rows if row.unit_tests.counted]
     figure, axes = plt.subplots(figsize=(max(6.0, 1.4 * len(rows)) + 1.5, 4.0))
     series = {
@@ -59,7 +59,7 @@ def _accuracy(plt: Any, report: Report, names: list[str], title: str) -> Any:
             # A system without data gets no line, only its "–".
             bar.set_edgecolor(bar.get_facecolor())
             bar.set_linewidth(0.0 if value is None else 1.5)
-        axes.bar_label(bars, [_percent_label(v) for v in values], fontsize=7, padding=2)
+        axes.bar_label(bars, [shown(v) for v in values], fontsize=7, padding=2)
     axes.set_xticks(range(len(rows)), names, fontsize=8)
     axes.set_ylabel("%")
     axes.set_ylim(0, 110)  # room for the labels of 100 % bars
@@ -70,14 +70,15 @@ def _accuracy(plt: Any, report: Report, names: list[str], title: str) -> Any:
     return figure
 
 
-def _labels(plt: Any, report: Report, names: list[str], title: str) -> Any:
+def _labels(plt: Any, report: Report, names: list[str], title: str, shown: Shown) -> Any:
     rows = [row for row in report.rows if row.unit_tests.counted]
     figure, axes = plt.subplots(figsize=(max(6.0, 1.4 * len(rows)) + 1.5, 4.0))
     for side, (source, shift) in enumerate((("judge", -0.2), ("human", 0.2))):
         bottom = [0.0] * len(rows)
         for label, color in COLORS.items():
             counts = [getattr(row, source) for row in rows]
-            heights = [100.0 * (c.fraction(label) or 0.0) for c in counts]
+            fractions = [c.fraction(label) or 0.0 for c in counts]
+            heights = [100.0 * f for f in fractions]
             bars = axes.bar(
                 [i + shift for i in range(len(rows))],
                 heights,
@@ -88,8 +89,8 @@ def _labels(plt: Any, report: Report, names: list[str], title: str) -> Any:
                 hatch="" if source == "judge" else "//",
             )
             # Only segments tall enough to hold their number are labelled.
-            shown = [f"{h:.0f}" if h >= 8 else "" for h in heights]
-            axes.bar_label(bars, shown, label_type="center", fontsize=7)
+            texts = [shown(f) if f >= 0.08 else "" for f in fractions]
+            axes.bar_label(bars, texts, label_type="center", fontsize=7)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     axes.set_xticks(range(len(rows)), names, fontsize=8)
     axes.set_ylabel("% (left bar judge, hatched bar human)")
