@@ -315,63 +315,10 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def _figures(report: Report) -> dict[str, Any]:
-    import matplotlib
+    from lmr_author.commands._numbers import percent
+    from lmr_author.reporting.plots import figures
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams["svg.hashsalt"] = "lmr-author"  # the same report draws the same SVG
-    figures: dict[str, Any] = {}
-    rows = [row for row in report.rows if row.unit_tests.counted]
-    names = [(row.system + (f"\n[{row.setting}]" if row.setting else "")) for row in rows]
-    if rows:
-        figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(rows)), 4.0))
-        series = {
-            "unit test": [row.unit_tests.accuracy for row in rows],
-            "judge CC": [row.judge.fraction("CC") for row in rows],
-            "human CC": [row.human.fraction("CC") for row in rows],
-        }
-        width = 0.8 / len(series)
-        for offset, (label, values) in enumerate(series.items()):
-            xs = [i + (offset - 1) * width for i in range(len(rows))]
-            axes.bar(xs, [100.0 * (v or 0.0) for v in values], width, label=label)
-        axes.set_xticks(range(len(rows)), names, fontsize=8)
-        axes.set_ylabel("%")
-        axes.set_ylim(0, 100)
-        axes.legend()
-        axes.set_title(PLOTS["accuracy"])
-        figures["accuracy"] = figure
-        figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(rows)), 4.0))
-        colors = {"CC": "#2a9d8f", "LC": "#e9c46a", "LI": "#e76f51"}
-        for side, (source, shift) in enumerate((("judge", -0.2), ("human", 0.2))):
-            bottom = [0.0] * len(rows)
-            for label, color in colors.items():
-                counts = [getattr(row, source) for row in rows]
-                heights = [100.0 * (c.fraction(label) or 0.0) for c in counts]
-                axes.bar(
-                    [i + shift for i in range(len(rows))],
-                    heights,
-                    0.38,
-                    bottom=bottom,
-                    color=color,
-                    label=label if side == 0 else None,
-                    hatch="" if source == "judge" else "//",
-                )
-                bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-        axes.set_xticks(range(len(rows)), names, fontsize=8)
-        axes.set_ylabel("% (left bar judge, hatched bar human)")
-        axes.set_ylim(0, 100)
-        axes.legend()
-        axes.set_title(PLOTS["labels"])
-        figures["labels"] = figure
-    if report.category_distribution:
-        items = list(report.category_distribution.items())
-        figure, axes = plt.subplots(figsize=(7.0, 0.4 * len(items) + 1.5))
-        axes.barh([name for name, _ in items][::-1], [count for _, count in items][::-1])
-        axes.set_xlabel("implementations")
-        axes.set_title(PLOTS["categories"])
-        figures["categories"] = figure
-    return figures
+    return figures(report, PLOTS, lambda value: percent(value, digits=0, sign="", missing=DASH))
 
 
 def _close(figure: Any) -> None:

@@ -8,24 +8,33 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import EXIT_OK, UserError
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 DESCRIPTION = """\
-Compare human three-way labels (1 logically incorrect, 2 logically correct with
-implementation errors, 3 completely correct) with each other and with the LLM judge:
-per-system CC / LC / LI distributions (the paper's Table 2), LLM-human agreement and
-direct conflicts (1 against 3), pairwise Cohen's kappa (unweighted and linear-weighted),
-Krippendorff's alpha (ordinal), Fleiss' kappa, the same after collapsing to completely
-correct vs not, confusion matrices, bootstrap confidence intervals, and the list of
-disagreements for adjudication. Items one source has and another lacks are listed;
-labels of a candidate that changed since they were given are flagged and not counted.
-The terminal report starts with a one-screen summary (what went in, the headline
-numbers, what was not counted) and lays its tables out for the terminal's width.
+Compare human three-way labels (1 logically incorrect, 2 logically correct
+with implementation errors, 3 completely correct) with each other and with the
+LLM judge: per-system CC / LC / LI distributions (the paper's Table 2),
+LLM-human agreement and direct conflicts (1 against 3), pairwise Cohen's kappa
+(unweighted and linear-weighted), Krippendorff's alpha (ordinal), Fleiss'
+kappa, the same after collapsing to completely correct vs not, confusion
+matrices, bootstrap confidence intervals, and the list of disagreements for
+adjudication. Items one source has and another lacks are listed; labels of a
+candidate that changed since they were given are flagged and not counted.
+The terminal report starts with a one-screen summary (what went in, the
+headline numbers, what was not counted) and lays its tables out for the
+terminal's width.
 
-Human labels come from label stores (.sqlite) and label files in the published shape;
-without --human, the default label store. The judge is an eval output folder (with
-judgments/ and runs/) or a folder of published judge outputs
+Human labels come from label stores (.sqlite) and label files in the published
+shape; without --human, the default label store. The judge is an eval output
+folder (with judgments/ and runs/) or a folder of published judge outputs
 (<agent>/<model>/<NN-Task>_<repo>_<k>_analysis.txt)."""
+
+#: Disagreements are results of the analysis, not findings: only what it could not count is.
+EPILOG = """\
+exit codes:
+  0  the analysis ran and counted every judge answer (disagreements included)
+  1  some judge answers could not be read: not counted, listed in the report
+  2  bad input, e.g. a file that cannot be read or a filter that matches nothing"""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -33,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "agreement",
         help="agreement between human labels and the LLM judge",
         description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -137,4 +147,9 @@ def _agreement(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
     else:
         print_report(report, limit=max(args.limit, 0))
+    if report.unparsed:
+        count = len(report.unparsed)
+        answers = "1 judge answer" if count == 1 else f"{count} judge answers"
+        print(f"{answers} could not be read and are not counted (exit status 1).", file=sys.stderr)
+        return EXIT_FINDINGS
     return EXIT_OK

@@ -207,21 +207,53 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps([asdict(label) for label in labels], indent=2) + "\n")
         return EXIT_OK
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{len(labels)} labels", title_justify="left")
-    for column in ("annotator", "system", "task", "impl", "label", "comment", "time"):
-        table.add_column(column, overflow="fold")
+    # One table per system: the system's name heads it (long names fit once, not per row),
+    # names and times never wrap (a task broken over three lines reads as three tasks),
+    # and only comments fold.
+    console = Console()
+    console.print(f"{len(labels)} labels")
+    by_system: dict[str, list[Label]] = {}
     for label in labels:
-        table.add_row(
-            label.annotator,
-            label.system,
-            display_task(label.task),
-            str(label.implementation),
-            f"{label.label} {label.name}",
-            label.comment,
-            label.created_at,
+        by_system.setdefault(label.system, []).append(label)
+    for system, rows in by_system.items():
+        table = Table(
+            title=f"{system} ({len(rows)})",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
         )
-    Console().print(table)
+        table.add_column("annotator", no_wrap=True, overflow="ellipsis", max_width=14)
+        table.add_column("task", no_wrap=True, overflow="ellipsis", max_width=28)
+        table.add_column("impl", no_wrap=True, justify="right")
+        table.add_column("label", no_wrap=True)
+        table.add_column("time (UTC)", no_wrap=True)
+        table.add_column("comment", overflow="fold", ratio=1)
+        for label in rows:
+            table.add_row(
+                label.annotator,
+                display_task(label.task),
+                str(label.implementation),
+                f"{label.label} {label.name}",
+                _compact_time(label.created_at),
+                label.comment,
+            )
+        console.print(table)
     return EXIT_OK
+
+
+def _compact_time(stamp: str) -> str:
+    """``2026-11-23T16:29:01.123Z`` as ``2026-11-23 16:29`` (UTC); other text as it is."""
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M")

@@ -66,6 +66,9 @@ class _Outcome:
     #: Why the server gave no answer, and where it was asked (for the terminal).
     cause: str | None = None
     url: str | None = None
+    #: The request this run's judgment answers (kept, cached or asked): the judgments
+    #: on disk that count in this run's table are exactly those of these requests.
+    key: str | None = None
 
 
 class Batch:
@@ -140,21 +143,24 @@ class Batch:
         return self.cache.get_answer(key) if self.config.use_cache and not self.force else None
 
     def judge(self, run: StoredRun) -> _Outcome:
-        if self.stop.is_set():
-            return _Outcome("skipped")
         where = f"{run.system}/{run.task}/{run.implementation}"
         try:
             prompt = self.prompt(run)
         except UserError as error:
+            if self.stop.is_set():
+                return _Outcome("skipped")
             return _Outcome("skipped", problem=f"{where}: {error}; not judged")
         key = self.key(prompt)
+        # Checked even once the batch has stopped: an up-to-date judgment still counts.
         if self.up_to_date(run, key):
-            return _Outcome("kept")
+            return _Outcome("kept", key=key)
+        if self.stop.is_set():
+            return _Outcome("skipped")
         entry = self.cached(key)
         if entry is not None:
             judgment = self._judgment(run, prompt, key, entry, cached=True)
             _save(self.output_dir, judgment)
-            return _Outcome("cached", judgment)
+            return _Outcome("cached", judgment, key=key)
         try:
             entry = self._ask(prompt.messages)
         except ServiceDown as error:
@@ -170,7 +176,12 @@ class Batch:
         judgment = self._judgment(run, prompt, key, entry, cached=False)
         _save(self.output_dir, judgment)
         return _Outcome(
-            "asked", judgment, usage=spent, cause=entry.get("cause"), url=entry.get("url")
+            "asked",
+            judgment,
+            usage=spent,
+            cause=entry.get("cause"),
+            url=entry.get("url"),
+            key=key,
         )
 
     def _ask(self, messages: list[dict[str, str]]) -> dict[str, Any]:
@@ -281,13 +292,17 @@ def run_judging(
     summary = JudgeSummary(model=config.model, endpoint=batch.client.endpoint)
     summary.problems.extend(problems)
     workers = config.concurrency + min(config.concurrency, 8)
+    current: set[str] = set()
     pool = ThreadPoolExecutor(workers, thread_name_prefix="judge")
     try:
         report = on_progress or _ignore_progress
         report(0, len(runs))
         futures = [pool.submit(batch.judge, run) for run in runs]
         for done, future in enumerate(as_completed(futures), start=1):
-            _tally(summary, future.result())
+            outcome = future.result()
+            _tally(summary, outcome)
+            if outcome.key is not None:
+                current.add(outcome.key)
             report(done, len(runs))
     except BaseException:
         # Ctrl-C or a bug: start nothing new; requests in flight end within the time-out.
@@ -309,7 +324,12 @@ def run_judging(
     judgments = load_judgments(output_dir)
     for judgment in judgments:
         summary.usage_total += judgment.usage
-    summary.systems = summarize_systems(runs, judgments)
+    # Only judgments of this run's requests (model, endpoint, parameters, prompt) count:
+    # another model's judgments left on disk, e.g. when the server was down, are not
+    # this model's and show as without an answer.
+    summary.systems = summarize_systems(
+        runs, [j for j in judgments if j.request_key and j.request_key in current]
+    )
     summary.duration_s = time.monotonic() - started
     atomic_write_json(output_dir / JUDGMENTS_DIR / SUMMARY_FILE, summary.to_json(), indent=2)
     return summary

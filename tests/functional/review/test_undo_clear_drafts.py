@@ -201,3 +201,30 @@ async def test_show_systems_names_them(results_dir: Path, store: LabelStore) -> 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "system correct" in str(app.screen.query_one("#item-title", Static).render())
+
+
+async def test_the_status_line_says_the_last_action_and_no_toast_covers_the_header(
+    results_dir: Path, store: LabelStore
+) -> None:
+    """At 80×24: after each of 3, z, 2, x the one status line names that action, no toasts."""
+    app = ReviewApp(open_session(results_dir, "alice", store))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        task = app.screen.session.items[0].task  # type: ignore[attr-defined]
+        expected = {
+            "3": "Saved 3 CC",
+            "z": "Undone: unlabeled.",
+            "2": "Saved 2 LC",
+            "x": "Cleared 2 LC (z undoes).",
+        }
+        for key, said in expected.items():
+            await pilot.press(key)
+            await settle(pilot)
+            assert str(app.screen.query_one("#status", Static).render()) == f"{task}: {said}"
+            assert not app._notifications  # nothing drawn over the header
+        header = app.screen.query_one("Header").region
+        status = app.screen.query_one("#status").region
+        assert status.y > header.bottom and status.bottom <= 23  # above the footer
+        await pilot.press("p")  # the first item: a warning replaces the last action
+        await settle(pilot)
+        assert str(app.screen.query_one("#status", Static).render()) == "This is the first item."

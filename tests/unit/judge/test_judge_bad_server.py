@@ -158,3 +158,24 @@ def test_a_live_judge_answering_in_the_trailing_digit_shape_is_read(
     capsys.readouterr()
     assert server.request_count == 4  # read at once: no second ask
     assert [j.category for j in load_judgments(output)] == [2] * 4
+
+
+def test_a_new_model_with_the_server_down_shows_no_earlier_judgments_as_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finding 7: gpt-4o judged all 8; m2 got no answer, so m2's table counts 0 judged."""
+    output = build_eval_output(tmp_path, [RunSpec(f"s{n}") for n in range(8)])
+    port = _free_port()
+    args = ["judge", str(output), "--base-url", f"http://127.0.0.1:{port}/v1", "--json"]
+    with OpenAIServer(port=port, default=Reply.answer(3)):
+        assert main([*args, "--model", "gpt-4o"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--model", "m2"]) == 1  # the server is down now
+    systems = json.loads(capsys.readouterr().out)["systems"]
+    assert {name: (s["judged"], s["unanswered"]) for name, s in systems.items()} == {
+        f"s{n}": (0, 1) for n in range(8)
+    }
+    # Asking gpt-4o again (down server or not) keeps and counts its own judgments.
+    assert main([*args, "--model", "gpt-4o"]) == 0
+    systems = json.loads(capsys.readouterr().out)["systems"]
+    assert all(s["judged"] == 1 and s["counts"]["CC"] == 1 for s in systems.values())

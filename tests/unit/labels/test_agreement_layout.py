@@ -200,8 +200,35 @@ def test_filters_by_annotator_and_system(tmp_path: Path) -> None:
 def test_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     judges, human = write_published(tmp_path)
     base = ["agreement", "--human", str(human), "--judge", str(judges), "--bootstrap", "0"]
-    assert main([*base, "--annotator", "Bob", "--annotator", "Alice", "--json"]) == 0
+    # Two of OpenHands' judge answers are unreadable: a finding, so exit 1.
+    assert main([*base, "--annotator", "Bob", "--annotator", "Alice", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["inputs"]["filters"]["annotators"] == ["Bob", "Alice"]
     assert main([*base, "--annotator", "Carol"]) == 2
     assert "--annotator Carol" in capsys.readouterr().err
+
+
+def test_disagreements_exit_0_and_unread_answers_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Disagreements are results of a successful analysis; only unread answers are findings."""
+    judges, human = write_published(tmp_path)
+    base = ["agreement", "--human", str(human), "--judge", str(judges), "--bootstrap", "0"]
+    assert main([*base, "--json"]) == 1
+    assert "2 judge answers could not be read" in capsys.readouterr().err
+    for unread in judges.glob("OpenHands/*/*.txt"):
+        unread.write_text(json.dumps({"category": "1"}))  # readable, still against Bob's LC
+    assert main([*base, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert len(json.loads(captured.out)["disagreements"]) == 4
+    assert captured.err == ""
+
+
+def test_help_fits_80_columns_and_states_the_exit_codes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["agreement", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "disagreements included" in text and "could not be read" in text

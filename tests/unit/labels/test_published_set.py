@@ -17,9 +17,12 @@ from lmr_author.cli import main
 from tests.support.published_set import write_published_set
 
 
-def _agreement(store: Path, judge: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+def _agreement(
+    store: Path, judge: Path, capsys: pytest.CaptureFixture[str], *, unread: bool = False
+) -> dict:
     argv = ["agreement", "--human", str(store), "--judge", str(judge), "--json"]
-    assert main([*argv, "--bootstrap", "0"]) == 0
+    # Unread judge answers are a finding (exit 1); a full read exits 0.
+    assert main([*argv, "--bootstrap", "0"]) == (1 if unread else 0)
     report: dict = json.loads(capsys.readouterr().out)
     return report
 
@@ -70,7 +73,7 @@ def test_without_the_trailing_digit_the_numbers_drift_as_the_issue_says(
             path.write_text(text.rstrip()[:-1] + "no category given\n")
     store = tmp_path / "labels.sqlite"
     _import_all(files, store, capsys)
-    report = _agreement(store, judge, capsys)
+    report = _agreement(store, judge, capsys, unread=True)
     assert report["inputs"]["judge_labels_counted"] == 141
     versus = report["three_way"]["judge_vs_human"]
     assert round(100 * versus["percent_agreement"]["value"], 1) == 64.5  # 91 / 141

@@ -102,6 +102,7 @@ class ReviewScreen(Screen[None]):
             yield Button("Clear", id="clear-button", compact=True, tooltip="Remove this label")
             yield Button("Diff", id="diff-button", compact=True, tooltip="Diff or side by side")
             yield Button("[ ]", id="split-button", compact=True, tooltip="Widen the golden pane")
+        yield Static("", id="status")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -109,7 +110,7 @@ class ReviewScreen(Screen[None]):
         self._show_item()
         labeled, total, _stale = self.session.progress()
         if labeled == total:
-            self.notify(f"All {total} items are labeled.", title="Review")
+            self._say(f"All {total} items are labeled.", title="Review")
 
     # -- showing ---------------------------------------------------------------------
     def watch_position(self) -> None:
@@ -165,43 +166,53 @@ class ReviewScreen(Screen[None]):
         )
         self.query_one(CodeView).show(content)
 
+    def _say(self, text: str, *, title: str = "", severity: str = "information") -> None:
+        """Show what the last action did in the status line, replacing what was there.
+
+        One place under the buttons instead of toasts: toasts stacked over the header at
+        80 columns and lagged behind (older actions shown after newer ones).
+        """
+        status = self.query_one("#status", Static)
+        status.set_classes(f"-{severity}")
+        status.update(f"{title}: {text}" if title else text)
+
     # -- actions ---------------------------------------------------------------------
     def action_label(self, value: int) -> None:
         item = self.item
         try:
             label = self.session.label(item, value)
         except UserError as error:
-            self.notify(str(error), title="Label not saved", severity="error", timeout=10)
+            self._say(str(error), title="Label not saved", severity="error")
             return
         self._refresh_info()
-        self.notify(f"Saved {label.label} {label.name}", title=item.task)
+        self._say(f"Saved {label.label} {label.name}", title=item.task)
 
     def action_undo(self) -> None:
         try:
             item = self.session.undo()
         except UserError as error:
-            self.notify(str(error), title="Not undone", severity="error", timeout=10)
+            self._say(str(error), title="Not undone", severity="error")
             return
         if item is None:
-            self.notify("Nothing to undo in this session.", severity="warning")
+            self._say("Nothing to undo in this session.", severity="warning")
             return
         state = self.session.state(item)
         now = f"back to {state.label.label} {state.label.name}" if state.label else "unlabeled"
         self._go_to(item)
-        self.notify(f"Undone: {now}.", title=item.task)
+        self._say(f"Undone: {now}.", title=item.task)
 
     def action_clear(self) -> None:
         item = self.item
         try:
             cleared = self.session.clear(item)
         except UserError as error:
-            self.notify(str(error), title="Not cleared", severity="error", timeout=10)
+            self._say(str(error), title="Not cleared", severity="error")
             return
         if cleared is None:
-            self.notify("This item has no label to clear.", severity="warning")
+            self._say("This item has no label to clear.", severity="warning")
             return
         self._refresh_info()
-        self.notify(f"Cleared {cleared.label} {cleared.name} (z undoes).", title=item.task)
+        self._say(f"Cleared {cleared.label} {cleared.name} (z undoes).", title=item.task)
 
     def _go_to(self, item: ReviewItem) -> None:
         position = next(i for i, x in enumerate(self.session.items) if x.key == item.key)
@@ -213,7 +224,7 @@ class ReviewScreen(Screen[None]):
     def action_toggle_wrap(self) -> None:
         code = self.query_one(CodeView)
         code.toggle_wrap()
-        self.notify("Long lines wrap." if code.wrap else "Long lines scroll sideways.")
+        self._say("Long lines wrap." if code.wrap else "Long lines scroll sideways.")
 
     def action_split(self, step: int) -> None:
         self.query_one(CodeView).widen_golden(step)
@@ -222,7 +233,7 @@ class ReviewScreen(Screen[None]):
         target = self.session.next_position(self.position, only_unlabeled=self.only_unlabeled)
         if target is None:
             what = "unlabeled item" if self.only_unlabeled else "item"
-            self.notify(f"This is the last {what}.", severity="warning")
+            self._say(f"This is the last {what}.", severity="warning")
             return
         self.position = target
 
@@ -230,7 +241,7 @@ class ReviewScreen(Screen[None]):
         target = self.session.previous_position(self.position, only_unlabeled=self.only_unlabeled)
         if target is None:
             what = "unlabeled item" if self.only_unlabeled else "item"
-            self.notify(f"This is the first {what}.", severity="warning")
+            self._say(f"This is the first {what}.", severity="warning")
             return
         self.position = target
 
@@ -241,7 +252,7 @@ class ReviewScreen(Screen[None]):
             if target is None:
                 target = self.session.previous_position(self.position, only_unlabeled=True)
             if target is None:
-                self.notify("Every item is labeled.")
+                self._say("Every item is labeled.")
             else:
                 self.position = target
 
@@ -262,7 +273,7 @@ class ReviewScreen(Screen[None]):
         try:
             self.session.keep_draft(item, text)
         except UserError as error:
-            self.notify(str(error), title="Draft not kept", severity="error", timeout=10)
+            self._say(str(error), title="Draft not kept", severity="error")
 
     def _save_comment(self, item: ReviewItem, text: str | None) -> None:
         if text is None:
@@ -270,12 +281,12 @@ class ReviewScreen(Screen[None]):
         try:
             saved = self.session.comment(item, text)
         except UserError as error:
-            self.notify(str(error), title="Comment not saved", severity="error", timeout=10)
+            self._say(str(error), title="Comment not saved", severity="error")
             return
         if saved is None:
-            self.notify("The comment will be saved with your label.")
+            self._say("The comment will be saved with your label.")
         else:
-            self.notify("Comment saved.")
+            self._say("Comment saved.")
         self._refresh_info()
 
     def action_quit(self) -> None:

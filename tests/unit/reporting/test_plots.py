@@ -1,0 +1,79 @@
+"""The report's plots, read from the matplotlib figure objects (finding 12)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from lmr_author.commands._render_report import _figures
+from lmr_author.reporting.tables import LabelCounts, Report, SystemRow, Tally
+
+
+def _report() -> Report:
+    """Two systems: one with judge CC 0 % (the bar must still show), one with CC 100 %."""
+    weak = SystemRow(
+        "", "weak", "x", Tally(8, 2), LabelCounts({"CC": 0, "LC": 2, "LI": 6}), LabelCounts()
+    )
+    strong = SystemRow(
+        "",
+        "strong",
+        "y",
+        Tally(8, 8),
+        LabelCounts({"CC": 8, "LC": 0, "LI": 0}),
+        LabelCounts({"CC": 7, "LC": 1, "LI": 0}),
+    )
+    return Report([weak, strong], {"Evaluation Metrics": 2, "Loss Functions": 1})
+
+
+@pytest.fixture
+def drawn() -> Iterator[dict[str, Any]]:
+    import matplotlib.pyplot as plt
+
+    made = _figures(_report())
+    for figure in made.values():
+        figure.canvas.draw()
+    yield made
+    for figure in made.values():
+        plt.close(figure)
+
+
+def test_category_counts_have_integer_ticks_and_value_labels(drawn: dict[str, Any]) -> None:
+    axes = drawn["categories"].axes[0]
+    low, high = axes.get_xlim()
+    ticks = [t for t in axes.get_xticks() if low <= t <= high]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert sorted(t.get_text() for t in axes.texts) == ["1", "2"]
+
+
+def test_accuracy_legend_covers_no_bar_and_every_bar_has_its_value(
+    drawn: dict[str, Any],
+) -> None:
+    figure = drawn["accuracy"]
+    axes = figure.axes[0]
+    renderer = figure.canvas.get_renderer()
+    legend = axes.get_legend().get_window_extent(renderer)
+    bars = axes.patches
+    assert len(bars) == 6
+    for bar in bars:
+        assert not legend.overlaps(bar.get_window_extent(renderer))
+    # unit test 25 / 100, judge CC 0 / 100, human CC – (no labels) / 88
+    assert [t.get_text() for t in axes.texts] == ["25", "100", "0", "100", "–", "88"]
+
+
+def test_a_zero_percent_bar_is_drawn(drawn: dict[str, Any]) -> None:
+    bars = drawn["accuracy"].axes[0].patches
+    zero, no_data = bars[2], bars[4]  # weak's judge CC (0 %) and human CC (no labels)
+    assert zero.get_height() == 0 == no_data.get_height()
+    # Outlined in its own colour, so a bar of no area still shows as a line.
+    assert zero.get_linewidth() > 0 and zero.get_edgecolor() == zero.get_facecolor()
+    assert no_data.get_linewidth() == 0
+
+
+def test_label_plot_legend_outside_the_axes(drawn: dict[str, Any]) -> None:
+    figure = drawn["labels"]
+    axes = figure.axes[0]
+    renderer = figure.canvas.get_renderer()
+    legend = axes.get_legend().get_window_extent(renderer)
+    assert legend.x0 >= axes.get_window_extent(renderer).x1
