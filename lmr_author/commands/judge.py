@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._numbers import percent_value
 from lmr_author.commands._types import non_negative_float, positive_float, positive_int
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
@@ -302,7 +303,7 @@ _COLUMNS = (
 
 def _percent(system: SystemScores, label: str) -> str:
     """A label's share of the judged runs; a dash when none was judged (not 0.0 %)."""
-    return f"{system.percent(label):.1f}%" if system.judged else "–"
+    return f"{percent_value(system.percent(label))}%" if system.judged else "–"
 
 
 def format_summary(summary: JudgeSummary, width: int = 80) -> str:
@@ -324,7 +325,7 @@ def format_summary(summary: JudgeSummary, width: int = 80) -> str:
     for name, system in sorted(summary.systems.items()):
         cells = (
             str(system.runs),
-            f"{system.unit_test_accuracy:.1f}%" if system.counted else "–",
+            f"{percent_value(system.unit_test_accuracy)}%" if system.counted else "–",
             mark(system.judged, name in thin),
             *(_percent(system, label) for label in ("CC", "LC", "LI")),
             str(system.counts.get("unparsed", 0)),
