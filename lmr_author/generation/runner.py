@@ -11,7 +11,6 @@ predictions file is rewritten atomically after each answer, so Ctrl-C loses noth
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +44,7 @@ from lmr_author.llm import (
     price_for,
     request_key,
 )
+from lmr_author.llm.endpoint import resolve_endpoint
 from lmr_author.task import Implementation, Task
 
 #: The endpoint the openai client uses when none is given (part of the cache key).
@@ -129,19 +129,23 @@ def config_from_env(
     **options: Any,
 ) -> GenerateConfig:
     """A config from flags, falling back to the ``OPENAI_*`` environment variables."""
-    env = os.environ if environ is None else environ
-    base_url = base_url or env.get("OPENAI_BASE_URL") or None
-    key = env.get(api_key_env) or None
-    if require_endpoint and not base_url and not key:
+    endpoint = resolve_endpoint(
+        base_url=base_url, api_key_env=api_key_env, model=model, environ=environ
+    )
+    if require_endpoint and not endpoint.configured:
         raise UserError(
             "no LLM endpoint is configured",
             hint="Set OPENAI_API_KEY (for OpenAI) or OPENAI_BASE_URL (for a compatible "
             "server), or pass --base-url; --dry-run works without one.",
         )
-    chosen = model or env.get("OPENAI_MODEL")
-    if not chosen:
+    if not endpoint.model:
         raise UserError("no model is named", hint="Pass --model NAME or set OPENAI_MODEL.")
-    return GenerateConfig(model=chosen, api_key=key or NO_KEY, base_url=base_url, **options)
+    return GenerateConfig(
+        model=endpoint.model,
+        api_key=endpoint.api_key or NO_KEY,
+        base_url=endpoint.base_url,
+        **options,
+    )
 
 
 @dataclass

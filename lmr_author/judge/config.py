@@ -6,7 +6,6 @@ judge works with OpenAI and with any compatible server (vLLM, llama.cpp, Ollama,
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from lmr_author.errors import EXIT_USAGE, UserError
 from lmr_author.llm.client import DEFAULT_BREAKER_THRESHOLD, ClientSettings
+from lmr_author.llm.endpoint import resolve_endpoint
 
 #: The model the paper's judge results were produced with.
 DEFAULT_MODEL = "gpt-4o"
@@ -113,15 +113,14 @@ def config_from_env(
 
     Raises `JudgeNotConfigured` when neither an endpoint nor a key is known.
     """
-    env = os.environ if environ is None else environ
-    base_url = base_url or env.get("OPENAI_BASE_URL") or None
-    key = api_key or env.get(api_key_env) or None
-    if api_key_env != "OPENAI_API_KEY" and not key and api_key is None:
-        raise UserError(
-            f"the environment variable {api_key_env} (from --api-key-env) is not set",
-            hint=f"Export {api_key_env}=<key>, or drop --api-key-env.",
-        )
-    if not base_url and not key:
+    endpoint = resolve_endpoint(
+        base_url=base_url, api_key=api_key, api_key_env=api_key_env, model=model, environ=environ
+    )
+    if not endpoint.configured:
         raise JudgeNotConfigured()
-    chosen_model = model or env.get("OPENAI_MODEL") or DEFAULT_MODEL
-    return JudgeConfig(api_key=key or NO_KEY, base_url=base_url, model=chosen_model, **options)
+    return JudgeConfig(
+        api_key=endpoint.api_key or NO_KEY,
+        base_url=endpoint.base_url,
+        model=endpoint.model or DEFAULT_MODEL,
+        **options,
+    )
