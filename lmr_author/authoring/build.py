@@ -82,6 +82,16 @@ def task_from_spec(
     )
 
 
+def refuse_existing(target: Path, *, overwrite: bool) -> None:
+    """A task folder is replaced only when the caller confirmed it (``overwrite``)."""
+    if target.exists() and not overwrite:
+        raise UserError(
+            "a task with this name exists already",
+            file=target,
+            hint="Choose another folder name, or confirm replacing it (--force).",
+        )
+
+
 def build_task(
     spec: TaskSpec,
     benchmark_dir: Path,
@@ -111,12 +121,7 @@ def build_task(
     if not spec.goals:
         raise UserError("the draft has no goal function", hint="Pick at least one goal function.")
     target = benchmark_dir / spec.folder_name
-    if target.exists() and not overwrite:
-        raise UserError(
-            "a task with this name exists already",
-            file=target,
-            hint="Choose another folder name, or confirm replacing it (--force).",
-        )
+    refuse_existing(target, overwrite=overwrite)
     step("checking out the repository")
     if spec.repo_path and Path(spec.repo_path).is_dir():
         checkout = resolve_source(spec.repo_path)  # already checked out at the ref

@@ -20,7 +20,7 @@ import json
 import tarfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -363,28 +363,25 @@ def _container(
     client: docker.DockerClient, image: ImageRef, command: list[str]
 ) -> Iterator[Container]:
     """A created container of the task image (no network, bounded), always removed."""
-    from lmr_author.sandbox.runner import run_labels
+    from lmr_author.sandbox.runner import removed_after, run_labels
 
-    container = client.containers.create(
-        image.image_id or image.tag,
-        command=command,
-        entrypoint=[],
-        working_dir=image.workdir,
-        environment={"PYTHONPATH": image.workdir, "HOME": "/tmp", "PYTHONHASHSEED": "0"},
-        network_mode="none",
-        mem_limit="2g",
-        pids_limit=512,
-        cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        labels=run_labels("recording", 600.0),
-        detach=True,
-    )
-    try:
+    with removed_after(
+        lambda: client.containers.create(
+            image.image_id or image.tag,
+            command=command,
+            entrypoint=[],
+            working_dir=image.workdir,
+            environment={"PYTHONPATH": image.workdir, "HOME": "/tmp", "PYTHONHASHSEED": "0"},
+            network_mode="none",
+            mem_limit="2g",
+            pids_limit=512,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            labels=run_labels("recording", 600.0),
+            detach=True,
+        )
+    ) as container:
         yield container
-    finally:
-        # A leftover is found by `sandbox prune` (its labels carry a deadline).
-        with suppress(Exception):
-            container.remove(force=True)
 
 
 def dry_run_in_docker(

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lmr_author.atomic import atomic_write_json
-from lmr_author.authoring.build import build_task
+from lmr_author.authoring.build import build_task, refuse_existing
 from lmr_author.authoring.drafts import mark_finished, private_dir
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
@@ -179,12 +179,7 @@ def save_draft_task(
     fill_identity(spec)
     spec.benchmark_dir = str(benchmark_dir)
     target = benchmark_dir / spec.folder_name
-    if target.exists() and not overwrite:
-        raise UserError(
-            "a task with this name exists already",
-            file=target,
-            hint="Choose another folder name, or confirm replacing it (--force).",
-        )
+    refuse_existing(target, overwrite=overwrite)
     key = content_key(spec)
     with tempfile.TemporaryDirectory(prefix="lmr-author-save-") as scratch:
         task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)

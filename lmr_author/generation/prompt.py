@@ -36,10 +36,9 @@ from typing import Any, Literal
 
 from lmr_author.errors import UserError
 from lmr_author.json_input import read_text
+from lmr_author.llm.tokens import CHARS_PER_TOKEN
 from lmr_author.task import INFO_FILE, RETRIEVAL_KEY, Implementation, Task
 
-#: Characters per token of OpenAI's tokenizers on English prose (their rule of thumb).
-CHARS_PER_TOKEN = 4.0
 #: Code, JSON escapes and the broken words of PDF text take more tokens than prose,
 #: so the estimate is raised by a quarter: an upper estimate, not an exact count.
 SAFETY_MARGIN = 1.25
@@ -155,7 +154,8 @@ class GenerationTemplate:
 
 
 def estimate_tokens(text: str) -> int:
-    """An upper estimate of the tokens of ``text``: characters / 4, plus a quarter."""
+    """An upper estimate of the tokens of ``text`` for the budget: the shared estimate
+    (`lmr_author.llm.tokens`, characters / 4) raised by a quarter."""
     return math.ceil(len(text) / CHARS_PER_TOKEN * SAFETY_MARGIN)
 
 

@@ -2,7 +2,8 @@
 
 OpenAI's rule of thumb for English text and code; real tokenizers differ by model and
 are not installed here (tiktoken downloads its tables from the network on first use).
-Good enough to say "about 120k tokens, about $0.40" before a run; never used to cut text.
+Good enough to say "about 120k tokens, about $0.40" before a run; the generation
+prompt budget raises it by a safety margin before it cuts anything.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -366,8 +366,8 @@ def _container(
     from docker.types import LogConfig, Ulimit
 
     memory = f"{limits.memory_mb}m"
-    with _interrupts_held() as held:
-        container = client.containers.create(
+    with removed_after(
+        lambda: client.containers.create(
             image.image_id or image.tag,
             command=command,
             entrypoint=[],
@@ -390,6 +390,19 @@ def _container(
             tty=False,
             detach=True,
         )
+    ) as container:
+        yield container
+
+
+@contextmanager
+def removed_after(create: Callable[[], Container]) -> Iterator[Container]:
+    """The container ``create`` makes, removed on the way out however it ends.
+
+    Every container lmr-author makes goes through here: Ctrl-C is held while the engine
+    creates it, so none can be left behind with an id nobody knows.
+    """
+    with _interrupts_held() as held:
+        container = create()
     try:
         held.release()  # a Ctrl-C during the creation surfaces here, and removes it
         yield container
