@@ -11,31 +11,20 @@ from typing import Any
 import pytest
 
 from lmr_author.sandbox.images import ImageRef, ensure_image
-from lmr_author.sandbox.results import ImplementationRun, Limits
-from lmr_author.sandbox.runner import MAX_LOG_CHARS, run_tests
+from lmr_author.sandbox.runner import MAX_LOG_CHARS
 from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Task
-from tests.docker.adversarial.exploits import RIGHT_ADD, UNITTEST_COUNT, candidate
+from tests.docker.adversarial.exploits import (
+    RIGHT_ADD,
+    UNITTEST_COUNT,
+    assert_not_passed,
+    candidate,
+    score,
+)
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
 
-LIMITS = Limits(memory_mb=256, pids=64, timeout_s=30.0)
 TEST = "unit_test/unit_test_1.py"
-
-
-def score(
-    pair: tuple[Task, ImageRef], source: bytes, client: Any, **options: Any
-) -> ImplementationRun:
-    task, image = pair
-    options.setdefault("limits", LIMITS)
-    return run_tests(task, task.implementations[0], source, image=image, client=client, **options)
-
-
-def assert_not_passed(run: ImplementationRun, *words: str) -> None:
-    assert run.infra_error is None, run.infra_error
-    assert run.verdict in ("fail", "error", "timeout"), (run.verdict, run.reason)
-    for word in words:
-        assert word in run.reason, (word, run.reason, run.verdicts[0].log[-2000:])
 
 
 def test_the_right_candidate_passes_with_the_golden_count(
