@@ -37,3 +37,11 @@ def config_dir(*parts: str) -> Path:
     path = user_config_path(APP_NAME, appauthor=False).joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (and missing parents) with mode 0700; drafts and caches are private."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.stat().st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path

@@ -14,8 +14,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from lmr_author.authoring.build import task_from_spec
 from lmr_author.authoring.spec import TaskSpec
+from lmr_author.authoring.task_layout import task_from_spec
 from lmr_author.errors import UserError
 from lmr_author.schema import SchemaIssue, schema_issues
 

@@ -7,20 +7,11 @@ functions are the one place that decides what a draft keeps.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from lmr_author.authoring.source import SourceCheckout, resolve_source
 from lmr_author.authoring.spec import TaskSpec, draft_path, load_spec, save_spec
 from lmr_author.errors import UserError
-
-
-def private_dir(path: Path) -> Path:
-    """Create ``path`` (and missing parents) with mode 0700; drafts and caches are private."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if path.stat().st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
 
 
 def resume_draft(name: str) -> TaskSpec:

@@ -18,10 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.authoring.drafts import private_dir
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
-from lmr_author.locations import cache_dir
+from lmr_author.locations import cache_dir, private_dir
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef
 
@@ -155,7 +154,7 @@ def build_environment(
     rebuild: bool = False,
 ) -> BuildResult:
     """Build (or reuse) the draft's environment image; a failed build is a result."""
-    from lmr_author.authoring.build import task_from_spec
+    from lmr_author.authoring.task_layout import task_from_spec
     from lmr_author.sandbox.images import ensure_image
 
     stage = stage_environment(spec)

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.authoring.build import build_task, refuse_existing
-from lmr_author.authoring.drafts import mark_finished, private_dir
+from lmr_author.authoring.drafts import mark_finished
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
-from lmr_author.locations import cache_dir
+from lmr_author.locations import cache_dir, private_dir
 from lmr_author.task import Task, load_task
 
 #: Draft fields that are about the session, not the task's content.

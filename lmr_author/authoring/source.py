@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lmr_author.errors import UserError
-from lmr_author.locations import cache_dir
+from lmr_author.locations import cache_dir, private_dir
 
 if TYPE_CHECKING:
     import git
@@ -78,8 +78,6 @@ def _describe_local(path: Path, ref: str) -> SourceCheckout:
 
 def _clone(url: str, ref: str) -> SourceCheckout:
     import git
-
-    from lmr_author.authoring.drafts import private_dir
 
     target = private_dir(cache_dir("repos")) / hashlib.sha256(url.encode()).hexdigest()[:16]
     try:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
+from lmr_author.authoring.source import source_folder_name
 from lmr_author.errors import UserError
 from lmr_author.json_input import load_json
-from lmr_author.locations import data_dir
+from lmr_author.locations import data_dir, private_dir
 
 
 @dataclass
@@ -74,7 +75,6 @@ class TaskSpec:
         a URL was cloned into), else the name of the working tree (``working_tree``, or
         the draft's ``repo_path``).
         """
-        from lmr_author.authoring.source import source_folder_name
 
         if self.repo_folder_name:
             return self.repo_folder_name
@@ -194,7 +194,6 @@ def load_spec(path: str | Path) -> TaskSpec:
 
 
 def save_spec(spec: TaskSpec, path: str | Path) -> None:
-    from lmr_author.authoring.drafts import private_dir
 
     private_dir(Path(path).parent)
     atomic_write_json(path, spec.to_json())
@@ -203,6 +202,5 @@ def save_spec(spec: TaskSpec, path: str | Path) -> None:
 def draft_path(name: str) -> Path:
     """Where the autosaved draft called ``name`` lives (user data folder)."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "untitled"
-    from lmr_author.authoring.drafts import private_dir
 
     return private_dir(data_dir("drafts")) / f"{safe}.json"

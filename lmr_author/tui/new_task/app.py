@@ -21,6 +21,7 @@ from lmr_author.authoring.drafts import resume_draft
 from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
+from lmr_author.tui.new_task.steps.base import AuthoringSession
 
 if TYPE_CHECKING:
     from lmr_author.sandbox.images import ImageRef
@@ -160,3 +161,7 @@ class NewTaskApp(App[int]):
         index = self._step_index()
         if index > 0:
             self.go_to(index - 1)
+
+
+def _as_session(app: NewTaskApp) -> AuthoringSession:
+    return app  # mypy proves here that the app gives the steps all they use

@@ -3,7 +3,8 @@ the one message area (the status line), whose full output opens with ctrl+l."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from pathlib import Path
+from typing import ClassVar, Protocol, cast
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -14,10 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from lmr_author.authoring.spec import TaskSpec
+from lmr_author.sandbox.images import ImageRef
 from lmr_author.tui.widgets.log_view import LogScreen, OutputLog, first_line
-
-if TYPE_CHECKING:
-    from lmr_author.tui.new_task.app import NewTaskApp
 
 STEP_TITLES = (
     "Source",
@@ -30,6 +29,23 @@ STEP_TITLES = (
     "Check",
     "Save",
 )
+
+
+class AuthoringSession(Protocol):
+    """What a step needs from the app that runs the flow (`NewTaskApp` provides it).
+
+    Declared here so the steps never import the app, which imports every step.
+    """
+
+    spec: TaskSpec
+    benchmark_dir: Path
+    paper_pages: dict[str, str]
+    environment_image: ImageRef | None
+
+    def autosave(self) -> None: ...
+    def go_to(self, index: int) -> None: ...
+    def action_next_step(self) -> None: ...
+    def action_previous_step(self) -> None: ...
 
 
 class StepScreen(Screen[None]):
@@ -47,8 +63,8 @@ class StepScreen(Screen[None]):
         self.output = OutputLog()
 
     @property
-    def authoring(self) -> NewTaskApp:
-        return cast("NewTaskApp", self.app)
+    def authoring(self) -> AuthoringSession:
+        return cast("AuthoringSession", self.app)
 
     @property
     def spec(self) -> TaskSpec:
