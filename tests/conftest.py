@@ -25,6 +25,18 @@ def _isolated_user_dirs(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "xdg-config"))
 
 
+@pytest.fixture(autouse=True)
+def backoff_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The LLM client's waits between attempts, recorded instead of slept through.
+
+    Retry tests then assert the waits the back-off asked for (exactly, no timing
+    window) and take no wall time; a child process still sleeps for real.
+    """
+    waits: list[float] = []
+    monkeypatch.setattr("lmr_author.llm.client.pause", waits.append)
+    return waits
+
+
 @pytest.fixture(scope="session")
 def docker_client() -> Iterator[Any]:
     """A client of a real Docker engine. Skips without one on a laptop; fails in CI."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -146,6 +147,12 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+def pause(seconds: float) -> None:
+    """Wait between attempts. The one clock of the back-off: tests replace it to record
+    the waits instead of sleeping through them."""
+    time.sleep(seconds)
+
+
 class _BackOff:
     """Exponential back-off, or the server's ``Retry-After`` when it asks for longer."""
 
@@ -217,6 +224,7 @@ class ChatClient:
             wait=_BackOff(self.settings.backoff_initial_s, self.settings.backoff_max_s),
             retry=retry_if_exception(lambda e: is_transient(e) and self.fatal is None),
             before_sleep=self._count_retry,
+            sleep=lambda seconds: pause(seconds),  # looked up per call, so tests can swap it
             reraise=True,
         )
         try:
