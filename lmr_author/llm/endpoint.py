@@ -11,11 +11,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from lmr_author.errors import UserError
+from lmr_author.llm.client import ClientSettings
 
 #: The key variable the openai client reads by default.
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+#: A key placeholder for local servers that need none (the client insists on one).
+NO_KEY = "not-needed"
 
 
 @dataclass(frozen=True)
@@ -52,4 +56,20 @@ def resolve_endpoint(
         base_url=base_url or env.get("OPENAI_BASE_URL") or None,
         api_key=key,
         model=model or env.get("OPENAI_MODEL") or None,
+    )
+
+
+def settings_from_env(
+    *, default_model: str, environ: Mapping[str, str] | None = None, **options: Any
+) -> ClientSettings | None:
+    """Client settings for the endpoint the ``OPENAI_*`` variables name, or None when
+    none is configured (the caller then does without a model)."""
+    endpoint = resolve_endpoint(environ=environ)
+    if not endpoint.configured:
+        return None
+    return ClientSettings(
+        api_key=endpoint.api_key or NO_KEY,
+        model=endpoint.model or default_model,
+        base_url=endpoint.base_url,
+        **options,
     )

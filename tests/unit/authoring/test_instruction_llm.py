@@ -7,8 +7,7 @@ from pathlib import Path
 
 from lmr_author.authoring.instruction_llm import draft_instruction_from_paper
 from lmr_author.authoring.spec import GoalSpec
-from lmr_author.judge.client import JudgeClient
-from lmr_author.judge.config import JudgeConfig
+from lmr_author.llm.client import ChatClient, ClientSettings
 from tests.support.openai_server import OpenAIServer, Reply
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,10 +30,7 @@ def _goal() -> GoalSpec:
 def test_llm_draft_gets_the_passage_and_cites_the_section() -> None:
     with OpenAIServer() as server:
         server.enqueue(Reply(content="Implement the `preference_loss` function as described."))
-        config = JudgeConfig(
-            api_key="k", base_url=server.base_url, structured=False, use_cache=False
-        )
-        client = JudgeClient(config)
+        client = ChatClient(ClientSettings(api_key="k", model="m", base_url=server.base_url))
         try:
             draft = draft_instruction_from_paper(
                 GOLDEN_REPO, _goal(), _pages(), complete=lambda m: client.complete(m).text

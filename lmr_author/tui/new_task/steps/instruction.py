@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,21 +16,21 @@ from lmr_author.authoring.instruction import InstructionDraft, draft_instruction
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.categories import CATEGORIES
 from lmr_author.errors import UserError
+from lmr_author.llm.client import ChatClient, ClientSettings, LLMError
+from lmr_author.llm.endpoint import settings_from_env
 from lmr_author.tui.new_task.steps._file_picker import FilePicker
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
 
-if TYPE_CHECKING:
-    from lmr_author.judge.config import JudgeConfig
+#: The model that drafts instructions when OPENAI_MODEL names none.
+DRAFT_MODEL = "gpt-4o"
 
 
-def _endpoint() -> JudgeConfig | None:
+def _endpoint() -> ClientSettings | None:
     """The configured OpenAI-compatible endpoint, or None (then the template draft stays)."""
-    from lmr_author.judge.config import JudgeNotConfigured, config_from_env
-
     try:
-        return config_from_env(structured=False, use_cache=False)
-    except (JudgeNotConfigured, UserError):
+        return settings_from_env(default_model=DRAFT_MODEL, concurrency=1)
+    except UserError:
         return None
 
 
@@ -102,13 +102,12 @@ class InstructionStep(StepScreen):
     @work(thread=True, exclusive=True, group="llm", exit_on_error=False)
     def _llm(self, index: int, goal: GoalSpec, pages: dict[str, str]) -> None:
         from lmr_author.authoring.instruction_llm import draft_instruction_from_paper
-        from lmr_author.judge.client import JudgeClient, JudgeRequestError
 
-        config = _endpoint()
-        if config is None:
+        settings = _endpoint()
+        if settings is None:
             self.post_message(self.LLMDrafted(index, "", "", "", "no endpoint configured"))
             return
-        client = JudgeClient(config)
+        client = ChatClient(settings)
         try:
             draft = draft_instruction_from_paper(
                 Path(self.spec.repo_path),
@@ -116,7 +115,7 @@ class InstructionStep(StepScreen):
                 pages,
                 complete=lambda messages: client.complete(messages).text,
             )
-        except (JudgeRequestError, UserError) as error:
+        except (LLMError, UserError) as error:
             self.post_message(self.LLMDrafted(index, "", "", "", f"the model failed: {error}"))
             return
         finally:
