@@ -34,6 +34,7 @@ from lmr_author.evaluation.backend import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,
+    TestFileResult,
 )
 from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
 from lmr_author.evaluation.summary import Results, build_results, save_results
@@ -268,7 +269,7 @@ class _Evaluator:
                     log_file="",
                 )
             )
-            logs[test.test_file] = str(test.log or "")
+            logs[test.test_file] = _kept_log(test)
         infra = outcome.infra_error
         if infra:
             record.verdict = INFRA_ERROR
@@ -435,3 +436,12 @@ def run_evaluation(
     results = build_results(output, str(benchmark), interrupted=done < len(jobs))
     save_results(output, results)
     return results
+
+
+def _kept_log(test: TestFileResult) -> str:
+    """The test's output, then the log files it wrote (the published verdict's evidence)."""
+    text = str(test.log or "")
+    if test.legacy_log is not None:
+        text += f"\n--- the log files the test wrote in logs/ ({test.protocol}) ---\n"
+        text += test.legacy_log
+    return text
