@@ -53,14 +53,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _collect(args: argparse.Namespace) -> int:
-    from lmr_author.evaluate import load_benchmark
+    from lmr_author.commands._benchmark import load_for_command
     from lmr_author.workspaces import collect_workspaces, load_manifest
 
     manifest = load_manifest(args.workspaces)
     benchmark = args.benchmark or Path(manifest.benchmark)
-    tasks = load_benchmark(benchmark, sorted({entry.task for entry in manifest.workspaces}))
+    tasks = load_for_command(benchmark, sorted({entry.task for entry in manifest.workspaces}))
     out = args.out or Path(args.system)
-    report = collect_workspaces(args.workspaces, manifest, tasks, args.system, out)
+    report = collect_workspaces(args.workspaces, manifest, tasks.tasks, args.system, out)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -80,4 +80,4 @@ def _collect(args: argparse.Namespace) -> int:
             f"(system {args.system}); score it with: {command}",
             file=sys.stderr,
         )
-    return EXIT_FINDINGS if report.changes or report.errors else EXIT_OK
+    return EXIT_FINDINGS if report.changes or report.errors or tasks.broken else EXIT_OK

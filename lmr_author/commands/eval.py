@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.benchmark import BrokenTask, skipped_lines
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
@@ -38,8 +39,9 @@ and never counted against a candidate.
 """
 
 EPILOG = """\
-exit codes: 0 evaluated, 1 some runs failed for reasons of infrastructure,
-2 usage or input error, 130 interrupted (finished runs are kept; run again to resume).
+exit codes: 0 evaluated, 1 some runs failed for reasons of infrastructure or some
+tasks cannot be loaded (listed first, then skipped), 2 usage or input error,
+130 interrupted (finished runs are kept; run again to resume).
 """
 
 
@@ -186,11 +188,15 @@ def _handle(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UserError(f"--timeout must be positive, got {args.timeout}")
     errors = Console(stderr=True)
-    results = _run_with_progress(args, submissions, errors)
+    broken: list[BrokenTask] = []
+    results = _run_with_progress(args, submissions, errors, broken)
     if args.json:
         for line in missing_lines(results):  # stdout is the JSON: say it on stderr
             errors.print(line, markup=False, soft_wrap=True)
-        print(json.dumps(results.to_json(), indent=2, ensure_ascii=False))
+        data = results.to_json()
+        if broken:
+            data["skipped_tasks"] = [item.to_json() for item in broken]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         _print_summary(results, args.output)
     judge_failed = False
@@ -202,7 +208,7 @@ def _handle(args: argparse.Namespace) -> int:
             "to complete the rest."
         )
         return EXIT_INTERRUPTED
-    if results.infra_errors or judge_failed:
+    if results.infra_errors or judge_failed or broken:
         return EXIT_FINDINGS
     return EXIT_OK
 
@@ -256,7 +262,10 @@ def _human_review(args: argparse.Namespace) -> int:
 
 
 def _run_with_progress(
-    args: argparse.Namespace, submissions: list[Submission], console: Console
+    args: argparse.Namespace,
+    submissions: list[Submission],
+    console: Console,
+    broken: list[BrokenTask],
 ) -> Results:
     from rich.progress import (
         BarColumn,
@@ -304,6 +313,11 @@ def _run_with_progress(
             "again when you resume"
         )
 
+    def on_broken(skipped: list[BrokenTask]) -> None:
+        broken.extend(skipped)
+        for line in skipped_lines(skipped):
+            console.print(line, markup=False, soft_wrap=True)
+
     def on_orphans(removed: list[str]) -> None:
         if removed:
             progress.console.print(
@@ -325,6 +339,7 @@ def _run_with_progress(
             on_interrupt=on_interrupt,
             on_abort=on_abort,
             on_orphans=on_orphans,
+            on_broken=on_broken,
         )
     finally:
         if progress.live.is_started:

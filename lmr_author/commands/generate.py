@@ -106,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from lmr_author.evaluate import load_benchmark
+    from lmr_author.commands._benchmark import load_for_command
     from lmr_author.generation.prompt import Setting
     from lmr_author.generation.runner import config_from_env, plan_generation, run_generation
 
@@ -132,17 +132,24 @@ def _generate(args: argparse.Namespace) -> int:
         price_in=args.price_in,
         price_out=args.price_out,
     )
-    tasks = load_benchmark(args.benchmark, args.task or None)
-    plan = plan_generation(tasks, config, args.out, force=args.force)
+    benchmark = load_for_command(args.benchmark, args.task)
+    plan = plan_generation(benchmark.tasks, config, args.out, force=args.force)
     if args.dry_run:
         _print_plan(plan, as_json=args.json)
-        return EXIT_OK
+        return EXIT_FINDINGS if benchmark.broken or plan.unready else EXIT_OK
     from lmr_author.commands._render_progress import progress_bar
 
     with progress_bar("generating", enabled=not args.json) as on_progress:
         summary = run_generation(plan, args.out, on_progress=on_progress)
     _print_summary(summary, args.out, as_json=args.json)
-    trouble = summary.failed or summary.stopped or summary.too_long or summary.unspliceable
+    trouble = (
+        summary.failed
+        or summary.stopped
+        or summary.too_long
+        or summary.unready
+        or summary.unspliceable
+        or benchmark.broken
+    )
     return EXIT_FINDINGS if trouble else EXIT_OK
 
 
@@ -167,6 +174,7 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
             "cached": plan.count("cached"),
             "prompt_tokens_estimate": plan.prompt_tokens_to_ask,
             "too_long": list(plan.too_long),
+            "unready": list(plan.unready),
             "estimated_cost_usd": cost,
             "items": rows,
             "example_prompt": example.prompt.text if example else None,
@@ -181,6 +189,8 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
         )
     for line in plan.too_long:
         print(f"not asked, over the budget: {line}")
+    for line in plan.unready:
+        print(f"not asked, inputs missing: {line}")
     if example is not None:
         print(f"\n--- the full prompt of {example.item} (sample {example.sample}) ---")
         print(example.prompt.text)
@@ -208,6 +218,8 @@ def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> Non
         print(f"{item}: prompt truncated to fit the budget: " + "; ".join(cuts))
     for line in summary.too_long:
         print(f"not asked, over the budget: {line}", file=sys.stderr)
+    for line in summary.unready:
+        print(f"not asked, inputs missing: {line}", file=sys.stderr)
     for line in summary.unspliceable:
         print(f"cannot be spliced: {line}")
     for line in summary.failed:

@@ -1,0 +1,139 @@
+"""One broken task never blocks a benchmark: every command lists them all and goes on.
+
+The benchmark is written in the published shape (``tests/support/published_task.py``)
+with one good task, one with a published info.json variant that loads (a string
+``instance_id``), and one of each way a published task was found broken.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import pytest
+
+from lmr_author.benchmark import load_benchmark
+from lmr_author.cli import main
+from lmr_author.errors import UserError
+from tests.support.published_task import REPO, write_published_task
+
+GOOD = ("01-Good", "05-StringId")
+BROKEN = {
+    "02-NoGoalFunction": "goal_function",
+    "03-NoGoalFile": "the goal file",
+    "04-NoRepository": "the repository folder",
+    "06-BadJson": "invalid JSON",
+    "07-NoGoldenFile": "the golden file",
+}
+
+
+def _variant(root: Path, name: str, edit: Callable[[Path, dict[str, Any]], None]) -> None:
+    task_dir = write_published_task(root, name)
+    info = json.loads((task_dir / "info.json").read_text())
+    edit(task_dir, info)
+    (task_dir / "info.json").write_text(json.dumps(info))
+
+
+def _paper(task_dir: Path) -> None:
+    document = pymupdf.open()
+    document.new_page().insert_text((72, 72), "Weighted scoring, page one.")
+    document.save(task_dir / REPO / "paper.pdf")
+    (task_dir / REPO / "paper.json").write_text(json.dumps({"1": "Weighted scoring."}))
+
+
+@pytest.fixture
+def bench(tmp_path: Path) -> Path:
+    root = tmp_path / "bench"
+    root.mkdir()
+    _paper(write_published_task(root, "01-Good"))
+    _variant(
+        root, "02-NoGoalFunction", lambda d, i: i["implementations"][0].update(goal_function=None)
+    )
+    _variant(root, "03-NoGoalFile", lambda d, i: (d / REPO / "metrics.py").unlink())
+    _variant(root, "04-NoRepository", lambda d, i: shutil.rmtree(d / REPO))
+    _variant(root, "05-StringId", lambda d, i: (i.update(instance_id="29"), _paper(d)))
+    (write_published_task(root, "06-BadJson") / "info.json").write_text("{not json")
+    _variant(
+        root,
+        "07-NoGoldenFile",
+        lambda d, i: (d / "golden_files" / "metrics_golden.py").unlink(),
+    )
+    return root
+
+
+def test_broken_tasks_are_listed_all_at_once_with_their_reasons(bench: Path) -> None:
+    loaded = load_benchmark(bench)
+    assert [task.name for task in loaded.tasks] == list(GOOD)
+    assert {item.name: item.reason for item in loaded.broken}.keys() == BROKEN.keys()
+    for item in loaded.broken:
+        assert BROKEN[item.name] in item.reason, item
+
+
+def test_task_narrows_before_loading(bench: Path) -> None:
+    # 06-BadJson's info.json is not JSON: reading it would make it broken.
+    loaded = load_benchmark(bench, ["01-Good"])
+    assert [task.name for task in loaded.tasks] == ["01-Good"]
+    assert loaded.broken == []
+    with pytest.raises(UserError, match="no such task: 99-Nope") as raised:
+        load_benchmark(bench, ["99-Nope"])
+    assert "01-Good" in str(raised.value)
+
+
+def test_a_benchmark_of_broken_tasks_is_an_error_naming_them(bench: Path) -> None:
+    with pytest.raises(UserError, match="no task here can be loaded") as raised:
+        load_benchmark(bench, ["03-NoGoalFile", "04-NoRepository"])
+    assert "03-NoGoalFile" in str(raised.value) and "04-NoRepository" in str(raised.value)
+
+
+def _skipped_block(err: str) -> list[str]:
+    lines = err.splitlines()
+    assert lines[0] == f"skipped {len(BROKEN)} task(s) that cannot be loaded:", err
+    return [line.split(":")[0].strip() for line in lines[1 : 1 + len(BROKEN)]]
+
+
+def test_generate_lists_broken_tasks_first_and_plans_the_rest(
+    bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["generate", str(bench), "--model", "m", "--dry-run", "--json"]
+    code = main([*argv, "-o", str(tmp_path / "p.jsonl")])
+    captured = capsys.readouterr()
+    assert code == 1  # some tasks were skipped
+    assert _skipped_block(captured.err) == list(BROKEN)
+    plan = json.loads(captured.out)
+    assert {item["item"].split("#")[0] for item in plan["items"]} == set(GOOD)
+
+    code = main([*argv, "-o", str(tmp_path / "q.jsonl"), "--task", "01-Good"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "skipped" not in captured.err
+    assert {item["item"] for item in json.loads(captured.out)["items"]} == {"01-Good#1"}
+
+
+def test_prepare_lists_broken_tasks_first_and_prepares_the_rest(
+    bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (bench / "05-StringId" / REPO / "paper.pdf").unlink()  # an input missing: not prepared
+    code = main(["prepare", str(bench), "-o", str(tmp_path / "ws"), "--json"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert _skipped_block(captured.err) == list(BROKEN)
+    assert "not prepared: 05-StringId#1" in captured.err
+    manifest = json.loads(captured.out)
+    assert [entry["task"] for entry in manifest["workspaces"]] == ["01-Good"]
+    assert not (tmp_path / "ws" / "05-StringId").exists()
+
+
+def test_paper_command_writes_paper_json_in_the_published_shape(
+    bench: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = bench / "01-Good"
+    (task / REPO / "paper.json").unlink()
+    assert main(["paper", str(task / REPO)]) == 0
+    pages = json.loads((task / REPO / "paper.json").read_text())
+    assert list(pages) == ["1"] and "Weighted scoring, page one." in pages["1"]
+    assert main(["paper", str(task / REPO)]) == 2  # exists: refused without --force
+    assert "--force" in capsys.readouterr().err
