@@ -79,6 +79,22 @@ def rank(info: FunctionInfo) -> tuple[int, bool]:
     return info.qualname.count("."), info.conditional
 
 
+def best_ranked(found: Sequence[FunctionInfo]) -> list[FunctionInfo]:
+    """The definitions of ``found`` that the goal resolver would choose among."""
+    if not found:
+        return []
+    best = min(rank(info) for info in found)
+    return [info for info in found if rank(info) == best]
+
+
+def goal_candidates(
+    infos: Sequence[FunctionInfo], function: str, class_name: str = ""
+) -> list[FunctionInfo]:
+    """What `locate_function` chooses among without ``line``: one item when it resolves,
+    several for a real ambiguity, none when the function is not defined."""
+    return best_ranked(matching_functions(infos, function, class_name))
+
+
 def locate_function(
     infos: Sequence[FunctionInfo],
     function: str,
@@ -113,8 +129,7 @@ def locate_function(
         return max(at_line, key=lambda info: info.start_line)
     if not found:
         raise _not_found(infos, function, class_name, file)
-    best = min(rank(info) for info in found)
-    chosen = [info for info in found if rank(info) == best]
+    chosen = best_ranked(found)
     if len(chosen) > 1:
         listing = ", ".join(_label(info) for info in chosen)
         raise AmbiguousFunctionError(
