@@ -16,7 +16,7 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from lmr_author.errors import UserError
@@ -109,6 +109,11 @@ def _from_folder(
                 candidates.append(Candidate(system, task, impl, None, reason=NO_SUBMISSION))
                 continue
             found_any = True
+            if member.data is not None and is_test_file(task, impl):
+                # The goal lives in a test file: the rest of the submitted file is the
+                # test itself, so only the goal function is taken from it.
+                candidates.append(_function_only(system, task, impl, member.data))
+                continue
             # A symlink or special file is the system's failure: nothing of it is read.
             candidates.append(Candidate(system, task, impl, member.data, reason=member.refused))
     if tasks and whole_benchmark and not found_any:
@@ -149,6 +154,45 @@ def collected_system(root: Path) -> str | None:
             hint=hint,
         )
     return check_system_name(system, origin=f"{record}, $.system")
+
+
+def is_test_file(task: Task, impl: Implementation) -> bool:
+    """Whether ``impl``'s goal file is part of the task's tests (published 03-DoLa,
+    06-RepE and 20-CAD put the goal function in ``unit_test/unit_test_1.py``).
+
+    A unit test file of any implementation, anything under the repository's
+    ``unit_test/`` folder or a folder holding a unit test file, and files pytest or
+    unittest would collect or load on their own (``test_*.py``, ``*_test.py``,
+    ``conftest.py``) all count: a submission must not be able to change a test.
+    """
+    goal = PurePosixPath(impl.goal_file)
+    tests = [PurePosixPath(other.unit_test_file) for other in task.implementations]
+    if goal in tests or goal.parts[:1] == ("unit_test",):
+        return True
+    if any(goal.parent == test.parent and test.parent.parts for test in tests):
+        return True
+    name = goal.name
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+
+
+def _function_only(system: str, task: Task, impl: Implementation, submitted: bytes) -> Candidate:
+    """The masked goal file with only the goal function of ``submitted`` spliced in
+    (what `collect` does); a file whose goal function cannot be taken is the failure."""
+    from lmr_author.cst.extract import extract_function
+
+    where = f"{task.name}/{task.repo_folder_name}/{impl.goal_file}"
+    try:
+        function = extract_function(submitted, impl.goal_function, impl.class_name, filename=where)
+    except Exception as error:  # UserError from the cst engine, or anything on odd input
+        return Candidate(
+            system,
+            task,
+            impl,
+            None,
+            reason="the goal file is a test file, so only the goal function is taken from "
+            f"it, and it cannot be: {' '.join(str(error).split())}",
+        )
+    return _splice(system, task, impl, function, prediction=None)
 
 
 def _mirrored_goal_file(root: Path, task: Task, impl: Implementation) -> Member:
@@ -308,12 +352,25 @@ def _from_predictions(
                     reason = f"the prediction is larger than {MAX_GOAL_FILE_BYTES >> 20} MiB"
                     candidates.append(Candidate(system, task, impl, None, reason=reason))
                 else:
-                    candidates.append(_splice(system, task, impl, found))
+                    candidates.append(
+                        _splice(system, task, impl, found.source, prediction=found.source)
+                    )
     return candidates
 
 
-def _splice(system: str, task: Task, impl: Implementation, prediction: Prediction) -> Candidate:
-    """Put a predicted function into the masked goal file; a failure is the candidate's."""
+def _splice(
+    system: str,
+    task: Task,
+    impl: Implementation,
+    source: str,
+    *,
+    prediction: str | None,
+) -> Candidate:
+    """Put a function into the masked goal file; a failure is the candidate's.
+
+    When the goal file is a test file, helper functions the answer defines next to the
+    goal are refused: a new module-level function there could be a test hook.
+    """
     try:
         from lmr_author.cst.splice import splice_function
     except ImportError as error:  # pragma: no cover - the cst engine ships with the package
@@ -332,21 +389,23 @@ def _splice(system: str, task: Task, impl: Implementation, prediction: Predictio
     try:
         data = splice_function(
             masked,
-            prediction.source,
+            source,
             impl.goal_function,
             impl.class_name,
             filename=f"{task.name}/{task.repo_folder_name}/{impl.goal_file}",
+            helpers=not is_test_file(task, impl),
         )
     except Exception as error:  # SpliceError, or anything libcst raises on odd input
+        what = "prediction" if prediction is not None else "goal function"
         return Candidate(
             system,
             task,
             impl,
             None,
-            prediction=prediction.source,
-            reason=f"cannot splice the prediction: {' '.join(str(error).split())}",
+            prediction=prediction,
+            reason=f"cannot splice the {what}: {' '.join(str(error).split())}",
         )
-    return Candidate(system, task, impl, data, prediction=prediction.source)
+    return Candidate(system, task, impl, data, prediction=prediction)
 
 
 def systems_of(candidates: Iterable[Candidate]) -> list[str]:
