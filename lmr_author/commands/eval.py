@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from lmr_author.benchmark import BrokenTask, skipped_lines
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
+from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME",
         help="only this task folder name (repeatable)",
     )
+    add_line_option(parser)
     parser.add_argument("--force", action="store_true", help="run again even unchanged runs")
     parser.add_argument(
         "--base-image", metavar="IMG", help="build task images FROM this image instead"
@@ -182,7 +184,8 @@ def _handle(args: argparse.Namespace) -> int:
             hint="Or, to label earlier results: lmr-author eval RESULTS --human-review "
             "--annotator NAME.",
         )
-    submissions = [Submission(path, system) for path, system in args.submissions]
+    lines = tuple(args.goal_lines)
+    submissions = [Submission(path, system, lines) for path, system in args.submissions]
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
     if args.timeout is not None and args.timeout <= 0:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--task", action="append", default=[], metavar="NAME", help="only this task (repeatable)"
     )
+    add_line_option(parser)
     parser.add_argument("--no-cache", action="store_true", help="do not read the answer cache")
     parser.add_argument("--force", action="store_true", help="ask again even answered requests")
     parser.add_argument("--dry-run", action="store_true", help="show the requests; ask nothing")
@@ -133,7 +135,11 @@ def _generate(args: argparse.Namespace) -> int:
         price_out=args.price_out,
     )
     benchmark = load_for_command(args.benchmark, args.task)
+    from lmr_author.cst.goal_lines import resolve_goal_lines
+
+    lines = resolve_goal_lines(args.goal_lines, benchmark.tasks)  # checked before asking
     plan = plan_generation(benchmark.tasks, config, args.out, force=args.force)
+    plan.goal_lines = lines
     if args.dry_run:
         _print_plan(plan, as_json=args.json)
         return EXIT_FINDINGS if benchmark.broken or plan.unready else EXIT_OK

@@ -180,6 +180,8 @@ class Plan:
     too_long: list[str] = field(default_factory=list)
     #: Items whose inputs cannot be read (no paper.json, ...): never asked.
     unready: list[str] = field(default_factory=list)
+    #: ``--line`` choices: (task, implementation) -> line of the masked goal file.
+    goal_lines: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def count(self, state: State) -> int:
         return sum(1 for r in self.requests if r.state == state)
@@ -304,8 +306,11 @@ class GenerateSummary:
         }
 
 
-def splice_problem(task: Task, impl: Implementation, answer: str) -> str:
-    """Why ``answer`` cannot be spliced into the masked goal file ("" when it can)."""
+def splice_problem(
+    task: Task, impl: Implementation, answer: str, *, line: int | None = None
+) -> str:
+    """Why ``answer`` cannot be spliced into the masked goal file ("" when it can);
+    ``line`` chooses the goal's definition there (``--line``)."""
     from lmr_author.cst.splice import splice_function
 
     try:
@@ -314,6 +319,7 @@ def splice_problem(task: Task, impl: Implementation, answer: str) -> str:
             answer,
             impl.goal_function,
             impl.class_name,
+            line=line,
             filename=f"{task.name}/{task.repo_folder_name}/{impl.goal_file}",
         )
     except Exception as error:  # SpliceError, or anything libcst raises on odd input
@@ -355,7 +361,12 @@ def run_generation(
             usage=usage,
             truncations=tuple(t.describe() for t in planned.prompt.truncations),
             cached=cached,
-            splice_error=splice_problem(planned.task, planned.implementation, text),
+            splice_error=splice_problem(
+                planned.task,
+                planned.implementation,
+                text,
+                line=plan.goal_lines.get((planned.task.name, planned.implementation.index)),
+            ),
         )
         with lock:
             records[new.slot] = new

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.cst.index import FunctionInfo
+from lmr_author.cst.locate import goal_candidates
 from lmr_author.task import Implementation
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
@@ -48,14 +49,10 @@ def goal_files(ctx: TaskContext) -> Iterator[GoalFiles]:
 
 
 def matching(functions: list[FunctionInfo], name: str, class_name: str) -> list[FunctionInfo]:
-    """Definitions of ``name`` directly in ``class_name`` (as `cst.index.find_function`)."""
-
-    def class_ok(actual: str) -> bool:
-        if not class_name:
-            return actual == ""
-        return actual == class_name or actual.endswith("." + class_name)
-
-    return [f for f in functions if f.name == name and class_ok(f.class_name)]
+    """The definitions the goal resolver chooses among (`cst.locate.goal_candidates`):
+    homonyms nested in other functions or classes, and ``if``/``try`` variants next to
+    an unconditional definition, are not the goal."""
+    return goal_candidates(functions, name, class_name)
 
 
 @rule("syntax-error", "error", "the golden, goal or unit test file is not parseable Python")
@@ -124,11 +121,12 @@ def check_function_found(ctx: TaskContext) -> Iterator[Finding]:
                 lines = ", ".join(str(f.def_line) for f in found)
                 yield ctx.finding(
                     "ambiguous-function",
-                    f"goal function '{impl.qualified_name}' is defined {len(found)} times in "
-                    f"the {label} (lines {lines}); the last one is used",
+                    f"goal function '{impl.qualified_name}' is defined {len(found)} times at "
+                    f"the same level in the {label} (lines {lines})",
                     file=rel,
                     where=f"line {found[-1].def_line}",
-                    hint="Keep one definition, or rename the others.",
+                    hint="Keep one definition or rename the others; until then mask, "
+                    "splice, extract, generate and eval need --line to choose one.",
                 )
 
 
