@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
 from lmr_author.cst.goal_lines import (
     LINE_HELP,
@@ -18,7 +19,7 @@ from lmr_author.cst.goal_lines import (
 )
 from lmr_author.cst.index import list_functions
 from lmr_author.errors import UserError
-from lmr_author.evaluate import Submission, load_benchmark, run_evaluation
+from lmr_author.evaluate import Submission, run_evaluation
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import splice_problem
 from lmr_author.workspaces import collect_workspaces, load_manifest, prepare_workspaces
@@ -72,15 +73,15 @@ def test_parse() -> None:
 )
 def test_each_line_is_checked_against_the_task(bench: Path, text: str, message: str) -> None:
     with pytest.raises(UserError, match=message) as caught:
-        resolve_goal_lines([parse_goal_line(text)], load_benchmark(bench))
+        resolve_goal_lines([parse_goal_line(text)], load_benchmark(bench).tasks)
     assert f"--line {text}" in str(caught.value)
 
 
 def test_one_line_per_implementation(bench: Path) -> None:
     specs = [parse_goal_line("01-Add:1=7"), parse_goal_line("01-Add:1=8")]
     with pytest.raises(UserError, match="a second --line for 01-Add implementation 1"):
-        resolve_goal_lines(specs, load_benchmark(bench))
-    lines = resolve_goal_lines([parse_goal_line("01-Add:1=8")], load_benchmark(bench))
+        resolve_goal_lines(specs, load_benchmark(bench).tasks)
+    lines = resolve_goal_lines([parse_goal_line("01-Add:1=8")], load_benchmark(bench).tasks)
     assert lines == {("01-Add", 1): 8}
 
 
@@ -117,7 +118,7 @@ def test_eval_splices_predictions_at_the_chosen_definition(bench: Path, tmp_path
 
 
 def test_generate_checks_the_splice_at_the_chosen_definition(bench: Path) -> None:
-    [task] = load_benchmark(bench)
+    [task] = load_benchmark(bench).tasks
     impl = task.implementations[0]
     assert "--line" in splice_problem(task, impl, ANSWER)
     assert splice_problem(task, impl, ANSWER, line=ADD_LINE) == ""
@@ -125,14 +126,14 @@ def test_generate_checks_the_splice_at_the_chosen_definition(bench: Path) -> Non
 
 def test_collect_takes_the_chosen_definition_from_a_workspace(bench: Path, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    prepare_workspaces(load_benchmark(bench), Setting.FULL, ws, benchmark=bench)
+    prepare_workspaces(load_benchmark(bench).tasks, Setting.FULL, ws, benchmark=bench)
     manifest = load_manifest(ws)
     entry = next(e for e in manifest.workspaces if e.implementation == 1)
     goal = ws / entry.path / "repo" / "calc.py"
     # The agent added lines above, so the definition is no longer at line 7 there.
     solved = MASKED.replace("raise NotImplementedError", "return a + b", 1)
     goal.write_text("# notes\n# more notes\n" + solved)
-    tasks = load_benchmark(bench)
+    tasks = load_benchmark(bench).tasks
     report = collect_workspaces(ws, manifest, tasks, "agent", tmp_path / "plain")
     assert not report.items[0].collected and "--line" in report.items[0].reason
     lines = resolve_goal_lines([parse_goal_line(f"01-Add:1={ADD_LINE}")], tasks)

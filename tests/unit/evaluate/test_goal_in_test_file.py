@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.evaluate import Submission, load_benchmark, load_candidates, run_evaluation
+from lmr_author.benchmark import load_benchmark
+from lmr_author.evaluate import Submission, load_candidates, run_evaluation
 from lmr_author.evaluation.submissions import is_test_file
 from tests.unit.evaluate.evaltasks import DOCKERFILE, LocalBackend
 
@@ -105,7 +106,7 @@ REWRITTEN = (
 def test_what_counts_as_a_test_file(
     tmp_path: Path, goal_file: str, tests: list[str], expected: bool
 ) -> None:
-    [task] = load_benchmark(_task(tmp_path / "bench"))
+    [task] = load_benchmark(_task(tmp_path / "bench")).tasks
     impl = task.implementations[0]
     impl.goal_file = goal_file
     impl.unit_test_file = tests[0]
@@ -113,7 +114,7 @@ def test_what_counts_as_a_test_file(
 
 
 def test_only_the_goal_function_of_a_submitted_test_file_is_taken(tmp_path: Path) -> None:
-    tasks = load_benchmark(_task(tmp_path / "bench"))
+    tasks = load_benchmark(_task(tmp_path / "bench")).tasks
     honest = GOLDEN_TEST.replace("class TestDouble", "# the agent's notes\nclass TestDouble")
     for system, source in [("rewrites", REWRITTEN), ("honest", honest)]:
         [candidate] = load_candidates(Submission(_submit(tmp_path, system, source)), tasks)
@@ -138,7 +139,7 @@ def test_only_the_goal_function_of_a_submitted_test_file_is_taken(tmp_path: Path
 def test_a_test_file_without_a_usable_goal_is_the_systems_failure(
     tmp_path: Path, source: str, reason: str
 ) -> None:
-    tasks = load_benchmark(_task(tmp_path / "bench"))
+    tasks = load_benchmark(_task(tmp_path / "bench")).tasks
     [candidate] = load_candidates(Submission(_submit(tmp_path, "bad", source)), tasks)
     assert candidate.source is None
     assert candidate.reason.startswith("the goal file is a test file, so only the goal function")
