@@ -18,5 +18,5 @@ def load_for_command(path: str | Path, names: Sequence[str] | None = None) -> Be
 
 
 def print_skipped(benchmark: Benchmark) -> None:
-    for line in skipped_lines(benchmark.broken):
+    for line in skipped_lines(benchmark.broken, benchmark.notes):
         print(line, file=sys.stderr)

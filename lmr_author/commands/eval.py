@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.benchmark import BrokenTask, skipped_lines
+from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.cst.goal_lines import add_line_option
@@ -316,9 +316,9 @@ def _run_with_progress(
             "again when you resume"
         )
 
-    def on_broken(skipped: list[BrokenTask]) -> None:
-        broken.extend(skipped)
-        for line in skipped_lines(skipped):
+    def on_loaded(benchmark: Benchmark) -> None:
+        broken.extend(benchmark.broken)
+        for line in skipped_lines(benchmark.broken, benchmark.notes):
             console.print(line, markup=False, soft_wrap=True)
 
     def on_orphans(removed: list[str]) -> None:
@@ -342,7 +342,7 @@ def _run_with_progress(
             on_interrupt=on_interrupt,
             on_abort=on_abort,
             on_orphans=on_orphans,
-            on_broken=on_broken,
+            on_loaded=on_loaded,
         )
     finally:
         if progress.live.is_started:

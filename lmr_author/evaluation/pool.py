@@ -27,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from lmr_author.benchmark import BrokenTask, load_benchmark
+from lmr_author.benchmark import Benchmark, load_benchmark
 from lmr_author.errors import UserError
 from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
 from lmr_author.evaluation.backend import (
@@ -337,7 +337,7 @@ def run_evaluation(
     on_abort: Callable[[], None] | None = None,
     on_orphans: Callable[[list[str]], None] | None = None,
     stop: threading.Event | None = None,
-    on_broken: Callable[[list[BrokenTask]], None] | None = None,
+    on_loaded: Callable[[Benchmark], None] | None = None,
 ) -> Results:
     """Evaluate ``submissions`` on ``benchmark``, writing runs and results under ``output``.
 
@@ -356,7 +356,7 @@ def run_evaluation(
         on_orphans: called at the start with the containers removed because the
             evaluation that started them died (`housekeeping.remove_orphans`).
         stop: set it to stop dispatching (what SIGINT does).
-        on_broken: called first with the tasks that cannot be loaded (they are skipped).
+        on_loaded: called first with the loaded benchmark (its broken tasks are skipped).
 
     Returns:
         The results of every run stored under ``output``; ``interrupted`` when stopped
@@ -367,8 +367,8 @@ def run_evaluation(
     benchmark = Path(benchmark).resolve()
     output = Path(output)
     loaded = load_benchmark(benchmark, tasks)
-    if on_broken is not None:
-        on_broken(loaded.broken)
+    if on_loaded is not None:
+        on_loaded(loaded)
     # With tasks skipped, a submission holding only those is no wrong path: no refusal.
     jobs = plan_jobs(submissions, loaded.tasks, whole_benchmark=not tasks and not loaded.broken)
     owned_backend = backend is None

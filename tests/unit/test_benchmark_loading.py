@@ -21,7 +21,7 @@ from lmr_author.cli import main
 from lmr_author.errors import UserError
 from tests.support.published_task import REPO, write_published_task
 
-GOOD = ("01-Good", "05-StringId")
+GOOD = ("01-Good", "05-StringId", "08-TestNamedWrong")
 BROKEN = {
     "02-NoGoalFunction": "goal_function",
     "03-NoGoalFile": "the goal file",
@@ -62,7 +62,23 @@ def bench(tmp_path: Path) -> Path:
         "07-NoGoldenFile",
         lambda d, i: (d / "golden_files" / "metrics_golden.py").unlink(),
     )
+    # info.json names unit_test.py; the test is unit_test_1.py (published 13-DecBound).
+    _variant(
+        root,
+        "08-TestNamedWrong",
+        lambda d, i: (
+            i["implementations"][0].update(unit_test_file="unit_test/unit_test.py"),
+            _paper(d),
+        ),
+    )
     return root
+
+
+def test_a_misnamed_test_file_is_read_as_the_published_loop_reads_it(bench: Path) -> None:
+    loaded = load_benchmark(bench, ["08-TestNamedWrong"])
+    [task] = loaded.tasks
+    assert task.implementations[0].unit_test_file == "unit_test/unit_test_1.py"
+    assert len(loaded.notes) == 1 and "unit_test/unit_test.py" in loaded.notes[0]
 
 
 def test_broken_tasks_are_listed_all_at_once_with_their_reasons(bench: Path) -> None:
@@ -123,7 +139,7 @@ def test_prepare_lists_broken_tasks_first_and_prepares_the_rest(
     assert _skipped_block(captured.err) == list(BROKEN)
     assert "not prepared: 05-StringId#1" in captured.err
     manifest = json.loads(captured.out)
-    assert [entry["task"] for entry in manifest["workspaces"]] == ["01-Good"]
+    assert [entry["task"] for entry in manifest["workspaces"]] == ["01-Good", "08-TestNamedWrong"]
     assert not (tmp_path / "ws" / "05-StringId").exists()
 
 
