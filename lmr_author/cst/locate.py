@@ -128,7 +128,7 @@ def locate_function(
         # Innermost first: the definition that starts last still contains the line.
         return max(at_line, key=lambda info: info.start_line)
     if not found:
-        raise _not_found(infos, function, class_name, file)
+        raise not_found_error(infos, function, class_name, file)
     chosen = best_ranked(found)
     if len(chosen) > 1:
         listing = ", ".join(_label(info) for info in chosen)
@@ -141,9 +141,10 @@ def locate_function(
     return chosen[0]
 
 
-def _not_found(
-    infos: Sequence[FunctionInfo], function: str, class_name: str, file: str | None
+def not_found_error(
+    infos: Sequence[FunctionInfo], function: str, class_name: str, file: str | None = None
 ) -> FunctionNotFoundError:
+    """Why ``function`` is not found, with the closest names or what the task should say."""
     what = describe(function, class_name)
     if class_name and class_name.rpartition(".")[2] == function:
         # Published tasks (10-TimeDistill, 21-TimeMixer) name a class as both the goal

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.cst.index import FunctionInfo
-from lmr_author.cst.locate import goal_candidates
+from lmr_author.cst.locate import goal_candidates, not_found_error
 from lmr_author.task import Implementation
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
@@ -109,13 +109,19 @@ def check_function_found(ctx: TaskContext) -> Iterator[Finding]:
             if not found:
                 names = [f.qualname for f in source.functions]
                 close = difflib.get_close_matches(impl.qualified_name, names, n=1, cutoff=0.6)
+                hint = (f"Did you mean '{close[0]}'? " if close else "") + (
+                    "Check goal_function and class_name in info.json."
+                )
+                if impl.class_name.rpartition(".")[2] == impl.goal_function:
+                    # A class named as its own goal (published 10-TimeDistill, 21-TimeMixer).
+                    why = not_found_error(source.functions, impl.goal_function, impl.class_name)
+                    hint = f"{why.message} {why.hint}"
                 yield ctx.finding(
                     "function-not-found",
                     f"goal function '{impl.qualified_name}' of implementation {impl.index} is "
                     f"not defined in the {label}",
                     file=rel,
-                    hint=(f"Did you mean '{close[0]}'? " if close else "")
-                    + "Check goal_function and class_name in info.json.",
+                    hint=hint,
                 )
             elif len(found) > 1:
                 lines = ", ".join(str(f.def_line) for f in found)

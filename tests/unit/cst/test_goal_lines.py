@@ -152,3 +152,15 @@ def test_corresponding_line_follows_the_definition_across_versions() -> None:
         )
         is None
     )
+
+
+def test_functions_marks_variants_under_if_or_try(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "calc.py"
+    path.write_text(MASKED)
+    assert main(["functions", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("calc.py:5-5 add [in if/try/with]")
+    assert out[1].startswith("calc.py:7-8 add [in if/try/with]")
+    assert out[2].startswith("calc.py:11-12 mul (") and "[in" not in out[2]
