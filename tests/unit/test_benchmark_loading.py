@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,28 @@ def test_broken_tasks_are_listed_all_at_once_with_their_reasons(bench: Path) -> 
     assert {item.name: item.reason for item in loaded.broken}.keys() == BROKEN.keys()
     for item in loaded.broken:
         assert BROKEN[item.name] in item.reason, item
+
+
+@pytest.fixture
+def opened() -> Iterator[list[str]]:
+    """Every path opened while the test runs (a Python audit hook; hooks cannot be
+    removed, so it records only while this fixture is active)."""
+    paths: list[str] = []
+    active = [True]
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if active[0] and event == "open" and isinstance(args[0], str | Path):
+            paths.append(str(args[0]))
+
+    sys.addaudithook(hook)
+    yield paths
+    active[0] = False
+
+
+def test_task_opens_no_other_tasks_files(bench: Path, opened: list[str]) -> None:
+    load_benchmark(bench, ["01-Good"])
+    touched = {Path(path).relative_to(bench).parts[0] for path in opened if str(bench) in path}
+    assert touched == {"01-Good"}
 
 
 def test_task_narrows_before_loading(bench: Path) -> None:
