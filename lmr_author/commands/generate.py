@@ -12,6 +12,7 @@ from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:
+    from lmr_author.benchmark import Benchmark
     from lmr_author.generation.runner import GenerateSummary, Plan
 
 SETTINGS = ("full", "paper-only", "paper-and-goal-file")
@@ -41,8 +42,10 @@ OPENAI_API_KEY and OPENAI_MODEL.
 EPILOG = """\
 exit codes: 0 every request answered with a function eval can splice, 1 some answers
 cannot be spliced (eval scores them as errors), some requests never got an answer (run
-again to retry) or some prompts do not fit the budget even after every cut (they are
-listed and not asked), 2 usage or input error, 130 interrupted (answers so far are kept).
+again to retry), some prompts do not fit the budget even after every cut (they are
+listed and not asked) or some tasks cannot be loaded (listed first on stderr with
+their reasons, then skipped; --json lists them under skipped_tasks), 2 usage or
+input error, 130 interrupted (answers so far are kept).
 """
 
 
@@ -141,13 +144,13 @@ def _generate(args: argparse.Namespace) -> int:
     plan = plan_generation(benchmark.tasks, config, args.out, force=args.force)
     plan.goal_lines = lines
     if args.dry_run:
-        _print_plan(plan, as_json=args.json)
+        _print_plan(plan, benchmark, as_json=args.json)
         return EXIT_FINDINGS if benchmark.broken or plan.unready else EXIT_OK
     from lmr_author.commands._render_progress import progress_bar
 
     with progress_bar("generating", enabled=not args.json) as on_progress:
         summary = run_generation(plan, args.out, on_progress=on_progress)
-    _print_summary(summary, args.out, as_json=args.json)
+    _print_summary(summary, benchmark, args.out, as_json=args.json)
     trouble = (
         summary.failed
         or summary.stopped
@@ -159,7 +162,9 @@ def _generate(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if trouble else EXIT_OK
 
 
-def _print_plan(plan: Plan, *, as_json: bool) -> None:
+def _print_plan(plan: Plan, benchmark: Benchmark, *, as_json: bool) -> None:
+    from lmr_author.commands._benchmark import with_skipped
+
     rows: list[dict[str, Any]] = [
         {
             "item": r.item,
@@ -185,7 +190,7 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
             "items": rows,
             "example_prompt": example.prompt.text if example else None,
         }
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json.dumps(with_skipped(data, benchmark), indent=2, ensure_ascii=False))
         return
     for row in rows:
         cuts = "; ".join(row["truncations"])
@@ -209,9 +214,13 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
     )
 
 
-def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> None:
+def _print_summary(
+    summary: GenerateSummary, benchmark: Benchmark, out: Path, *, as_json: bool
+) -> None:
+    from lmr_author.commands._benchmark import with_skipped
+
     if as_json:
-        print(json.dumps(summary.to_json(), indent=2))
+        print(json.dumps(with_skipped(summary.to_json(), benchmark), indent=2))
         return
     # How many answers eval cannot use comes first; the item lines (in task order) follow.
     if summary.unspliceable:

@@ -22,8 +22,9 @@ and its file, and the repository in the chosen setting:
   paper-only           no repository: the agent creates the goal file
 
 Each workspace is OUT/<task>/<index>/, ready for OpenHands or any coding agent.
-Tasks that cannot be loaded and implementations whose inputs are missing are listed
-on stderr and left out (exit status 1); the others are prepared.
+Tasks that cannot be loaded are listed first on stderr, one line each with the reason,
+and implementations whose inputs are missing after them; both are left out (exit
+status 1; --json lists the tasks under skipped_tasks) and the others are prepared.
 OUT/lmr-workspaces.json records the SHA-256 of every file as prepared, so that
 'lmr-author collect' can tell what the agent changed.
 """
@@ -47,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from lmr_author.commands._benchmark import load_for_command
+    from lmr_author.commands._benchmark import load_for_command, with_skipped
     from lmr_author.generation.prompt import Setting
     from lmr_author.workspaces import MANIFEST_FILE, prepare_workspaces
 
@@ -67,7 +68,7 @@ def _prepare(args: argparse.Namespace) -> int:
     )
     done = EXIT_FINDINGS if benchmark.broken or skipped else EXIT_OK
     if args.json:
-        print(json.dumps(manifest.to_json(), indent=2))
+        print(json.dumps(with_skipped(manifest.to_json(), benchmark), indent=2))
         return done
     for entry in manifest.workspaces:
         print(f"{args.out / entry.path}  ({len(entry.files)} files, edit {entry.goal_file})")

@@ -23,14 +23,21 @@ def success_rows(outputs: Sequence[Path], benchmark: Path) -> tuple[list[Success
     from lmr_author.benchmark import load_benchmark
 
     metrics: dict[tuple[str, int], ImplementationMetrics] = {}
-    loaded = load_benchmark(benchmark, runnable=False)
-    for task in loaded.tasks:
-        for found in implementation_metrics(task):
-            metrics[(found.task, found.index)] = found
-    rows: list[SuccessRow] = []
+    # Measuring a task needs its repository and golden file: one missing leaves the task
+    # out, not the regression.
+    loaded = load_benchmark(benchmark, runnable=True)
     notes: list[str] = [
         f"task {item.name} left out (it cannot be loaded): {item.reason}" for item in loaded.broken
     ]
+    for task in loaded.tasks:
+        try:
+            task_metrics = implementation_metrics(task)
+        except UserError as error:
+            notes.append(f"task {task.name} left out (it cannot be measured): {error.message}")
+            continue
+        for found in task_metrics:
+            metrics[(found.task, found.index)] = found
+    rows: list[SuccessRow] = []
     for output in outputs:
         runs, problems = scan_stored_runs(output)
         notes.extend(problems)

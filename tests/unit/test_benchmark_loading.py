@@ -176,3 +176,89 @@ def test_paper_command_writes_paper_json_in_the_published_shape(
     assert list(pages) == ["1"] and "Weighted scoring, page one." in pages["1"]
     assert main(["paper", str(task / REPO)]) == 2  # exists: refused without --force
     assert "--force" in capsys.readouterr().err
+
+
+def _skipped_json(data: dict[str, Any]) -> dict[str, str]:
+    return {item["task"]: item["reason"] for item in data["skipped_tasks"]}
+
+
+def test_generate_and_prepare_json_carry_the_skipped_tasks(
+    bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["generate", str(bench), "--model", "m", "--dry-run", "--json"]
+    assert main([*argv, "-o", str(tmp_path / "p.jsonl")]) == 1
+    skipped = _skipped_json(json.loads(capsys.readouterr().out))
+    assert skipped.keys() == BROKEN.keys()
+    assert all(BROKEN[name] in reason for name, reason in skipped.items())
+    assert main(["prepare", str(bench), "-o", str(tmp_path / "ws"), "--json"]) == 1
+    assert _skipped_json(json.loads(capsys.readouterr().out)).keys() == BROKEN.keys()
+    argv = ["prepare", str(bench), "-o", str(tmp_path / "w2"), "--json", "--task", "01-Good"]
+    assert main(argv) == 0
+    assert "skipped_tasks" not in json.loads(capsys.readouterr().out)
+
+
+def _eval_output(root: Path, bench: Path) -> Path:
+    from tests.support.eval_output import RunSpec, write_run
+
+    out = root / "out"
+    out.mkdir()
+    results = {"schema_version": 1, "benchmark": str(bench), "systems": {}, "runs": []}
+    (out / "results.json").write_text(json.dumps(results))
+    for system, verdict in (("sys-a", "pass"), ("sys-b", "fail")):
+        for task in GOOD:
+            write_run(out, RunSpec(system, task, 1, verdict))
+    return out
+
+
+#: What report reads needs only info.json: these two cannot be read at all.
+UNREADABLE = ("02-NoGoalFunction", "06-BadJson")
+
+
+def test_report_lists_broken_tasks_first_and_reports_the_rest(
+    bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _eval_output(tmp_path, bench)
+    assert main(["report", str(out), "--benchmark", str(bench), "--no-human"]) == 1
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert lines[0] == f"skipped {len(UNREADABLE)} task(s) that cannot be loaded:", lines
+    assert [line.split(":")[0].strip() for line in lines[1:3]] == list(UNREADABLE)
+    assert "Table 2" in captured.out
+
+    argv = ["report", str(out), "--benchmark", str(bench), "--no-human", "--format", "json"]
+    assert main(argv) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert _skipped_json(data).keys() == set(UNREADABLE)
+    # the category distribution counts every task that loads, the unrunnable ones too
+    assert sum(data["category_distribution"].values()) == len(GOOD) + 3
+
+
+def test_report_regression_leaves_unrunnable_tasks_out_and_fits_on_the_rest(
+    bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmr_author.reporting.success import success_rows
+
+    out = _eval_output(tmp_path, bench)
+    rows, notes = success_rows([out], bench)
+    assert {row.item for row in rows} == {f"{task}#1" for task in GOOD}
+    left_out = [note.split()[1] for note in notes if "left out (it cannot be loaded)" in note]
+    assert left_out == list(BROKEN)
+
+    # the command lists them first, whatever the fit makes of so few rows
+    main(["report", str(out), "--benchmark", str(bench), "--no-human", "--regression"])
+    assert _skipped_block(capsys.readouterr().err) == list(BROKEN)
+
+
+def test_eval_lists_broken_tasks_first_and_records_them(
+    bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.published_task import write_submission
+
+    # A submission for a broken task only: nothing to run, the rest is still reported.
+    submission = write_submission(tmp_path / "subs", "sys-a", bench / "03-NoGoalFile", "x = 1\n")
+    argv = ["eval", str(bench), "--submission", str(submission), "--json"]
+    code = main([*argv, "--output", str(tmp_path / "ev")])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert _skipped_block(captured.err) == list(BROKEN)
+    assert _skipped_json(json.loads(captured.out)).keys() == BROKEN.keys()
