@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
+from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.cst.goal_lines import add_line_option
@@ -98,6 +99,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--timeout", type=positive_float, metavar="S", help="time limit per test file in seconds"
     )
+    add_provision_options(parser)
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     judge = parser.add_argument_group(
         "LLM judge",
@@ -337,6 +339,8 @@ def _run_with_progress(
             tasks=args.task or None,
             base_image=args.base_image,
             timeout_s=args.timeout,
+            gpus=args.gpus,
+            hf_cache=hub_of(args),
             on_start=on_start,
             on_run=on_run,
             on_interrupt=on_interrupt,

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 from lmr_author.sandbox.verdicts import PROTOCOLS
@@ -69,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _image_options(run)
     run.add_argument("--timeout", type=positive_float, default=120.0, help="seconds per test file")
     run.add_argument("--memory", type=int, default=1024, help="memory limit in MB")
+    add_provision_options(run)
     run.add_argument(
         "--protocol",
         choices=PROTOCOLS,
@@ -188,7 +190,9 @@ def _run(args: argparse.Namespace) -> int:
                 hint="Give an existing file with --candidate.",
             ) from None
     image = ensure_image(task, base_image=args.base_image, rebuild=args.rebuild)
-    limits = Limits(memory_mb=args.memory, timeout_s=args.timeout)
+    limits = Limits(
+        memory_mb=args.memory, timeout_s=args.timeout, gpus=args.gpus, hf_cache=hub_of(args)
+    )
     # Held to the golden counts when validate --run (or eval) has proven them.
     expected = load_expected(proof_key(task, impl, image))
     result = run_tests(

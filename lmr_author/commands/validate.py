@@ -15,6 +15,7 @@ import sys
 from contextlib import nullcontext
 from typing import Any
 
+from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
@@ -99,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="SECONDS",
         help="time limit of one test file (default: %(default)s)",
     )
+    add_provision_options(dynamic)
     dynamic.add_argument(
         "--mutants",
         action="store_true",
@@ -186,7 +188,13 @@ def _run_dynamic(args: argparse.Namespace, reports: list[Any], rules: list[Any],
         err.print(line, highlight=False, markup=False)
 
     prove_reports(
-        reports, rules, base_image=args.base_image, timeout_s=args.timeout, on_progress=progress
+        reports,
+        rules,
+        base_image=args.base_image,
+        timeout_s=args.timeout,
+        gpus=args.gpus,
+        hf_cache=hub_of(args),
+        on_progress=progress,
     )
 
 

@@ -82,9 +82,14 @@ class DockerBackend:
         timeout_s: float | None = None,
         rebuild: bool = False,
         protocol: str = "auto",
+        gpus: str | None = None,
+        hf_cache: str | None = None,
         client: Any = None,
     ) -> None:
+        """``gpus`` and ``hf_cache`` (the hub folder): see `lmr_author.sandbox.provisions`."""
         self.base_image = base_image
+        self.gpus = gpus
+        self.hf_cache = hf_cache
         self.timeout_s = timeout_s
         self.rebuild = rebuild
         self.protocol = protocol
@@ -105,19 +110,23 @@ class DockerBackend:
         if self._limits is None:
             from lmr_author.sandbox.results import Limits
 
-            limits = Limits()
+            limits = Limits(gpus=self.gpus, hf_cache=self.hf_cache)
             if self.timeout_s is not None:
                 limits = dataclasses.replace(limits, timeout_s=float(self.timeout_s))
             self._limits = limits
         return self._limits
 
     def settings(self) -> dict[str, Any]:
-        from lmr_author.sandbox import harness
+        from lmr_author.sandbox import harness, provisions
 
+        limits = dataclasses.asdict(self.limits())
+        # Absent unless given, so that run keys made before they existed stay valid.
+        given = provisions.settings(limits.pop("gpus"), limits.pop("hf_cache"))
         return {
             "protocol": self.protocol,
-            "limits": dataclasses.asdict(self.limits()),
+            "limits": limits,
             "harness": harness.version(),
+            **given,
         }
 
     def prepare(self, task: Task) -> PreparedImage:

@@ -331,6 +331,8 @@ def run_evaluation(
     backend: Backend | None = None,
     base_image: str | None = None,
     timeout_s: float | None = None,
+    gpus: str | None = None,
+    hf_cache: str | None = None,
     on_start: Callable[[int], None] | None = None,
     on_run: Callable[[RunRecord, bool], None] | None = None,
     on_interrupt: Callable[[], None] | None = None,
@@ -346,7 +348,7 @@ def run_evaluation(
         force: run again even runs whose stored key matches.
         tasks: only these task folder names.
         backend: builds images and runs tests; default `DockerBackend` (with
-            ``base_image`` and ``timeout_s``).
+            ``base_image``, ``timeout_s``, ``gpus`` and ``hf_cache``, the hub folder).
         on_start: called with the number of runs planned.
         on_run: called (in the calling thread) with each finished run and whether it was
             skipped as already done.
@@ -372,7 +374,9 @@ def run_evaluation(
     # With tasks skipped, a submission holding only those is no wrong path: no refusal.
     jobs = plan_jobs(submissions, loaded.tasks, whole_benchmark=not tasks and not loaded.broken)
     owned_backend = backend is None
-    real_backend: Backend = backend or DockerBackend(base_image=base_image, timeout_s=timeout_s)
+    real_backend: Backend = backend or DockerBackend(
+        base_image=base_image, timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache
+    )
     stop = stop or threading.Event()
     output.mkdir(parents=True, exist_ok=True)
     if on_start is not None:

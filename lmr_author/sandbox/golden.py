@@ -23,6 +23,7 @@ from lmr_author.atomic import atomic_write_json
 from lmr_author.locations import cache_dir
 from lmr_author.sandbox import harness
 from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.needs import missing_resource
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.verdicts import LOG_PROTOCOLS, Expected
 from lmr_author.task import Implementation, Task
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 
 _LOCK = threading.Lock()
 _LOCKS: dict[str, threading.Lock] = {}
+#: Why the golden code of a proof key cannot run here (with these GPUs and model cache),
+#: so that the other candidates of the task do not run it again in this process.
+_NOT_RUNNABLE: dict[tuple[str, str | None, str | None], str] = {}
 
 
 def proof_key(task: Task, impl: Implementation, image: ImageRef) -> str:
@@ -131,6 +135,11 @@ def run_against_golden_counts(
     """Run a candidate held to the golden code's test counts (proven once, then kept)."""
     from lmr_author.sandbox.runner import run_tests
 
+    memo = (proof_key(task, impl, image), limits.gpus, limits.hf_cache)
+    if (known := _NOT_RUNNABLE.get(memo)) is not None:
+        return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
+    golden_runs: list[ImplementationRun] = []
+
     def run(source: bytes, expected: dict[str, Expected] | None = None) -> ImplementationRun:
         return run_tests(
             task,
@@ -143,4 +152,17 @@ def run_against_golden_counts(
             expected=expected,
         )
 
-    return run(candidate, expected_for(task, impl, image, run))
+    def run_golden(source: bytes) -> ImplementationRun:
+        golden_runs.append(run(source))
+        return golden_runs[-1]
+
+    expected = expected_for(task, impl, image, run_golden)
+    if expected is None and golden_runs:
+        # The golden code fails here: if for want of a GPU, a model or data, no candidate
+        # can pass, and that is the machine's doing, not the candidate's.
+        reason = missing_resource(impl, golden_runs[-1], limits)
+        if reason is not None:
+            with _LOCK:
+                _NOT_RUNNABLE[memo] = reason
+            return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=reason)
+    return run(candidate, expected)

@@ -21,13 +21,17 @@ from lmr_author.verdicts import (
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one test container (untrusted code runs inside)."""
+    """Resource limits of one test container (untrusted code runs inside), and what it gets."""
 
     memory_mb: int = 1024
     cpus: float = 1.0
     pids: int = 256
     timeout_s: float = 120.0
     network: bool = False
+    #: GPUs as ``--gpus`` names them (``all``, a count, ``device=0,1``); None: no GPU.
+    gpus: str | None = None
+    #: Host folder of Hugging Face hub snapshots, mounted read-only; None: no model cache.
+    hf_cache: str | None = None
 
 
 @dataclass(frozen=True)

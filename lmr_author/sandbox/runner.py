@@ -13,9 +13,10 @@ Untrusted code runs as ``RUN_UID`` (nobody), which owns nothing in the image, wi
 network, memory (and swap), CPU and process limits, no capabilities, no privilege
 escalation and no host environment. It can write only to size-limited tmpfs scratch
 (``/tmp`` = HOME, ``/var/tmp``, ``/run/lock``, the ``logs`` folder beside the test, the
-replay outputs folder): the root file system stays writable for the engine (``put_archive`` into a
-read-only root is refused) but nothing in it belongs to the test user. Everything read
-back (the harness's report, the output) is streamed and capped.
+replay outputs folder); GPUs and a read-only model cache only when asked
+(`lmr_author.sandbox.provisions`). The root file system stays writable for the engine
+(``put_archive`` into a read-only root is refused) but nothing in it belongs to the test
+user. Everything read back (the harness's report, the output) is streamed and capped.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from lmr_author.sandbox import (
     OWNER_LABEL,
     TASK_LABEL,
     harness,
+    provisions,
 )
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef
@@ -243,6 +245,7 @@ def _run_one(
     environment["HOME"] = "/tmp"
     environment.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     environment.setdefault("PYTHONUNBUFFERED", "1")
+    environment.update(provisions.cache_env(limits.hf_cache is not None))
     legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
     scratch = {
         path: _tmpfs(f"{max(1, limits.memory_mb // part)}m", 0o1777)
@@ -317,6 +320,13 @@ def _run_one(
             f"the task image {image.tag} is gone", hint="Build it again (ensure_image)."
         ) from None
     except (docker.errors.DockerException, requests.RequestException) as error:
+        if limits.gpus is not None and "device driver" in str(error):
+            raise InfraError(
+                f"this container engine cannot give containers GPUs (--gpus {limits.gpus}): "
+                f"{error}",
+                hint="Run on a host with GPUs and the NVIDIA container toolkit, or leave out "
+                "--gpus.",
+            ) from None
         raise InfraError(f"the Docker engine failed while running {test_file}: {error}") from None
 
 
@@ -387,6 +397,8 @@ def _container(
             security_opt=["no-new-privileges"],
             ulimits=[Ulimit(name="core", soft=0, hard=0)],
             tmpfs=tmpfs,
+            volumes=provisions.volumes(limits.hf_cache),
+            device_requests=provisions.device_requests(limits.gpus),
             shm_size="16m",
             log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
             stdin_open=False,

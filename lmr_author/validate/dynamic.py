@@ -13,12 +13,14 @@ image build fails, one error ``infra`` says so, plainly not blaming the task's t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.golden import load_expected, proof_key, save_proof
+from lmr_author.sandbox.needs import missing_resource
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Implementation, Task
@@ -42,6 +44,8 @@ def run_dynamic_checks(
     timeout_s: float = 120.0,
     client: docker.DockerClient | None = None,
     protocol: str = "auto",
+    gpus: str | None = None,
+    hf_cache: str | None = None,
     on_progress: Callable[[str], None] | None = None,
     on_log: Callable[[str], None] | None = None,
 ) -> list[Finding]:
@@ -59,7 +63,7 @@ def run_dynamic_checks(
         image = ensure_image(task, client=client, base_image=base_image, on_log=on_log)
     except InfraError as error:
         return [_infra_finding(error.render(), file="Dockerfile")]
-    limits = Limits(timeout_s=timeout_s)
+    limits = Limits(timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache)
     findings: list[Finding] = []
     for impl in task.implementations:
         golden_file = _relative(task, impl.golden_path)
@@ -93,6 +97,10 @@ def run_dynamic_checks(
             )
             runs.append(run)
             if run.infra_error is not None:
+                break
+            if label == "golden" and (reason := missing_resource(impl, run, limits)):
+                # Not the tests' fault: the task cannot run on this machine as given.
+                runs[-1] = dataclasses.replace(run, infra_error=reason)
                 break
             if label == "golden":
                 # The proof: what the golden code runs is what candidates are held to.

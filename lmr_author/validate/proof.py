@@ -18,6 +18,8 @@ def prove_reports(
     *,
     base_image: str | None = None,
     timeout_s: float = 120.0,
+    gpus: str | None = None,
+    hf_cache: str | None = None,
     on_progress: Callable[[str], None] | None = None,
 ) -> None:
     """Run the Docker proof of every task without static errors; add its findings.
@@ -46,6 +48,11 @@ def prove_reports(
             say(f"  {line}")  # the run's line names the task already ("01-DPO #1: golden")
 
         findings = run_dynamic_checks(
-            task, base_image=base_image, timeout_s=timeout_s, on_progress=progress
+            task,
+            base_image=base_image,
+            timeout_s=timeout_s,
+            gpus=gpus,
+            hf_cache=hf_cache,
+            on_progress=progress,
         )
         report.findings.extend(f for f in findings if f.rule in wanted)

@@ -13,14 +13,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from lmr_author import lfs
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.registry import rule
 
-#: Every Git LFS pointer file starts with this line (git-lfs spec v1 and its pre-release).
-_LFS_PREFIX = b"version https://git-lfs."
-#: Pointer files are tiny; anything larger is real data.
-_LFS_MAX_BYTES = 1024
 _VERDICT_WORDS = re.compile(r"\b(passed|failed)\b", re.IGNORECASE)
 _SWALLOWING = {"Exception", "BaseException", "AssertionError"}
 _EXITS = {"exit", "_exit", "quit"}
@@ -43,17 +40,12 @@ def unit_tests(ctx: TaskContext) -> Iterator[tuple[str, str, SourceFile]]:
 def check_lfs_pointer(ctx: TaskContext) -> Iterator[Finding]:
     test_folders = _unit_test_folders(ctx)
     for entry in ctx.tree():
-        if entry.is_symlink or entry.size > _LFS_MAX_BYTES or entry.size < len(_LFS_PREFIX):
+        if entry.is_symlink or entry.size > lfs.MAX_POINTER_BYTES:
             continue
-        try:
-            with entry.path.open("rb") as handle:
-                head = handle.read(_LFS_MAX_BYTES)
-        except OSError:
+        pointer = lfs.read_pointer(entry.path)
+        if pointer is None:
             continue
-        if not head.startswith(_LFS_PREFIX):
-            continue
-        size = re.search(rb"^size (\d+)", head, re.MULTILINE)
-        detail = f" ({int(size.group(1)):,} bytes)" if size else ""
+        detail = f" ({pointer.size:,} bytes)" if pointer.size is not None else ""
         is_fixture = any(folder in entry.path.parents for folder in test_folders)
         yield ctx.finding(
             "lfs-pointer",

@@ -124,7 +124,10 @@ def test_sigkill_of_the_evaluator_is_cleaned_by_the_next_start(
     assert main(["eval", str(folder), "-s", str(good), "-o", str(tmp_path / "out")]) == 0
     captured = capsys.readouterr()
     said = " ".join((captured.out + captured.err).split())  # the console may wrap the line
-    assert "removed 1 container(s) left by evaluations that died" in said
+    # Under pytest-xdist an evaluation of another test process may sweep it first (any
+    # evaluation sweeps every dead one's containers); either way it must be gone now.
+    swept_here = "removed 1 container(s) left by evaluations that died" in said
+    assert swept_here or "removed" not in said
     assert _owned_by(docker_client, process.pid) == []
     # Another live evaluation's container is never touched.
     assert docker_client.api.inspect_container(live_stranger)["Id"] == live_stranger
