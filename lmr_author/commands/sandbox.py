@@ -194,7 +194,7 @@ def _run(args: argparse.Namespace) -> int:
         memory_mb=args.memory, timeout_s=args.timeout, gpus=args.gpus, hf_cache=hub_of(args)
     )
     # Held to the golden counts when validate --run (or eval) has proven them.
-    expected = load_expected(proof_key(task, impl, image))
+    expected = load_expected(proof_key(task, impl, image, limits))
     result = run_tests(
         task,
         impl,

@@ -38,15 +38,20 @@ _LOCKS: dict[str, threading.Lock] = {}
 _NOT_RUNNABLE: dict[tuple[str, str | None, str | None], str] = {}
 
 
-def proof_key(task: Task, impl: Implementation, image: ImageRef) -> str:
-    """The content hash a proof is kept under."""
+def proof_key(
+    task: Task, impl: Implementation, image: ImageRef, limits: Limits | None = None
+) -> str:
+    """The content hash a proof is kept under.
+
+    A proof made with GPUs or a model cache holds only with them: without, the golden
+    code may not run at all, and candidates must not be held to it (nor failed by it).
+    """
     digest = hashlib.sha256()
-    for part in (
-        b"golden-proof/1",
-        image.tag.encode(),
-        harness.version().encode(),
-        impl.unit_test_file.encode(),
-    ):
+    parts = [b"golden-proof/1", image.tag.encode(), harness.version().encode()]
+    parts.append(impl.unit_test_file.encode())
+    if limits is not None and (limits.gpus or limits.hf_cache):
+        parts.append(f"gpus={limits.gpus};hf-cache={limits.hf_cache}".encode())
+    for part in parts:
         digest.update(len(part).to_bytes(8, "big") + part)
     for path in (impl.golden_path, impl.unit_test_path):
         try:
@@ -99,6 +104,7 @@ def expected_for(
     image: ImageRef,
     run_golden: Callable[[bytes], ImplementationRun],
     *,
+    limits: Limits | None = None,
     folder: Path | None = None,
 ) -> dict[str, Expected] | None:
     """The proven counts of ``impl``, running the golden code once if none are kept.
@@ -106,7 +112,7 @@ def expected_for(
     None when the golden code does not pass (then there is nothing to hold candidates
     to; ``validate --run`` reports that task as broken).
     """
-    key = proof_key(task, impl, image)
+    key = proof_key(task, impl, image, limits)
     with _LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -135,7 +141,7 @@ def run_against_golden_counts(
     """Run a candidate held to the golden code's test counts (proven once, then kept)."""
     from lmr_author.sandbox.runner import run_tests
 
-    memo = (proof_key(task, impl, image), limits.gpus, limits.hf_cache)
+    memo = (proof_key(task, impl, image, limits), limits.gpus, limits.hf_cache)
     if (known := _NOT_RUNNABLE.get(memo)) is not None:
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
     golden_runs: list[ImplementationRun] = []
@@ -156,7 +162,7 @@ def run_against_golden_counts(
         golden_runs.append(run(source))
         return golden_runs[-1]
 
-    expected = expected_for(task, impl, image, run_golden)
+    expected = expected_for(task, impl, image, run_golden, limits=limits)
     if expected is None and golden_runs:
         # The golden code fails here: if for want of a GPU, a model or data, no candidate
         # can pass, and that is the machine's doing, not the candidate's.

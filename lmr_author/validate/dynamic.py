@@ -104,7 +104,7 @@ def run_dynamic_checks(
                 break
             if label == "golden":
                 # The proof: what the golden code runs is what candidates are held to.
-                key = proof_key(task, impl, image)
+                key = proof_key(task, impl, image, limits)
                 if save_proof(key, run):
                     expected = load_expected(key)
         findings.extend(findings_from_runs(task, impl, runs))

@@ -168,3 +168,19 @@ def test_a_plain_failure_or_a_pass_is_no_missing_resource(tmp_path: Path) -> Non
     assert missing_resource(impl, _failed("AssertionError: 4 != 5"), Limits()) is None
     passed = ImplementationRun(verdicts=[], image_id="x")
     assert missing_resource(impl, passed, Limits()) is None
+
+
+def test_a_golden_proof_made_with_a_gpu_or_a_cache_holds_only_with_them(tmp_path: Path) -> None:
+    from lmr_author.sandbox.golden import proof_key
+    from lmr_author.sandbox.images import ImageRef
+    from lmr_author.task import Task
+
+    impl = _impl(tmp_path / "repo")
+    task = Task(path=tmp_path, instance_id=1, folder_name="t", repo_folder_name="repo")
+    task.implementations.append(impl)
+    image = ImageRef(tag="t:1", image_id="sha256:x", built=False, workdir="/w")
+    plain = proof_key(task, impl, image)
+    assert proof_key(task, impl, image, Limits()) == plain
+    assert proof_key(task, impl, image, Limits(timeout_s=5)) == plain
+    assert proof_key(task, impl, image, Limits(gpus="all")) != plain
+    assert proof_key(task, impl, image, Limits(hf_cache="/c")) != plain
