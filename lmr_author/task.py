@@ -279,8 +279,8 @@ def task_from_info(task_dir: Path, data: dict[str, Any]) -> Task:
                 where=where,
                 hint="Make it { ... }.",
             )
-        index = raw.get("index", position + 1)
-        if not isinstance(index, int) or isinstance(index, bool):
+        index = as_int(raw.get("index", position + 1))
+        if index is None:
             raise TaskLoadError(
                 "'index' must be an integer",
                 file=info_path,
@@ -319,19 +319,13 @@ def task_from_info(task_dir: Path, data: dict[str, Any]) -> Task:
     year = data.get("year")
     return Task(
         path=task_dir,
-        instance_id=(
-            instance_id
-            if isinstance(instance_id, int) and not isinstance(instance_id, bool)
-            # published tasks spell it "29"; validate warns (instance-id-string)
-            else int(instance_id)
-            if isinstance(instance_id, str) and instance_id.isascii() and instance_id.isdigit()
-            else None
-        ),
+        # published tasks spell numbers as digits ("29"); validate warns (number-string)
+        instance_id=as_int(instance_id),
         folder_name=_str_or(data.get("folder_name"), task_dir.name),
         repo_folder_name=repo_folder,
         paper_name=_text(data.get("paper_name")),
         paper_url=_text(data.get("paper_url")),
-        year=year if isinstance(year, int) and not isinstance(year, bool) else None,
+        year=as_int(year),
         repo_url=_text(data.get("repo_url")),
         repo_commit=_text(data.get("repo_commit")),
         implementations=implementations,
@@ -397,3 +391,15 @@ def find_task_dirs(path: str | Path) -> list[Path]:
             hint="Check its permissions.",
         ) from None
     return children
+
+
+def is_digits(value: Any) -> bool:
+    """A string of ASCII digits: how published info.json files spell some numbers."""
+    return isinstance(value, str) and value.isascii() and value.isdigit()
+
+
+def as_int(value: Any) -> int | None:
+    """An integer field's value: a number, or a string of digits read as one; else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return int(value) if is_digits(value) else None

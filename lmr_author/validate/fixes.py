@@ -16,7 +16,7 @@ from typing import Any
 from lmr_author.atomic import atomic_write_json
 from lmr_author.categories import match_category
 from lmr_author.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY
-from lmr_author.validate.rules_info import alias_fixable
+from lmr_author.validate.rules_info import alias_fixable, number_strings
 
 
 @dataclass(frozen=True)
@@ -42,16 +42,12 @@ def plan_fixes(task_dir: Path, data: dict[str, Any]) -> tuple[dict[str, Any], li
         changes.append(
             Change("folder-name", "$.folder_name", f"folder_name '{folder_name}' -> '{name}'")
         )
-    instance_id = fixed.get("instance_id")
-    if isinstance(instance_id, str) and instance_id.isascii() and instance_id.isdigit():
-        fixed["instance_id"] = int(instance_id)
-        changes.append(
-            Change(
-                "instance-id-string",
-                "$.instance_id",
-                f"instance_id '{instance_id}' -> {int(instance_id)}",
-            )
-        )
+    if "folder_name" not in fixed:
+        fixed["folder_name"] = name
+        changes.append(Change("folder-name", "$", f"folder_name set to '{name}'"))
+    for path, value in number_strings(fixed):
+        _set_path(fixed, path, int(value))
+        changes.append(Change("number-string", path, f"'{value}' -> {int(value)}"))
     entries = fixed.get("implementations")
     if isinstance(entries, list):
         for position, entry in enumerate(entries):
@@ -117,3 +113,13 @@ def apply_fixes(task_dir: str | Path) -> list[Change]:
     if changes:
         atomic_write_json(info, fixed)
     return changes
+
+
+def _set_path(document: dict[str, Any], path: str, value: Any) -> None:
+    """Set ``$.key`` or ``$.implementations[k].key`` (the paths `number_strings` gives)."""
+    parts = path.removeprefix("$.").split(".")
+    target: Any = document
+    for part in parts[:-1]:
+        key, _, position = part.partition("[")
+        target = target[key][int(position.rstrip("]"))] if position else target[key]
+    target[parts[-1]] = value

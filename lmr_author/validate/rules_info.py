@@ -10,7 +10,7 @@ from typing import Any
 
 from lmr_author.categories import CATEGORIES, match_category, suggest_category
 from lmr_author.schema import schema_issues
-from lmr_author.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY
+from lmr_author.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY, is_digits
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.registry import rule
@@ -59,13 +59,10 @@ def check_unreadable(ctx: TaskContext) -> Iterator[Finding]:
 def check_schema(ctx: TaskContext) -> Iterator[Finding]:
     if not ctx.has_document:
         return
-    # A digit string instance_id ("29", as published) is read as the number: a warning
-    # of its own (instance-id-string), never a reason not to run the task.
-    issues = [
-        issue
-        for issue in schema_issues(ctx.document)
-        if not (issue.path == "$.instance_id" and _digit_string(ctx.document))
-    ]
+    # A number spelt as digits ("29", as published) is read as the number: a warning of
+    # its own (number-string), never a reason not to run the task.
+    spelt = {path for path, _ in number_strings(ctx.document)}
+    issues = [issue for issue in schema_issues(ctx.document) if issue.path not in spelt]
     for issue in issues:
         yield ctx.finding(
             "schema",
@@ -84,24 +81,38 @@ def check_schema(ctx: TaskContext) -> Iterator[Finding]:
         )
 
 
-def _digit_string(document: Any) -> bool:
-    value = document.get("instance_id") if isinstance(document, dict) else None
-    return isinstance(value, str) and value.isascii() and value.isdigit()
+def number_strings(document: Any) -> list[tuple[str, str]]:
+    """(JSON path, value) of each integer field spelt as a string of digits."""
+    if not isinstance(document, dict):
+        return []
+    found = [
+        (f"$.{key}", document[key])
+        for key in ("instance_id", "year")
+        if is_digits(document.get(key))
+    ]
+    entries = document.get("implementations")
+    if isinstance(entries, list):
+        for position, entry in enumerate(entries):
+            if isinstance(entry, dict) and is_digits(entry.get("index")):
+                found.append((f"$.implementations[{position}].index", entry["index"]))
+    return found
 
 
 @rule(
-    "instance-id-string",
+    "number-string",
     "warning",
-    'instance_id is a string of digits ("29", as published) instead of a number',
+    'a number is spelt as a string of digits (instance_id "29", as published)',
     stage="info",
 )
-def check_instance_id_string(ctx: TaskContext) -> Iterator[Finding]:
-    if ctx.has_document and _digit_string(ctx.document):
+def check_number_string(ctx: TaskContext) -> Iterator[Finding]:
+    if not ctx.has_document:
+        return
+    for path, value in number_strings(ctx.document):
         yield ctx.finding(
-            "instance-id-string",
-            f"instance_id is the string {ctx.document['instance_id']!r}; it is read as a number",
+            "number-string",
+            f"{path.removeprefix('$.')} is the string {value!r}; it is read as a number",
             file=INFO_FILE,
-            where="$.instance_id",
+            where=path,
             hint=FIX_HINT,
         )
 
@@ -192,10 +203,23 @@ def check_category(ctx: TaskContext) -> Iterator[Finding]:
             )
 
 
-@rule("folder-name", "warning", "folder_name differs from the task folder's name", stage="info")
+@rule(
+    "folder-name",
+    "warning",
+    "folder_name is missing or differs from the task folder's name",
+    stage="info",
+)
 def check_folder_name(ctx: TaskContext) -> Iterator[Finding]:
     raw = ctx.raw or {}
     value = raw.get("folder_name")
+    if ctx.has_document and "folder_name" not in raw:
+        yield ctx.finding(
+            "folder-name",
+            f"info.json has no folder_name; the folder's name '{ctx.path.name}' is used",
+            file=INFO_FILE,
+            where="$",
+            hint=FIX_HINT,
+        )
     if isinstance(value, str) and value and value != ctx.path.name:
         yield ctx.finding(
             "folder-name",
