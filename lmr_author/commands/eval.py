@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
@@ -130,6 +131,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     review.add_argument(
         "--labels", type=Path, metavar="STORE", help="label store (default: your data folder)"
     )
+    add_runtime_option(parser)
     parser.set_defaults(handler=_handle)
 
 

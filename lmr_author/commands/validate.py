@@ -15,6 +15,7 @@ import sys
 from contextlib import nullcontext
 from typing import Any
 
+from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
@@ -105,6 +106,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="with --run: also run the tests on mutants of each golden goal function and "
         "report the share they kill and the survivors (test strength)",
     )
+    add_runtime_option(dynamic)
     parser.set_defaults(handler=_validate)
 
 

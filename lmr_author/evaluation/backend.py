@@ -109,12 +109,19 @@ class DockerBackend:
 
     def settings(self) -> dict[str, Any]:
         from lmr_author.sandbox import harness
+        from lmr_author.sandbox.engine import selected_runtime
 
-        return {
+        settings: dict[str, Any] = {
             "protocol": self.protocol,
             "limits": dataclasses.asdict(self.limits()),
             "harness": harness.version(),
         }
+        # Another runtime enforces the limits with its own code (crun, its own cgroup
+        # and tmpfs handling), so its verdicts are their own runs; docker's keys stay
+        # as they were.
+        if selected_runtime() != "docker":
+            settings["runtime"] = selected_runtime()
+        return settings
 
     def prepare(self, task: Task) -> PreparedImage:
         from lmr_author.sandbox.images import ensure_image
