@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lmr_author.evaluate import load_benchmark  # noqa: E402
+from lmr_author.benchmark import load_benchmark  # noqa: E402
 from lmr_author.generation.runner import (  # noqa: E402
     GenerateConfig,
     plan_generation,
@@ -65,7 +65,7 @@ def main() -> int:
             root = Path(tmp)
             os.environ["LMR_AUTHOR_CACHE_DIR"] = str(root / "cache")
             out = root / "predictions.jsonl"
-            tasks = load_benchmark(ROOT / "benchmark")
+            tasks = load_benchmark(ROOT / "benchmark").tasks
             config = GenerateConfig(
                 model="bench-model",
                 base_url=base_url,

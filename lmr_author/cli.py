@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "lmr_author.commands.generate",
     "lmr_author.commands.prepare",
     "lmr_author.commands.collect",
+    "lmr_author.commands.paper",
     "lmr_author.commands.report",
     "lmr_author.commands.sandbox",
 )

@@ -20,7 +20,7 @@ from lmr_author.evaluation.backend import (
     ImplementationResult,
     PreparedImage,
 )
-from lmr_author.evaluation.pool import load_benchmark, run_evaluation, run_key
+from lmr_author.evaluation.pool import run_evaluation, run_key
 from lmr_author.evaluation.submissions import (
     Candidate,
     Prediction,
@@ -53,7 +53,6 @@ __all__ = [
     "SystemSummary",
     "TestRecord",
     "build_results",
-    "load_benchmark",
     "load_candidates",
     "load_results",
     "load_run",

@@ -93,7 +93,11 @@ def write_paper_json(pdf: Path, out: Path) -> dict[str, str]:
 def load_paper_json(path: Path) -> dict[str, str]:
     """Read a paper.json file; raise `UserError` when it is not a page -> text object."""
     if not Path(path).exists():
-        raise UserError("no paper.json here", file=path, hint="Make it with write_paper_json().")
+        raise UserError(
+            "no paper.json here",
+            file=path,
+            hint="Make it from the paper's PDF with 'lmr-author paper TASK_FOLDER'.",
+        )
     data = load_json(Path(path), what="paper.json", hint="Regenerate it from the paper's PDF.")
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in data.items()

@@ -322,6 +322,9 @@ def task_from_info(task_dir: Path, data: dict[str, Any]) -> Task:
         instance_id=(
             instance_id
             if isinstance(instance_id, int) and not isinstance(instance_id, bool)
+            # published tasks spell it "29"; validate warns (instance-id-string)
+            else int(instance_id)
+            if isinstance(instance_id, str) and instance_id.isascii() and instance_id.isdigit()
             else None
         ),
         folder_name=_str_or(data.get("folder_name"), task_dir.name),

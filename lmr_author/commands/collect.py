@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
 
 DESCRIPTION = """\
@@ -48,19 +49,23 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="DIR",
         help="the benchmark (default: the one recorded by prepare)",
     )
+    add_line_option(parser)
     parser.add_argument("--json", action="store_true", help="print the collect report as JSON")
     parser.set_defaults(handler=_collect)
 
 
 def _collect(args: argparse.Namespace) -> int:
-    from lmr_author.evaluate import load_benchmark
+    from lmr_author.commands._benchmark import load_for_command
     from lmr_author.workspaces import collect_workspaces, load_manifest
 
     manifest = load_manifest(args.workspaces)
     benchmark = args.benchmark or Path(manifest.benchmark)
-    tasks = load_benchmark(benchmark, sorted({entry.task for entry in manifest.workspaces}))
+    tasks = load_for_command(benchmark, sorted({entry.task for entry in manifest.workspaces}))
     out = args.out or Path(args.system)
-    report = collect_workspaces(args.workspaces, manifest, tasks, args.system, out)
+    from lmr_author.cst.goal_lines import resolve_goal_lines
+
+    lines = resolve_goal_lines(args.goal_lines, tasks.tasks)
+    report = collect_workspaces(args.workspaces, manifest, tasks.tasks, args.system, out, lines)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -80,4 +85,4 @@ def _collect(args: argparse.Namespace) -> int:
             f"(system {args.system}); score it with: {command}",
             file=sys.stderr,
         )
-    return EXIT_FINDINGS if report.changes or report.errors else EXIT_OK
+    return EXIT_FINDINGS if report.changes or report.errors or tasks.broken else EXIT_OK

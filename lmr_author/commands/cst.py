@@ -212,6 +212,8 @@ def _describe(rel: str, info: Any) -> str:
     parts = [f"{rel}:{info.start_line}-{info.end_line}", info.qualname]
     if info.is_async:
         parts.append("async")
+    if info.conditional:
+        parts.append("[in if/try/with]")  # a variant: the resolver prefers a plain one
     parts.extend("@" + decorator for decorator in info.decorators)
     parts.append(f"({info.body_lines} line{'' if info.body_lines == 1 else 's'})")
     if info.docstring:

@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
+from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -39,8 +41,9 @@ and never counted against a candidate.
 """
 
 EPILOG = """\
-exit codes: 0 evaluated, 1 some runs failed for reasons of infrastructure,
-2 usage or input error, 130 interrupted (finished runs are kept; run again to resume).
+exit codes: 0 evaluated, 1 some runs failed for reasons of infrastructure or some
+tasks cannot be loaded (listed first, then skipped), 2 usage or input error,
+130 interrupted (finished runs are kept; run again to resume).
 """
 
 
@@ -88,6 +91,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME",
         help="only this task folder name (repeatable)",
     )
+    add_line_option(parser)
     parser.add_argument("--force", action="store_true", help="run again even unchanged runs")
     parser.add_argument(
         "--base-image", metavar="IMG", help="build task images FROM this image instead"
@@ -182,17 +186,22 @@ def _handle(args: argparse.Namespace) -> int:
             hint="Or, to label earlier results: lmr-author eval RESULTS --human-review "
             "--annotator NAME.",
         )
-    submissions = [Submission(path, system) for path, system in args.submissions]
+    lines = tuple(args.goal_lines)
+    submissions = [Submission(path, system, lines) for path, system in args.submissions]
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
     if args.timeout is not None and args.timeout <= 0:
         raise UserError(f"--timeout must be positive, got {args.timeout}")
     errors = Console(stderr=True)
-    results = _run_with_progress(args, submissions, errors)
+    broken: list[BrokenTask] = []
+    results = _run_with_progress(args, submissions, errors, broken)
     if args.json:
         for line in missing_lines(results):  # stdout is the JSON: say it on stderr
             errors.print(line, markup=False, soft_wrap=True)
-        print(json.dumps(results.to_json(), indent=2, ensure_ascii=False))
+        data = results.to_json()
+        if broken:
+            data["skipped_tasks"] = [item.to_json() for item in broken]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         _print_summary(results, args.output)
     judge_failed = False
@@ -204,7 +213,7 @@ def _handle(args: argparse.Namespace) -> int:
             "to complete the rest."
         )
         return EXIT_INTERRUPTED
-    if results.infra_errors or judge_failed:
+    if results.infra_errors or judge_failed or broken:
         return EXIT_FINDINGS
     return EXIT_OK
 
@@ -258,7 +267,10 @@ def _human_review(args: argparse.Namespace) -> int:
 
 
 def _run_with_progress(
-    args: argparse.Namespace, submissions: list[Submission], console: Console
+    args: argparse.Namespace,
+    submissions: list[Submission],
+    console: Console,
+    broken: list[BrokenTask],
 ) -> Results:
     from rich.progress import (
         BarColumn,
@@ -306,6 +318,11 @@ def _run_with_progress(
             "again when you resume"
         )
 
+    def on_loaded(benchmark: Benchmark) -> None:
+        broken.extend(benchmark.broken)
+        for line in skipped_lines(benchmark.broken, benchmark.notes):
+            console.print(line, markup=False, soft_wrap=True)
+
     def on_orphans(removed: list[str]) -> None:
         if removed:
             progress.console.print(
@@ -327,6 +344,7 @@ def _run_with_progress(
             on_interrupt=on_interrupt,
             on_abort=on_abort,
             on_orphans=on_orphans,
+            on_loaded=on_loaded,
         )
     finally:
         if progress.live.is_started:

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._runtime import add_runtime_option
+from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:
+    from lmr_author.benchmark import Benchmark
     from lmr_author.generation.runner import GenerateSummary, Plan
 
 SETTINGS = ("full", "paper-only", "paper-and-goal-file")
@@ -41,8 +43,10 @@ OPENAI_API_KEY and OPENAI_MODEL.
 EPILOG = """\
 exit codes: 0 every request answered with a function eval can splice, 1 some answers
 cannot be spliced (eval scores them as errors), some requests never got an answer (run
-again to retry) or some prompts do not fit the budget even after every cut (they are
-listed and not asked), 2 usage or input error, 130 interrupted (answers so far are kept).
+again to retry), some prompts do not fit the budget even after every cut (they are
+listed and not asked) or some tasks cannot be loaded (listed first on stderr with
+their reasons, then skipped; --json lists them under skipped_tasks), 2 usage or
+input error, 130 interrupted (answers so far are kept).
 """
 
 
@@ -99,6 +103,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--task", action="append", default=[], metavar="NAME", help="only this task (repeatable)"
     )
+    add_line_option(parser)
     parser.add_argument("--no-cache", action="store_true", help="do not read the answer cache")
     parser.add_argument("--force", action="store_true", help="ask again even answered requests")
     parser.add_argument("--dry-run", action="store_true", help="show the requests; ask nothing")
@@ -108,7 +113,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from lmr_author.evaluate import load_benchmark
+    from lmr_author.commands._benchmark import load_for_command
     from lmr_author.generation.prompt import Setting
     from lmr_author.generation.runner import config_from_env, plan_generation, run_generation
 
@@ -134,21 +139,34 @@ def _generate(args: argparse.Namespace) -> int:
         price_in=args.price_in,
         price_out=args.price_out,
     )
-    tasks = load_benchmark(args.benchmark, args.task or None)
-    plan = plan_generation(tasks, config, args.out, force=args.force)
+    benchmark = load_for_command(args.benchmark, args.task)
+    from lmr_author.cst.goal_lines import resolve_goal_lines
+
+    lines = resolve_goal_lines(args.goal_lines, benchmark.tasks)  # checked before asking
+    plan = plan_generation(benchmark.tasks, config, args.out, force=args.force)
+    plan.goal_lines = lines
     if args.dry_run:
-        _print_plan(plan, as_json=args.json)
-        return EXIT_OK
+        _print_plan(plan, benchmark, as_json=args.json)
+        return EXIT_FINDINGS if benchmark.broken or plan.unready else EXIT_OK
     from lmr_author.commands._render_progress import progress_bar
 
     with progress_bar("generating", enabled=not args.json) as on_progress:
         summary = run_generation(plan, args.out, on_progress=on_progress)
-    _print_summary(summary, args.out, as_json=args.json)
-    trouble = summary.failed or summary.stopped or summary.too_long or summary.unspliceable
+    _print_summary(summary, benchmark, args.out, as_json=args.json)
+    trouble = (
+        summary.failed
+        or summary.stopped
+        or summary.too_long
+        or summary.unready
+        or summary.unspliceable
+        or benchmark.broken
+    )
     return EXIT_FINDINGS if trouble else EXIT_OK
 
 
-def _print_plan(plan: Plan, *, as_json: bool) -> None:
+def _print_plan(plan: Plan, benchmark: Benchmark, *, as_json: bool) -> None:
+    from lmr_author.commands._benchmark import with_skipped
+
     rows: list[dict[str, Any]] = [
         {
             "item": r.item,
@@ -169,11 +187,12 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
             "cached": plan.count("cached"),
             "prompt_tokens_estimate": plan.prompt_tokens_to_ask,
             "too_long": list(plan.too_long),
+            "unready": list(plan.unready),
             "estimated_cost_usd": cost,
             "items": rows,
             "example_prompt": example.prompt.text if example else None,
         }
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json.dumps(with_skipped(data, benchmark), indent=2, ensure_ascii=False))
         return
     for row in rows:
         cuts = "; ".join(row["truncations"])
@@ -183,6 +202,8 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
         )
     for line in plan.too_long:
         print(f"not asked, over the budget: {line}")
+    for line in plan.unready:
+        print(f"not asked, inputs missing: {line}")
     if example is not None:
         print(f"\n--- the full prompt of {example.item} (sample {example.sample}) ---")
         print(example.prompt.text)
@@ -195,9 +216,13 @@ def _print_plan(plan: Plan, *, as_json: bool) -> None:
     )
 
 
-def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> None:
+def _print_summary(
+    summary: GenerateSummary, benchmark: Benchmark, out: Path, *, as_json: bool
+) -> None:
+    from lmr_author.commands._benchmark import with_skipped
+
     if as_json:
-        print(json.dumps(summary.to_json(), indent=2))
+        print(json.dumps(with_skipped(summary.to_json(), benchmark), indent=2))
         return
     # How many answers eval cannot use comes first; the item lines (in task order) follow.
     if summary.unspliceable:
@@ -210,6 +235,8 @@ def _print_summary(summary: GenerateSummary, out: Path, *, as_json: bool) -> Non
         print(f"{item}: prompt truncated to fit the budget: " + "; ".join(cuts))
     for line in summary.too_long:
         print(f"not asked, over the budget: {line}", file=sys.stderr)
+    for line in summary.unready:
+        print(f"not asked, inputs missing: {line}", file=sys.stderr)
     for line in summary.unspliceable:
         print(f"cannot be spliced: {line}")
     for line in summary.failed:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import EXIT_OK
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
 
 SETTINGS = ("full", "paper-only", "paper-and-goal-file")
 
@@ -21,6 +22,9 @@ and its file, and the repository in the chosen setting:
   paper-only           no repository: the agent creates the goal file
 
 Each workspace is OUT/<task>/<index>/, ready for OpenHands or any coding agent.
+Tasks that cannot be loaded are listed first on stderr, one line each with the reason,
+and implementations whose inputs are missing after them; both are left out (exit
+status 1; --json lists the tasks under skipped_tasks) and the others are prepared.
 OUT/lmr-workspaces.json records the SHA-256 of every file as prepared, so that
 'lmr-author collect' can tell what the agent changed.
 """
@@ -44,19 +48,32 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from lmr_author.evaluate import load_benchmark
+    from lmr_author.commands._benchmark import load_for_command, with_skipped
     from lmr_author.generation.prompt import Setting
     from lmr_author.workspaces import MANIFEST_FILE, prepare_workspaces
 
-    tasks = load_benchmark(args.benchmark, args.task or None)
-    manifest = prepare_workspaces(tasks, Setting(args.setting), args.out, benchmark=args.benchmark)
+    benchmark = load_for_command(args.benchmark, args.task)
+    skipped: list[str] = []
+
+    def on_skipped(line: str) -> None:
+        skipped.append(line)
+        print(f"not prepared: {line}", file=sys.stderr)
+
+    manifest = prepare_workspaces(
+        benchmark.tasks,
+        Setting(args.setting),
+        args.out,
+        benchmark=args.benchmark,
+        on_skipped=on_skipped,
+    )
+    done = EXIT_FINDINGS if benchmark.broken or skipped else EXIT_OK
     if args.json:
-        print(json.dumps(manifest.to_json(), indent=2))
-        return EXIT_OK
+        print(json.dumps(with_skipped(manifest.to_json(), benchmark), indent=2))
+        return done
     for entry in manifest.workspaces:
         print(f"{args.out / entry.path}  ({len(entry.files)} files, edit {entry.goal_file})")
     print(
         f"prepared {len(manifest.workspaces)} workspaces ({args.setting}) in {args.out}; "
         f"manifest {args.out / MANIFEST_FILE}"
     )
-    return EXIT_OK
+    return done

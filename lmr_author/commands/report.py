@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import EXIT_OK, UserError
+from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
+
+if TYPE_CHECKING:
+    from lmr_author.benchmark import Benchmark
 
 DESCRIPTION = """\
 Report eval outputs the way the paper does: Table 2 (unit-test accuracy, LLM judge and
@@ -22,6 +25,11 @@ Table 2 with --published-results. --regression fits the logistic regression of T
 Output: Markdown (default) or JSON (--format json) on stdout or to -o FILE, and with
 --html DIR an HTML page with plots (PNG and SVG). Human labels come from --human
 (label stores or label files; default: the label store, when it exists).
+
+Tasks of the benchmark that cannot be loaded (for --regression: also those missing
+their repository or files) are listed first on stderr, one line each with the reason,
+and left out; the exit status is then 1 and --format json lists them under
+skipped_tasks. 0 otherwise, 2 usage or input error.
 """
 
 
@@ -105,6 +113,7 @@ def _report(args: argparse.Namespace) -> int:
     from lmr_author.eval_output import find_benchmark
 
     benchmark = args.benchmark or (find_benchmark(sources[0].path) if sources else None)
+    loaded = _load_listing_broken(benchmark, regression=args.regression)
     report = build_report(
         sources,
         labels=_labels(args, benchmark),
@@ -124,6 +133,8 @@ def _report(args: argparse.Namespace) -> int:
         regression = fit_success_model(rows, reference_system=args.reference_system)
     if args.format == "json":
         data = report.to_json()
+        if loaded is not None and loaded.broken:
+            data["skipped_tasks"] = [item.to_json() for item in loaded.broken]
         if regression is not None:
             data["regression"] = regression_json(regression)
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -137,7 +148,17 @@ def _report(args: argparse.Namespace) -> int:
     if args.html is not None:
         written = write_html(report, args.html, regression)
         print(f"wrote {written[0]} and {len(written) - 1} plot files", file=sys.stderr)
-    return EXIT_OK
+    return EXIT_FINDINGS if loaded is not None and loaded.broken else EXIT_OK
+
+
+def _load_listing_broken(benchmark: Path | None, *, regression: bool) -> Benchmark | None:
+    """The benchmark as the report reads it, its broken tasks listed on stderr first
+    (the regression measures each task's repository and golden file, so it needs them)."""
+    if benchmark is None or not benchmark.is_dir():
+        return None
+    from lmr_author.commands._benchmark import load_for_command
+
+    return load_for_command(benchmark, runnable=regression)
 
 
 def _labels(args: argparse.Namespace, benchmark: Path | None) -> list[Any]:

@@ -15,6 +15,7 @@ from typing import Any
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
+from lmr_author.sandbox.verdicts import PROTOCOLS
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -72,10 +73,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--memory", type=int, default=1024, help="memory limit in MB")
     run.add_argument(
         "--protocol",
-        choices=("auto", "exit-code", "legacy", "replay"),
+        choices=PROTOCOLS,
         default="auto",
         help="how the harness's verdict is read (default: auto: replay when the task has "
-        "expected_outputs/ for the test, legacy for log-only tests, else exit-code = "
+        "expected_outputs/ for the test, legacy for log-only tests, published for tests "
+        "that assert and log Passed/Failed lines to a log file, else exit-code = "
         "in-process tests; the exit status alone never passes)",
     )
     run.add_argument(

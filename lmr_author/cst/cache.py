@@ -20,7 +20,7 @@ from typing import Any
 from lmr_author.atomic import atomic_write_text
 from lmr_author.locations import cache_dir
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: rows end with FunctionInfo.conditional
 
 
 @dataclass(frozen=True)

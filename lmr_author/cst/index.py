@@ -36,6 +36,9 @@ class FunctionInfo:
     decorators: tuple[str, ...] = field(default_factory=tuple)
     docstring: str = ""  # first line of the docstring
     body_lines: int = 0
+    # Defined inside an if/try/with/for/while/match block of its scope (a fallback or a
+    # ``TYPE_CHECKING`` variant), not directly in the module, class or function body.
+    conditional: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -71,7 +74,7 @@ def _collect(source: str | bytes) -> list[tuple[FunctionInfo, FunctionNode]]:
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         tree = parse_python(source)
-    _walk(tree.body, prefix="", class_name="", out=found)
+    _walk(tree.body, prefix="", class_name="", conditional=False, out=found)
     found.sort(key=lambda pair: (pair[0].start_line, pair[0].def_line))
     return found
 
@@ -132,6 +135,7 @@ def _walk(
     *,
     prefix: str,
     class_name: str,
+    conditional: bool,
     out: list[tuple[FunctionInfo, FunctionNode]],
 ) -> None:
     # Only block fields are visited: definitions never hide inside expressions, and
@@ -139,15 +143,17 @@ def _walk(
     for child in body:
         if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
             qualname = f"{prefix}{child.name}"
-            out.append((_info(child, qualname, class_name), child))
-            _walk(child.body, prefix=qualname + ".", class_name="", out=out)
+            out.append((_info(child, qualname, class_name, conditional), child))
+            _walk(child.body, prefix=qualname + ".", class_name="", conditional=False, out=out)
         elif isinstance(child, ast.ClassDef):
             qualname = f"{prefix}{child.name}"
-            _walk(child.body, prefix=qualname + ".", class_name=qualname, out=out)
+            _walk(
+                child.body, prefix=qualname + ".", class_name=qualname, conditional=False, out=out
+            )
         elif isinstance(child, _COMPOUND):
             # if/try/with/for/match blocks at the same level keep the same scope.
             for block in _blocks(child):
-                _walk(block, prefix=prefix, class_name=class_name, out=out)
+                _walk(block, prefix=prefix, class_name=class_name, conditional=True, out=out)
 
 
 def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
@@ -166,7 +172,7 @@ def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
 
 
 def _info(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, class_name: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, class_name: str, conditional: bool
 ) -> FunctionInfo:
     start = min([d.lineno for d in node.decorator_list] + [node.lineno])
     first_body = node.body[0]
@@ -183,6 +189,7 @@ def _info(
         decorators=tuple(_decorator_text(d) for d in node.decorator_list),
         docstring=_first_docstring_line(first_body),
         body_lines=end - body_start + 1,
+        conditional=conditional,
     )
 
 

@@ -246,6 +246,7 @@ def _index_file(job: tuple[str, str]) -> FileEntry:
             list(info.decorators),
             info.docstring,
             info.body_lines,
+            info.conditional,
         ]
         for info in infos
     ]

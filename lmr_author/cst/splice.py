@@ -39,6 +39,7 @@ def splice_function(
     *,
     line: int | None = None,
     filename: str | None = None,
+    helpers: bool = True,
 ) -> str: ...
 @overload
 def splice_function(
@@ -49,6 +50,7 @@ def splice_function(
     *,
     line: int | None = None,
     filename: str | None = None,
+    helpers: bool = True,
 ) -> bytes: ...
 def splice_function(
     masked_source: str | bytes,
@@ -58,6 +60,7 @@ def splice_function(
     *,
     line: int | None = None,
     filename: str | None = None,
+    helpers: bool = True,
 ) -> str | bytes:
     """``masked_source`` with ``function`` replaced by the one defined in ``implementation``.
 
@@ -65,7 +68,10 @@ def splice_function(
     or not, with or without its class, or a whole file. When the answer's ``def`` has no
     decorators, the masked file's decorators are kept. Raises `SpliceError` when it does
     not parse or does not define the function; the goal function is located like
-    `lmr_author.cst.locate.locate_function` does (``line`` settles ambiguity).
+    `lmr_author.cst.locate.locate_function` does (``line`` settles ambiguity). Without
+    ``helpers``, an answer that defines functions the file lacks next to the goal is a
+    `SpliceError` (when the goal file is a test file, a new module-level function could be
+    a test hook such as ``load_tests`` or ``setUpModule``).
     """
     if isinstance(implementation, bytes):
         implementation = implementation.decode("utf-8", errors="replace")
@@ -79,6 +85,13 @@ def splice_function(
     newline = line_terminator(def_line) or text.newline()
     goal = convert_newlines(reindent(candidate.goal.text, candidate.goal.indent, indent), newline)
     in_scope, at_top = _new_helpers(candidate, infos, target)
+    if not helpers and (in_scope or at_top):
+        names = ", ".join(helper.name for helper in [*in_scope, *at_top])
+        raise SpliceError(
+            f"the implementation defines other functions next to `{target.name}` ({names}); "
+            "only the goal function is taken into this file.",
+            hint="Define the helpers inside the goal function.",
+        )
     top = _top_level_start(text, target) if at_top else 0
     scoped = _helper_block(in_scope, indent, newline)
     module_level = _helper_block(at_top, "", newline)

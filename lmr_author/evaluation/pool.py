@@ -27,6 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from lmr_author.benchmark import Benchmark, load_benchmark
 from lmr_author.errors import UserError
 from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
 from lmr_author.evaluation.backend import (
@@ -34,10 +35,11 @@ from lmr_author.evaluation.backend import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,
+    TestFileResult,
 )
 from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
 from lmr_author.evaluation.summary import Results, build_results, save_results
-from lmr_author.task import Task, find_task_dirs, load_task
+from lmr_author.task import Task
 from lmr_author.verdicts import ERROR, INFRA_ERROR, PASS, deciding_test, normalize
 
 #: Bumped when the meaning of a run key changes, so old runs are run again.
@@ -95,29 +97,6 @@ def task_fingerprint(task: Task, index: int) -> str:
         except OSError:
             digest.update(b"<missing>")
     return digest.hexdigest()
-
-
-def load_benchmark(benchmark: Path, names: Sequence[str] | None = None) -> list[Task]:
-    """The tasks of ``benchmark`` (a task folder or a folder of them), optionally by name."""
-    dirs = find_task_dirs(benchmark)
-    tasks = [load_task(path) for path in dirs]
-    if not tasks:
-        raise UserError(
-            "no task folders here (folders with an info.json)",
-            file=benchmark,
-            hint="Point at a benchmark folder or at one task folder.",
-        )
-    if names:
-        by_name = {task.name: task for task in tasks}
-        unknown = [name for name in names if name not in by_name]
-        if unknown:
-            raise UserError(
-                "no such task: " + ", ".join(unknown),
-                file=benchmark,
-                hint="Tasks here: " + ", ".join(sorted(by_name)) + ".",
-            )
-        tasks = [by_name[name] for name in dict.fromkeys(names)]
-    return tasks
 
 
 class _ImageCache:
@@ -268,7 +247,7 @@ class _Evaluator:
                     log_file="",
                 )
             )
-            logs[test.test_file] = str(test.log or "")
+            logs[test.test_file] = _kept_log(test)
         infra = outcome.infra_error
         if infra:
             record.verdict = INFRA_ERROR
@@ -358,6 +337,7 @@ def run_evaluation(
     on_abort: Callable[[], None] | None = None,
     on_orphans: Callable[[list[str]], None] | None = None,
     stop: threading.Event | None = None,
+    on_loaded: Callable[[Benchmark], None] | None = None,
 ) -> Results:
     """Evaluate ``submissions`` on ``benchmark``, writing runs and results under ``output``.
 
@@ -376,6 +356,7 @@ def run_evaluation(
         on_orphans: called at the start with the containers removed because the
             evaluation that started them died (`housekeeping.remove_orphans`).
         stop: set it to stop dispatching (what SIGINT does).
+        on_loaded: called first with the loaded benchmark (its broken tasks are skipped).
 
     Returns:
         The results of every run stored under ``output``; ``interrupted`` when stopped
@@ -385,8 +366,11 @@ def run_evaluation(
         raise UserError(f"--workers must be at least 1, got {workers}")
     benchmark = Path(benchmark).resolve()
     output = Path(output)
-    task_list = load_benchmark(benchmark, tasks)
-    jobs = plan_jobs(submissions, task_list, whole_benchmark=not tasks)
+    loaded = load_benchmark(benchmark, tasks)
+    if on_loaded is not None:
+        on_loaded(loaded)
+    # With tasks skipped, a submission holding only those is no wrong path: no refusal.
+    jobs = plan_jobs(submissions, loaded.tasks, whole_benchmark=not tasks and not loaded.broken)
     owned_backend = backend is None
     real_backend: Backend = backend or DockerBackend(base_image=base_image, timeout_s=timeout_s)
     stop = stop or threading.Event()
@@ -435,3 +419,12 @@ def run_evaluation(
     results = build_results(output, str(benchmark), interrupted=done < len(jobs))
     save_results(output, results)
     return results
+
+
+def _kept_log(test: TestFileResult) -> str:
+    """The test's output, then the log files it wrote (the published verdict's evidence)."""
+    text = str(test.log or "")
+    if test.legacy_log is not None:
+        text += f"\n--- the log files the test wrote in logs/ ({test.protocol}) ---\n"
+        text += test.legacy_log
+    return text

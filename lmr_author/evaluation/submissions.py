@@ -16,9 +16,10 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lmr_author.cst.goal_lines import GoalLine, GoalLines, resolve_goal_lines
 from lmr_author.errors import UserError
 from lmr_author.eval_output import NO_SUBMISSION
 from lmr_author.evaluation.submission_files import MAX_GOAL_FILE_BYTES, Member, read_member
@@ -44,6 +45,8 @@ class Submission:
 
     path: Path
     system: str | None = None
+    #: ``--line TASK[:IMPL]=N`` choices, checked against the tasks when loaded.
+    goal_lines: tuple[GoalLine, ...] = ()
 
     @property
     def is_predictions(self) -> bool:
@@ -89,13 +92,14 @@ def load_candidates(
             file=submission.path,
             hint="Give a folder mirroring the benchmark or a predictions .jsonl file.",
         )
+    lines = resolve_goal_lines(submission.goal_lines, tasks)
     if submission.is_predictions:
-        return _from_predictions(submission, tasks, whole_benchmark)
-    return _from_folder(submission, tasks, whole_benchmark)
+        return _from_predictions(submission, tasks, whole_benchmark, lines)
+    return _from_folder(submission, tasks, whole_benchmark, lines)
 
 
 def _from_folder(
-    submission: Submission, tasks: list[Task], whole_benchmark: bool
+    submission: Submission, tasks: list[Task], whole_benchmark: bool, lines: GoalLines
 ) -> list[Candidate]:
     root = submission.path
     system = submission.system or collected_system(root)
@@ -109,6 +113,12 @@ def _from_folder(
                 candidates.append(Candidate(system, task, impl, None, reason=NO_SUBMISSION))
                 continue
             found_any = True
+            if member.data is not None and is_test_file(task, impl):
+                # The goal lives in a test file: the rest of the submitted file is the
+                # test itself, so only the goal function is taken from it.
+                line = lines.get((task.name, impl.index))
+                candidates.append(_function_only(system, task, impl, member.data, line))
+                continue
             # A symlink or special file is the system's failure: nothing of it is read.
             candidates.append(Candidate(system, task, impl, member.data, reason=member.refused))
     if tasks and whole_benchmark and not found_any:
@@ -149,6 +159,68 @@ def collected_system(root: Path) -> str | None:
             hint=hint,
         )
     return check_system_name(system, origin=f"{record}, $.system")
+
+
+def is_test_file(task: Task, impl: Implementation) -> bool:
+    """Whether ``impl``'s goal file is part of the task's tests (published 03-DoLa,
+    06-RepE and 20-CAD put the goal function in ``unit_test/unit_test_1.py``).
+
+    A unit test file of any implementation, anything under the repository's
+    ``unit_test/`` folder or a folder holding a unit test file, and files pytest or
+    unittest would collect or load on their own (``test_*.py``, ``*_test.py``,
+    ``conftest.py``) all count: a submission must not be able to change a test.
+    """
+    goal = PurePosixPath(impl.goal_file)
+    tests = [PurePosixPath(other.unit_test_file) for other in task.implementations]
+    if goal in tests or goal.parts[:1] == ("unit_test",):
+        return True
+    if any(goal.parent == test.parent and test.parent.parts for test in tests):
+        return True
+    name = goal.name
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+
+
+def _function_only(
+    system: str, task: Task, impl: Implementation, submitted: bytes, line: int | None
+) -> Candidate:
+    """The masked goal file with only the goal function of ``submitted`` spliced in
+    (what `collect` does); a file whose goal function cannot be taken is the failure.
+    ``line`` (of the masked file) chooses the same definition in the submitted file."""
+    from lmr_author.cst.extract import extract_function
+
+    where = f"{task.name}/{task.repo_folder_name}/{impl.goal_file}"
+    try:
+        there = None if line is None else _line_in(impl, submitted, line)
+        function = extract_function(
+            submitted, impl.goal_function, impl.class_name, line=there, filename=where
+        )
+    except Exception as error:  # UserError from the cst engine, or anything on odd input
+        return Candidate(
+            system,
+            task,
+            impl,
+            None,
+            reason="the goal file is a test file, so only the goal function is taken from "
+            f"it, and it cannot be: {' '.join(str(error).split())}",
+        )
+    return _splice(system, task, impl, function, prediction=None, line=line)
+
+
+def _line_in(impl: Implementation, submitted: bytes, line: int) -> int:
+    """The line of ``submitted`` holding the definition ``line`` chooses in the masked file."""
+    from lmr_author.cst.goal_lines import corresponding_line
+    from lmr_author.cst.index import list_functions
+
+    there = corresponding_line(
+        list_functions(impl.goal_path.read_bytes()),
+        list_functions(submitted),
+        impl.goal_function,
+        impl.class_name,
+        line,
+    )
+    if there is None:
+        raise UserError(f"the file has no definition matching --line {line} of the masked file")
+    return there
 
 
 def _mirrored_goal_file(root: Path, task: Task, impl: Implementation) -> Member:
@@ -266,8 +338,12 @@ def _parse_line(path: Path, number: int, raw: str, default_system: str | None) -
 
 
 def _from_predictions(
-    submission: Submission, tasks: list[Task], whole_benchmark: bool = True
+    submission: Submission,
+    tasks: list[Task],
+    whole_benchmark: bool = True,
+    lines: GoalLines | None = None,
 ) -> list[Candidate]:
+    lines = lines or {}
     path = submission.path
     predictions = read_predictions(path, submission.system)
     by_name = {task.name: task for task in tasks}
@@ -308,12 +384,29 @@ def _from_predictions(
                     reason = f"the prediction is larger than {MAX_GOAL_FILE_BYTES >> 20} MiB"
                     candidates.append(Candidate(system, task, impl, None, reason=reason))
                 else:
-                    candidates.append(_splice(system, task, impl, found))
+                    line = lines.get((task.name, impl.index))
+                    candidates.append(
+                        _splice(
+                            system, task, impl, found.source, prediction=found.source, line=line
+                        )
+                    )
     return candidates
 
 
-def _splice(system: str, task: Task, impl: Implementation, prediction: Prediction) -> Candidate:
-    """Put a predicted function into the masked goal file; a failure is the candidate's."""
+def _splice(
+    system: str,
+    task: Task,
+    impl: Implementation,
+    source: str,
+    *,
+    prediction: str | None,
+    line: int | None = None,
+) -> Candidate:
+    """Put a function into the masked goal file; a failure is the candidate's.
+
+    When the goal file is a test file, helper functions the answer defines next to the
+    goal are refused: a new module-level function there could be a test hook.
+    """
     try:
         from lmr_author.cst.splice import splice_function
     except ImportError as error:  # pragma: no cover - the cst engine ships with the package
@@ -332,21 +425,24 @@ def _splice(system: str, task: Task, impl: Implementation, prediction: Predictio
     try:
         data = splice_function(
             masked,
-            prediction.source,
+            source,
             impl.goal_function,
             impl.class_name,
+            line=line,
             filename=f"{task.name}/{task.repo_folder_name}/{impl.goal_file}",
+            helpers=not is_test_file(task, impl),
         )
     except Exception as error:  # SpliceError, or anything libcst raises on odd input
+        what = "prediction" if prediction is not None else "goal function"
         return Candidate(
             system,
             task,
             impl,
             None,
-            prediction=prediction.source,
-            reason=f"cannot splice the prediction: {' '.join(str(error).split())}",
+            prediction=prediction,
+            reason=f"cannot splice the {what}: {' '.join(str(error).split())}",
         )
-    return Candidate(system, task, impl, data, prediction=prediction.source)
+    return Candidate(system, task, impl, data, prediction=prediction)
 
 
 def systems_of(candidates: Iterable[Candidate]) -> list[str]:

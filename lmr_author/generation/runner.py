@@ -178,6 +178,10 @@ class Plan:
     untouched: list[PredictionRecord] = field(default_factory=list)
     #: Items whose prompt does not fit the budget even after every cut: never asked.
     too_long: list[str] = field(default_factory=list)
+    #: Items whose inputs cannot be read (no paper.json, ...): never asked.
+    unready: list[str] = field(default_factory=list)
+    #: ``--line`` choices: (task, implementation) -> line of the masked goal file.
+    goal_lines: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def count(self, state: State) -> int:
         return sum(1 for r in self.requests if r.state == state)
@@ -212,6 +216,7 @@ def plan_generation(
     requests: list[PlannedRequest] = []
     planned_slots: set[tuple[str, str, int]] = set()
     too_long: list[str] = []
+    unready: list[str] = []
     for task in tasks:
         for impl in task.implementations:
             try:
@@ -223,6 +228,9 @@ def plan_generation(
                 )
             except PromptTooLongError as error:  # this item's problem, not the run's
                 too_long.append(error.message)
+                continue
+            except UserError as error:  # e.g. no paper.json: this task's, not the run's
+                unready.append(f"{task.name}#{impl.index}: {' '.join(error.render().split())}")
                 continue
             for sample in range(1, config.samples + 1):
                 system = sample_system(config.system_name, sample, config.samples)
@@ -246,7 +254,7 @@ def plan_generation(
                         planned.cached_usage = Usage.from_json(entry.get("usage"))
                 requests.append(planned)
     untouched = [r for slot, r in existing.items() if slot not in planned_slots]
-    return Plan(config, requests, untouched, too_long)
+    return Plan(config, requests, untouched, too_long, unready)
 
 
 def _good_entry(entry: dict[str, Any]) -> bool:
@@ -271,6 +279,7 @@ class GenerateSummary:
     cost_total: float | None = None
     unspliceable: list[str] = field(default_factory=list)
     too_long: list[str] = field(default_factory=list)  # prompts over the budget: not asked
+    unready: list[str] = field(default_factory=list)  # inputs unreadable: not asked
     truncated: dict[str, list[str]] = field(default_factory=dict)  # item -> cuts
     records: int = 0
     duration_s: float = 0.0
@@ -290,14 +299,18 @@ class GenerateSummary:
             "estimated_cost_total_usd": self.cost_total,
             "unspliceable": list(self.unspliceable),
             "too_long": list(self.too_long),
+            "unready": list(self.unready),
             "truncated": {k: list(v) for k, v in self.truncated.items()},
             "records": self.records,
             "duration_s": round(self.duration_s, 3),
         }
 
 
-def splice_problem(task: Task, impl: Implementation, answer: str) -> str:
-    """Why ``answer`` cannot be spliced into the masked goal file ("" when it can)."""
+def splice_problem(
+    task: Task, impl: Implementation, answer: str, *, line: int | None = None
+) -> str:
+    """Why ``answer`` cannot be spliced into the masked goal file ("" when it can);
+    ``line`` chooses the goal's definition there (``--line``)."""
     from lmr_author.cst.splice import splice_function
 
     try:
@@ -306,6 +319,7 @@ def splice_problem(task: Task, impl: Implementation, answer: str) -> str:
             answer,
             impl.goal_function,
             impl.class_name,
+            line=line,
             filename=f"{task.name}/{task.repo_folder_name}/{impl.goal_file}",
         )
     except Exception as error:  # SpliceError, or anything libcst raises on odd input
@@ -323,7 +337,7 @@ def run_generation(
     """Ask what the plan says, write the predictions file after every answer."""
     config = plan.config
     started = time.monotonic()
-    summary = GenerateSummary(too_long=list(plan.too_long))
+    summary = GenerateSummary(too_long=list(plan.too_long), unready=list(plan.unready))
     cache = ResponseCache(config.cache_dir, namespace=CACHE_NAMESPACE)
     records: dict[tuple[str, str, int], PredictionRecord] = {r.slot: r for r in plan.untouched}
     lock = threading.Lock()
@@ -347,7 +361,12 @@ def run_generation(
             usage=usage,
             truncations=tuple(t.describe() for t in planned.prompt.truncations),
             cached=cached,
-            splice_error=splice_problem(planned.task, planned.implementation, text),
+            splice_error=splice_problem(
+                planned.task,
+                planned.implementation,
+                text,
+                line=plan.goal_lines.get((planned.task.name, planned.implementation.index)),
+            ),
         )
         with lock:
             records[new.slot] = new

@@ -20,14 +20,24 @@ from lmr_author.verdicts import PASS
 
 def success_rows(outputs: Sequence[Path], benchmark: Path) -> tuple[list[SuccessRow], list[str]]:
     """The rows of every counted run of ``outputs``, and a note per run left out."""
-    from lmr_author.evaluate import load_benchmark
+    from lmr_author.benchmark import load_benchmark
 
     metrics: dict[tuple[str, int], ImplementationMetrics] = {}
-    for task in load_benchmark(benchmark):
-        for found in implementation_metrics(task):
+    # Measuring a task needs its repository and golden file: one missing leaves the task
+    # out, not the regression.
+    loaded = load_benchmark(benchmark, runnable=True)
+    notes: list[str] = [
+        f"task {item.name} left out (it cannot be loaded): {item.reason}" for item in loaded.broken
+    ]
+    for task in loaded.tasks:
+        try:
+            task_metrics = implementation_metrics(task)
+        except UserError as error:
+            notes.append(f"task {task.name} left out (it cannot be measured): {error.message}")
+            continue
+        for found in task_metrics:
             metrics[(found.task, found.index)] = found
     rows: list[SuccessRow] = []
-    notes: list[str] = []
     for output in outputs:
         runs, problems = scan_stored_runs(output)
         notes.extend(problems)

@@ -305,11 +305,11 @@ def _published_row(name: str | None, path: Path) -> SystemRow:
 
 def category_distribution(benchmark: Path) -> dict[str, int]:
     """Implementations per category of the benchmark (the paper's Figure 2)."""
-    from lmr_author.evaluate import load_benchmark
+    from lmr_author.benchmark import load_benchmark
 
     counts = Counter(
         impl.category or UNCATEGORIZED
-        for task in load_benchmark(benchmark)
+        for task in load_benchmark(benchmark, runnable=False)
         for impl in task.implementations
     )
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))

@@ -24,7 +24,7 @@ from lmr_author.locations import cache_dir
 from lmr_author.sandbox import harness
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import ImplementationRun, Limits
-from lmr_author.sandbox.verdicts import Expected
+from lmr_author.sandbox.verdicts import LOG_PROTOCOLS, Expected
 from lmr_author.task import Implementation, Task
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def save_proof(key: str, run: ImplementationRun, *, folder: Path | None = None) 
     entries = {
         verdict.test_file: {
             "tests": verdict.tests_run,
-            "legacy_passed": verdict.legacy_passed if verdict.protocol == "legacy" else None,
+            "legacy_passed": (verdict.legacy_passed if verdict.protocol in LOG_PROTOCOLS else None),
             "protocol": verdict.protocol,
         }
         for verdict in run.verdicts

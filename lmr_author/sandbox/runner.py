@@ -12,8 +12,8 @@ removes it if we die (`housekeeping.remove_orphans`).
 Untrusted code runs as ``RUN_UID`` (nobody), which owns nothing in the image, with no
 network, memory (and swap), CPU and process limits, no capabilities, no privilege
 escalation and no host environment. It can write only to size-limited tmpfs scratch
-(``/tmp`` = HOME, ``/var/tmp``, ``/run/lock``, the legacy log folder, the replay outputs
-folder): the root file system stays writable for the engine (``put_archive`` into a
+(``/tmp`` = HOME, ``/var/tmp``, ``/run/lock``, the ``logs`` folder beside the test, the
+replay outputs folder): the root file system stays writable for the engine (``put_archive`` into a
 read-only root is refused) but nothing in it belongs to the test user. Everything read
 back (the harness's report, the output) is streamed and capped.
 """
@@ -49,6 +49,7 @@ from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.replay import compare_outputs, replay_dir
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
 from lmr_author.sandbox.verdicts import (
+    LOG_PROTOCOLS,
     PROTOCOLS,
     Classified,
     Expected,
@@ -251,8 +252,10 @@ def _run_one(
     }
     outputs_dir: str | None = None
     owner = tmpfs_owner(client, uid, gid)
-    if protocol == "legacy":
-        scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
+    # Every test gets the logs folder beside it, fresh and its own, as each published
+    # Dockerfile prepares it for its USER: published tests open their log at import, so
+    # without it every one of them errors. Nothing of the build context is visible there.
+    scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
     if protocol == "replay":
         outputs_dir = OUTPUTS_DIR
         scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
@@ -262,7 +265,7 @@ def _run_one(
         test_file=test_file,
         workdir=str(workdir),
         timeout_s=limits.timeout_s,
-        legacy_log=str(workdir / legacy_log_path(test_file)) if protocol == "legacy" else None,
+        log_dir=legacy_dir if protocol in LOG_PROTOCOLS else None,
         outputs_dir=outputs_dir,
         preload=_preload(impl, test_file),
     )

@@ -4,13 +4,17 @@ The verdict comes from the harness (`lmr_author.sandbox.harness`), never from th
 status alone: `harness_verdict` passes a test file only when the harness's report is
 there (with the run's nonce), complete (the test process reached its end record),
 untampered, every recorded test passed and none was skipped, and the number of tests
-is the golden code's (`Expected`, proven by ``validate --run``). Three protocols decide
+is the golden code's (`Expected`, proven by ``validate --run``). Four protocols decide
 the rest: in-process tests ("exit-code", the historical name: unittest, pytest-style
 functions, bare ``assert``) need also exit status 0; legacy tests, which only write
-"Passed"/"Failed" lines to ``unit_test/logs/unit_test_<k>.log``, need the golden number
-of "Passed" lines, no "Failed" and exit status 0; replay tests need every output to
-match the expected one on the host (`lmr_author.sandbox.replay`). `detect_protocol`
-recognises legacy tests from their source. `classify_exit` names what killed a process
+"Passed"/"Failed" lines to log files in ``logs/`` beside the test, need the golden number
+of "Passed" lines, no "Failed" (over every file there, as the published loop reads
+them) and exit status 0; published tests (LMR-Bench's shape: unittest assertions *and*
+"Passed"/"Failed" log lines, assertions often caught and logged) need both, and their
+log files must agree with what the test handed to ``logging`` (counted by the harness);
+replay tests need every output to match the expected one on the host
+(`lmr_author.sandbox.replay`). `detect_protocol` recognises the protocol from the source.
+`classify_exit` names what killed a process
 (a signal, running out of memory) and reads unittest/pytest summaries.
 """
 
@@ -25,8 +29,10 @@ from typing import Literal
 from lmr_author.sandbox.harness import HarnessReport
 from lmr_author.verdicts import TestVerdictName
 
-Protocol = Literal["exit-code", "legacy", "replay"]
-PROTOCOLS = ("auto", "exit-code", "legacy", "replay")
+Protocol = Literal["exit-code", "legacy", "published", "replay"]
+PROTOCOLS = ("auto", "exit-code", "legacy", "published", "replay")
+#: Protocols whose verdict reads the log files the test wrote in its ``logs`` folder.
+LOG_PROTOCOLS = ("legacy", "published")
 
 #: Exceptions that mean the candidate never ran properly (rather than ran wrong).
 _LOAD_ERRORS = {
@@ -51,27 +57,34 @@ class Classified:
 
 
 def detect_protocol(source: str) -> Protocol:
-    """``legacy`` for a test that never asserts and only logs "Passed"/"Failed" lines.
+    """Which protocol a test's source asks for.
 
-    A test is legacy when its source mentions "Passed" or "Failed" in string literals and
-    contains no ``assert`` statement, no ``assert*``/``fail`` call, no
-    ``pytest``/``unittest`` import, no ``raise`` and no ``sys.exit``/``exit`` call.
-    Unparsable sources count as ordinary tests (their syntax error will show).
+    ``legacy``: it never asserts and only logs "Passed"/"Failed" lines (it mentions
+    them in string literals and has no ``assert`` statement, no ``assert*``/``fail``
+    call, no ``pytest``/``unittest`` import, no ``raise``, no ``sys.exit``/``exit``).
+    ``published``: the published LMR-Bench shape, which does both: it asserts (often
+    catching its own AssertionError) *and* logs "Passed"/"Failed" lines with
+    ``logging`` (to a file in ``logs/``). Anything else, and unparsable sources (their
+    syntax error will show), is an ordinary in-process test.
     """
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return "exit-code"
     mentions_log_words = False
+    asserts = False
+    uses_logging = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert | ast.Raise):
-            return "exit-code"
+            asserts = True
         if isinstance(node, ast.Import | ast.ImportFrom):
             names = [alias.name for alias in node.names]
             if isinstance(node, ast.ImportFrom) and node.module:
                 names.append(node.module)
             if any(name.split(".")[0] in {"pytest", "unittest"} for name in names):
-                return "exit-code"
+                asserts = True
+            if any(name.split(".")[0] == "logging" for name in names):
+                uses_logging = True
         if isinstance(node, ast.Call):
             func = node.func
             name = (
@@ -82,14 +95,22 @@ def detect_protocol(source: str) -> Protocol:
                 else ""
             )
             if name.startswith("assert") or name in {"fail", "exit", "_exit"}:
-                return "exit-code"
+                asserts = True
         if (
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
             and ("Passed" in node.value or "Failed" in node.value)
         ):
             mentions_log_words = True
-    return "legacy" if mentions_log_words else "exit-code"
+    if not mentions_log_words:
+        return "exit-code"
+    if not asserts:
+        return "legacy"
+    # A test that asserts and logs "Passed"/"Failed" is read the published way whatever
+    # its log set-up: one that catches its own assertions would otherwise pass on its
+    # exit status alone. Without a log file it fails (closed), which ``validate --run``
+    # shows on the golden code. Words only printed (no logging) are just output.
+    return "published" if uses_logging else "exit-code"
 
 
 def legacy_log_verdict(log: str | None) -> Classified:
@@ -222,7 +243,11 @@ def harness_verdict(
     count = len(report.records)
     if expected.tests is not None and count != expected.tests:
         return Classified("fail", f"{count} test(s) ran, but the golden code runs {expected.tests}")
-    if protocol == "legacy":
+    if protocol in LOG_PROTOCOLS:
+        if protocol == "published":
+            disagreement = _logged_disagreement(report)
+            if disagreement is not None:
+                return disagreement
         return _legacy(report, status, expected)
     if status != 0:
         return Classified("fail", f"the test process exited with status {status}")
@@ -267,12 +292,30 @@ def _worst_record(report: HarnessReport) -> Classified | None:
     return found
 
 
+def _logged_disagreement(report: HarnessReport) -> Classified | None:
+    """The log file must say what the test said through logging: no "Failed" was said,
+    and no "Passed" line is in the files that no logging call made."""
+    logged = report.logged or {}
+    if logged.get("Failed", 0):
+        return Classified("fail", f"the test logged {logged['Failed']} 'Failed' message(s)")
+    text = str((report.legacy_log or {}).get("text", ""))
+    in_files = text.count("Passed")
+    said = logged.get("Passed", 0)
+    if in_files > said:
+        return Classified(
+            "fail",
+            f"the logs hold {in_files} 'Passed' but the test logged {said} "
+            "(written around logging: tampered)",
+        )
+    return None
+
+
 def _legacy(report: HarnessReport, status: int | None, expected: Expected) -> Classified:
     log = report.legacy_log or {"missing": True}
     if "refused" in log:
         return Classified("fail", f"the legacy log was refused: {log['refused']}")
     if log.get("missing"):
-        return Classified("fail", "the test wrote no legacy log file")
+        return Classified("fail", "the test wrote no log file in its logs folder")
     text = str(log.get("text", ""))
     decided = legacy_log_verdict(text)
     if decided.verdict != "pass":

@@ -2,8 +2,8 @@
 
 Only repairs that cannot change what a task means: the published alias key renamed,
 a category spelled differently from a canonical one, folder_name set to the folder's
-name. The file is edited as parsed JSON, keeping every other key and the key order,
-and written atomically.
+name, a digit-string instance_id written as the number. The file is edited as parsed
+JSON, keeping every other key and the key order, and written atomically.
 """
 
 from __future__ import annotations
@@ -41,6 +41,16 @@ def plan_fixes(task_dir: Path, data: dict[str, Any]) -> tuple[dict[str, Any], li
         fixed["folder_name"] = name
         changes.append(
             Change("folder-name", "$.folder_name", f"folder_name '{folder_name}' -> '{name}'")
+        )
+    instance_id = fixed.get("instance_id")
+    if isinstance(instance_id, str) and instance_id.isascii() and instance_id.isdigit():
+        fixed["instance_id"] = int(instance_id)
+        changes.append(
+            Change(
+                "instance-id-string",
+                "$.instance_id",
+                f"instance_id '{instance_id}' -> {int(instance_id)}",
+            )
         )
     entries = fixed.get("implementations")
     if isinstance(entries, list):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.cst.index import FunctionInfo
+from lmr_author.cst.locate import goal_candidates, not_found_error
 from lmr_author.task import Implementation
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
@@ -48,14 +49,10 @@ def goal_files(ctx: TaskContext) -> Iterator[GoalFiles]:
 
 
 def matching(functions: list[FunctionInfo], name: str, class_name: str) -> list[FunctionInfo]:
-    """Definitions of ``name`` directly in ``class_name`` (as `cst.index.find_function`)."""
-
-    def class_ok(actual: str) -> bool:
-        if not class_name:
-            return actual == ""
-        return actual == class_name or actual.endswith("." + class_name)
-
-    return [f for f in functions if f.name == name and class_ok(f.class_name)]
+    """The definitions the goal resolver chooses among (`cst.locate.goal_candidates`):
+    homonyms nested in other functions or classes, and ``if``/``try`` variants next to
+    an unconditional definition, are not the goal."""
+    return goal_candidates(functions, name, class_name)
 
 
 @rule("syntax-error", "error", "the golden, goal or unit test file is not parseable Python")
@@ -112,23 +109,30 @@ def check_function_found(ctx: TaskContext) -> Iterator[Finding]:
             if not found:
                 names = [f.qualname for f in source.functions]
                 close = difflib.get_close_matches(impl.qualified_name, names, n=1, cutoff=0.6)
+                hint = (f"Did you mean '{close[0]}'? " if close else "") + (
+                    "Check goal_function and class_name in info.json."
+                )
+                if impl.class_name.rpartition(".")[2] == impl.goal_function:
+                    # A class named as its own goal (published 10-TimeDistill, 21-TimeMixer).
+                    why = not_found_error(source.functions, impl.goal_function, impl.class_name)
+                    hint = f"{why.message} {why.hint}"
                 yield ctx.finding(
                     "function-not-found",
                     f"goal function '{impl.qualified_name}' of implementation {impl.index} is "
                     f"not defined in the {label}",
                     file=rel,
-                    hint=(f"Did you mean '{close[0]}'? " if close else "")
-                    + "Check goal_function and class_name in info.json.",
+                    hint=hint,
                 )
             elif len(found) > 1:
                 lines = ", ".join(str(f.def_line) for f in found)
                 yield ctx.finding(
                     "ambiguous-function",
-                    f"goal function '{impl.qualified_name}' is defined {len(found)} times in "
-                    f"the {label} (lines {lines}); the last one is used",
+                    f"goal function '{impl.qualified_name}' is defined {len(found)} times at "
+                    f"the same level in the {label} (lines {lines})",
                     file=rel,
                     where=f"line {found[-1].def_line}",
-                    hint="Keep one definition, or rename the others.",
+                    hint="Keep one definition or rename the others; until then mask, "
+                    "splice, extract, generate and eval need --line to choose one.",
                 )
 
 

@@ -59,7 +59,13 @@ def check_unreadable(ctx: TaskContext) -> Iterator[Finding]:
 def check_schema(ctx: TaskContext) -> Iterator[Finding]:
     if not ctx.has_document:
         return
-    issues = schema_issues(ctx.document)
+    # A digit string instance_id ("29", as published) is read as the number: a warning
+    # of its own (instance-id-string), never a reason not to run the task.
+    issues = [
+        issue
+        for issue in schema_issues(ctx.document)
+        if not (issue.path == "$.instance_id" and _digit_string(ctx.document))
+    ]
     for issue in issues:
         yield ctx.finding(
             "schema",
@@ -75,6 +81,28 @@ def check_schema(ctx: TaskContext) -> Iterator[Finding]:
             file=INFO_FILE,
             where=ctx.model_error.where or "$",
             hint=ctx.model_error.hint or "Fix the value in info.json.",
+        )
+
+
+def _digit_string(document: Any) -> bool:
+    value = document.get("instance_id") if isinstance(document, dict) else None
+    return isinstance(value, str) and value.isascii() and value.isdigit()
+
+
+@rule(
+    "instance-id-string",
+    "warning",
+    'instance_id is a string of digits ("29", as published) instead of a number',
+    stage="info",
+)
+def check_instance_id_string(ctx: TaskContext) -> Iterator[Finding]:
+    if ctx.has_document and _digit_string(ctx.document):
+        yield ctx.finding(
+            "instance-id-string",
+            f"instance_id is the string {ctx.document['instance_id']!r}; it is read as a number",
+            file=INFO_FILE,
+            where="$.instance_id",
+            hint=FIX_HINT,
         )
 
 

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from lmr_author.atomic import atomic_write_bytes, atomic_write_json
+from lmr_author.cst.goal_lines import GoalLines
 from lmr_author.errors import UserError
 from lmr_author.evaluation.submissions import COLLECT_RECORD, check_system_name
 from lmr_author.task import Implementation, Task
@@ -123,8 +124,14 @@ def collect_workspaces(
     tasks: Sequence[Task],
     system: str,
     out: Path,
+    goal_lines: GoalLines | None = None,
 ) -> CollectReport:
-    """Collect every workspace of ``manifest`` into the mirrored submission ``out``."""
+    """Collect every workspace of ``manifest`` into the mirrored submission ``out``.
+
+    ``goal_lines`` (``--line``, checked with `resolve_goal_lines`) chooses the goal's
+    definition by its line in the masked goal file.
+    """
+    goal_lines = goal_lines or {}
     check_system_name(system, origin="--system")
     folder, out = Path(folder), Path(out)
     if out.resolve() == folder.resolve() or folder.resolve() in out.resolve().parents:
@@ -164,7 +171,12 @@ def collect_workspaces(
             continue
         report.changes.extend(_changes(root, entry))
         outcome, spliced, outside = _take_goal_function(
-            root, entry, impl, goal_files[slot], pristine[slot]
+            root,
+            entry,
+            impl,
+            goal_files[slot],
+            pristine[slot],
+            goal_lines.get((task.name, impl.index)),
         )
         report.items.append(outcome)
         if outside:
@@ -232,11 +244,36 @@ def _changes(root: Path, entry: WorkspaceEntry) -> list[Change]:
 
 
 def _take_goal_function(
-    root: Path, entry: WorkspaceEntry, impl: Implementation, current: bytes, masked: bytes
+    root: Path,
+    entry: WorkspaceEntry,
+    impl: Implementation,
+    current: bytes,
+    masked: bytes,
+    line: int | None = None,
 ) -> tuple[ItemOutcome, bytes | None, bool]:
-    """``(outcome, current with the goal function spliced in, edits outside it?)``."""
+    """``(outcome, current with the goal function spliced in, edits outside it?)``.
+
+    ``line`` is of the masked file; the edited and the current file (where other goal
+    functions may already be spliced) have the same definition at other lines.
+    """
     from lmr_author.cst.extract import extract_function
+    from lmr_author.cst.goal_lines import corresponding_line
+    from lmr_author.cst.index import list_functions
     from lmr_author.cst.splice import splice_function
+
+    def line_in(source: bytes) -> int | None:
+        if line is None:
+            return None
+        there = corresponding_line(
+            list_functions(masked),
+            list_functions(source),
+            impl.goal_function,
+            impl.class_name,
+            line,
+        )
+        if there is None:
+            raise UserError(f"the file has no definition matching --line {line}")
+        return there
 
     def failed(reason: str) -> tuple[ItemOutcome, None, bool]:
         return ItemOutcome(entry.task, entry.implementation, False, reason), None, False
@@ -246,15 +283,25 @@ def _take_goal_function(
     except NotRegularFile as error:
         return failed(f"the goal file {error.relative} is {error.what}")
     try:
-        function = _extract(extract_function, edited, impl, entry.goal_file)
+        function = _extract(extract_function, edited, impl, entry.goal_file, line_in(edited))
         spliced = splice_function(
-            current, function, impl.goal_function, impl.class_name, filename=entry.goal_file
+            current,
+            function,
+            impl.goal_function,
+            impl.class_name,
+            line=line_in(current),
+            filename=entry.goal_file,
         )
         if entry.goal_file in entry.files:
             # Prepared with the goal file: anything but the function differs from the
             # masked file with the function spliced in.
             alone = splice_function(
-                masked, function, impl.goal_function, impl.class_name, filename=entry.goal_file
+                masked,
+                function,
+                impl.goal_function,
+                impl.class_name,
+                line=line,
+                filename=entry.goal_file,
             )
             outside = alone != edited
         else:  # paper-only: the agent wrote the file; anything beside the function is extra
@@ -269,12 +316,16 @@ def _take_goal_function(
     )
 
 
-def _extract(extract: Any, source: bytes, impl: Implementation, filename: str) -> str:
+def _extract(
+    extract: Any, source: bytes, impl: Implementation, filename: str, line: int | None
+) -> str:
     """The goal function of ``source``; a method written without its class is taken too."""
     try:
-        return str(extract(source, impl.goal_function, impl.class_name, filename=filename))
+        return str(
+            extract(source, impl.goal_function, impl.class_name, line=line, filename=filename)
+        )
     except UserError:
-        if not impl.class_name:
+        if not impl.class_name or line is not None:
             raise
         return str(extract(source, impl.goal_function, "", filename=filename))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -67,8 +68,13 @@ def prepare_workspaces(
     *,
     benchmark: Path,
     on_workspace: Callable[[WorkspaceEntry], None] | None = None,
+    on_skipped: Callable[[str], None] | None = None,
 ) -> Manifest:
-    """Write the workspaces of every implementation of ``tasks`` under ``out``."""
+    """Write the workspaces of every implementation of ``tasks`` under ``out``.
+
+    An implementation whose inputs cannot be read (no paper.pdf, ...) is left out and
+    reported to ``on_skipped`` as one line; without that callback it is an error.
+    """
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError(
@@ -79,7 +85,14 @@ def prepare_workspaces(
     entries: list[WorkspaceEntry] = []
     for task in tasks:
         for impl in task.implementations:
-            entry = _prepare_one(task, impl, setting, out)
+            try:
+                entry = _prepare_one(task, impl, setting, out)
+            except UserError as error:
+                if on_skipped is None:
+                    raise
+                shutil.rmtree(out / workspace_path(task.name, impl.index), ignore_errors=True)
+                on_skipped(f"{task.name}#{impl.index}: {' '.join(error.render().split())}")
+                continue
             entries.append(entry)
             if on_workspace is not None:
                 on_workspace(entry)

@@ -48,13 +48,15 @@ def candidate_source(variant: int | str) -> str:
 
 
 def write_task(benchmark: Path, name: str = "01-Toy", implementations: int = 1) -> Path:
-    """A minimal task folder: info.json, golden file, masked repository."""
+    """A minimal task folder: info.json, golden file, masked repository, a unit test."""
     task = benchmark / name
     repo = task / "toy-repo"
     (task / "golden_files").mkdir(parents=True, exist_ok=True)
     (repo / "unit_test").mkdir(parents=True, exist_ok=True)
     (task / GOLDEN_FILE).write_text(GOLDEN_SOURCE)
     (repo / GOAL_FILE).write_text(MASKED_SOURCE)
+    # A placeholder test: these tasks are read (reports, predictions), never run.
+    (repo / "unit_test" / "unit_test_1.py").write_text("from toy import scale\n")
     impls = [
         {
             "instruction": f"Implement scale in toy.py (implementation {index}).",

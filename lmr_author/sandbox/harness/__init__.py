@@ -86,7 +86,7 @@ def command(
     test_file: str,
     workdir: str,
     timeout_s: float,
-    legacy_log: str | None,
+    log_dir: str | None,
     outputs_dir: str | None,
     preload: list[str],
 ) -> list[str]:
@@ -95,7 +95,7 @@ def command(
         "nonce_file": str(NONCE_FILE),
         "cwd": workdir,
         "timeout_s": timeout_s,
-        "legacy_log": legacy_log,
+        "log_dir": log_dir,
         "outputs_dir": outputs_dir,
         "test": {"test_file": test_file, "preload": preload},
     }
@@ -127,6 +127,8 @@ class HarnessReport:
     garbage: int = 0
     overflow: bool = False
     legacy_log: dict[str, Any] | None = None
+    #: "Passed"/"Failed" counted in the messages the test handed to logging.
+    logged: dict[str, int] | None = None
     outputs: dict[str, Any] | None = None
     duration_s: float | None = None
     harness_error: str = ""
@@ -184,6 +186,13 @@ def parse_report(stdout: str, nonce: str) -> HarnessReport:
         elif event == "end":
             report.ended = True
             report.tampered = [str(item) for item in record.get("tampered") or []]
+            logged = record.get("logged")
+            if isinstance(logged, dict):
+                report.logged = {
+                    word: int(logged[word])
+                    for word in ("Passed", "Failed")
+                    if isinstance(logged.get(word), int)
+                }
         else:
             report.garbage += 1
     return report

@@ -24,9 +24,11 @@ import builtins
 import contextlib
 import json
 import linecache
+import logging  # loaded before the test so that it is watched: published verdicts read logs
 import os
 import signal
 import sys
+import threading
 import traceback
 import types
 import unittest
@@ -36,6 +38,7 @@ SCRIPT_TEST = "<script>"
 _write = os.write
 _dumps = json.dumps
 _exit = os._exit
+_local = threading.local()
 
 
 class Reporter:
@@ -79,6 +82,8 @@ def main(argv: list[str]) -> None:
         with contextlib.suppress(Exception):  # a module the image lacks is not watched
             __import__(name)
     runner = Runner(reporter)
+    words = LogWords()
+    words.install()
     watch = Snapshot.take(reporter)
     unittest.main = runner.main  # type: ignore[assignment]
     unittest.TestProgram = runner.main  # type: ignore[assignment, misc]
@@ -86,8 +91,15 @@ def main(argv: list[str]) -> None:
     code, status = _run_body(path, runner, reporter)
     if status == "passed":
         runner.run_leftovers(code)
-    tampered = watch.check()
-    reporter.send({"event": "end", "tampered": tampered, "body": status})
+    tampered = watch.check() + words.check() + _rebound_imports(code, runner.module)
+    reporter.send(
+        {
+            "event": "end",
+            "tampered": tampered[:50],
+            "body": status,
+            "logged": {"Passed": words.passed, "Failed": words.failed},
+        }
+    )
     sys.stdout.flush()
     sys.stderr.flush()
     _exit(0 if status == "passed" else 1)
@@ -310,8 +322,116 @@ class RecordingResult(unittest.TestResult):
             self._set(test, "failed" if failed else "errored", _detail(err))
 
 
+class LogWords:
+    """Counts "Passed"/"Failed" in every message the test hands to ``logging``, before a
+    level, filter, ``logging.disable`` or handler could drop it. A published test's log
+    file must agree: no "Failed" was said, and no "Passed" line is in the file that no
+    logging call made (a candidate writing the log by hand)."""
+
+    METHODS = ("debug", "info", "warning", "warn", "error", "exception", "critical", "log")
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed = 0
+        self.disable = logging.root.manager.disable
+
+    def install(self) -> None:
+        for name in self.METHODS:
+            setattr(logging.Logger, name, self._observed(name, getattr(logging.Logger, name)))
+
+    def _observed(self, name: str, original: Any) -> Any:
+        words = self
+
+        def observed(logger: Any, *args: Any, **kwargs: Any) -> Any:
+            # Outermost call only: exception() calls error(), warn() calls warning().
+            if not getattr(_local, "depth", 0):
+                message = args[1:] if name == "log" else args
+                if message:
+                    words.note(message[0], message[1:])
+            _local.depth = getattr(_local, "depth", 0) + 1
+            try:
+                return original(logger, *args, **kwargs)
+            finally:
+                _local.depth -= 1
+
+        observed.__name__ = observed.__qualname__ = name
+        return observed
+
+    def note(self, message: Any, args: tuple[Any, ...]) -> None:
+        try:
+            text = str(message)
+            if args:
+                text = text % (args[0] if len(args) == 1 and isinstance(args[0], dict) else args)
+        except Exception:  # a message logging itself could not format
+            text = str(message)
+        self.passed += text.count("Passed")
+        self.failed += text.count("Failed")
+
+    def check(self) -> list[str]:
+        """Ways around the observed methods: a global switch, a swapped module, loggers
+        whose methods are not ours (instance attributes, another logger class)."""
+        changed: list[str] = []
+        if logging.root.manager.disable != self.disable:
+            changed.append("logging.disable")
+        if sys.modules.get("logging") is not logging:
+            changed.append("sys.modules['logging']")
+        ours = {name: vars(logging.Logger).get(name) for name in self.METHODS}
+        loggers = [logging.root, *logging.root.manager.loggerDict.values()]
+        for logger in loggers:
+            if not isinstance(logger, logging.Logger):
+                continue  # a placeholder
+            for name, method in ours.items():
+                bound = getattr(logger, name, None)
+                if getattr(bound, "__func__", None) is not method:
+                    changed.append(f"logger {logger.name!r}.{name}")
+                    break
+        return changed
+
+
+def _rebound_imports(code: Any, module: Any) -> list[str]:
+    """Names the test file imported that no longer hold what was imported (a candidate
+    swapping the test's ``logging`` or ``np`` for a fake)."""
+    if code is None or module is None:
+        return []
+    import ast
+
+    try:
+        with open(code.co_filename, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    namespace = vars(module)
+    changed: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                source = alias.name if alias.asname else alias.name.split(".")[0]
+                expected = sys.modules.get(source)
+                if bound in namespace and expected is not None and namespace[bound] is not expected:
+                    changed.append(f"the test's name {bound!r}")
+        elif isinstance(node, ast.ImportFrom) and node.module and _watched(node.module):
+            origin = sys.modules.get(node.module)
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if origin is None or alias.name == "*" or bound not in namespace:
+                    continue
+                if namespace[bound] is not getattr(origin, alias.name, _MISSING):
+                    changed.append(f"the test's name {bound!r}")
+    return changed
+
+
 #: The assertion machinery: these modules (and their submodules) must not change.
-_WATCHED = ("unittest", "numpy.testing", "torch.testing", "json", "math", "operator", "numpy")
+_WATCHED = (
+    "unittest",
+    "numpy.testing",
+    "torch.testing",
+    "json",
+    "math",
+    "operator",
+    "logging",
+    "numpy",
+)
 
 
 def _watched(name: str) -> bool:
@@ -416,7 +536,7 @@ def _namespace(owner: str) -> dict[str, Any] | None:
     return {key: getattr(value, "__func__", value) for key, value in vars(cls).items()}
 
 
-_HARNESS_CLASSES = (Reporter, Runner, RecordingResult, Snapshot)
+_HARNESS_CLASSES = (Reporter, Runner, RecordingResult, Snapshot, LogWords)
 
 if __name__ == "__main__":
     main(sys.argv)

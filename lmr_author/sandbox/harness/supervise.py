@@ -6,7 +6,7 @@ or its file descriptors through /proc), then starts the test process (``runtest.
 with a pipe for per-test records, forwards the test's output to stderr with a cap,
 enforces the time limit and, as its last act, writes one result line to stdout, which
 only it holds: ``@@lmr-harness@@ <nonce> <json>``. Files the candidate could have
-touched (the legacy log, replay outputs) are read here with ``O_NOFOLLOW``, regular
+touched (the test's logs folder, replay outputs) are read here with ``O_NOFOLLOW``, regular
 files only, within caps. Standard library only: it runs inside any task image.
 """
 
@@ -29,8 +29,9 @@ OUTPUT_HEAD = 1 << 20
 OUTPUT_TAIL = 64 << 10
 #: Bytes of per-test records accepted from the test process.
 REPORT_CAP = 4 << 20
-#: Bytes of the legacy log read back.
+#: Bytes of the test's log files read back (all of them together), and files at most.
 LEGACY_CAP = 1 << 20
+LOG_FILES_CAP = 32
 #: Replay outputs: files and bytes at most.
 OUTPUT_FILES_CAP = 1000
 OUTPUT_BYTES_CAP = 8 << 20
@@ -82,9 +83,9 @@ def main(argv: list[str]) -> int:
     result["records"] = _records(report, token)
     result["report_overflow"] = len(report) >= REPORT_CAP
     result["output_cut"] = output.cut
-    legacy = options.get("legacy_log")
-    if legacy:
-        result["legacy_log"] = read_capped(str(legacy), LEGACY_CAP)
+    log_dir = options.get("log_dir")
+    if log_dir:
+        result["legacy_log"] = read_log_dir(str(log_dir))
     outputs_dir = options.get("outputs_dir")
     if outputs_dir:
         result["outputs"] = read_outputs(str(outputs_dir))
@@ -224,6 +225,33 @@ def read_capped(path: str, cap: int) -> dict[str, Any]:
     finally:
         os.close(fd)
     return {"text": data[:cap].decode("utf-8", "replace"), "truncated": len(data) > cap}
+
+
+def read_log_dir(folder: str) -> dict[str, Any]:
+    """Every log the test wrote in its (fresh, tmpfs) logs folder, as the published loop
+    reads them: regular files only, never followed, within the caps. ``text`` is all of
+    them in name order; one refused file refuses the whole folder (a candidate could
+    hide a "Failed" line behind a FIFO or a symlink)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return {"missing": True}
+    if not entries:
+        return {"missing": True}
+    if len(entries) > LOG_FILES_CAP:
+        return {"refused": f"{len(entries)} files in the logs folder (at most {LOG_FILES_CAP})"}
+    texts: list[str] = []
+    total = 0
+    for entry in entries:
+        got = read_capped(os.path.join(folder, entry.name), LEGACY_CAP - total)
+        if "refused" in got:
+            return {"refused": f"{entry.name}: {got['refused']}"}
+        if got.get("truncated"):
+            return {"refused": f"the logs are larger than {LEGACY_CAP} bytes"}
+        text = str(got.get("text", ""))
+        total += len(text.encode("utf-8"))
+        texts.append(text)
+    return {"text": "\n".join(texts), "files": [entry.name for entry in entries]}
 
 
 def _is_link(path: str) -> bool:

@@ -108,3 +108,97 @@ def test_hostile_submissions_are_their_systems_failures_and_leak_nothing(
             assert secret.encode() not in path.read_bytes(), path
     assert all(secret not in request for request in requests)
     assert secret not in captured.out + captured.err
+
+
+# --- Goal functions inside the unit test file (published 03-DoLa, 06-RepE, 20-CAD) -------
+
+_MASKED_TEST = '''\
+import unittest
+
+
+def double_agent(x):
+    """Return twice x."""
+    # TODO: Implement this function
+    pass
+
+
+class TestDouble(unittest.TestCase):
+    def test_double(self):
+        self.assertEqual(double_agent(21), 42)
+
+    def test_zero(self):
+        self.assertEqual(double_agent(0), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
+'''
+_GOAL = 'def double_agent(x):\n    """Return twice x."""\n    return 2 * x\n'
+_GOLDEN_TEST = _MASKED_TEST.replace(
+    'def double_agent(x):\n    """Return twice x."""\n    # TODO: Implement this function\n'
+    "    pass\n",
+    _GOAL,
+)
+
+
+def test_a_submission_cannot_rewrite_the_test_file_that_holds_its_goal(
+    docker_client: Any,
+    tmp_path: Path,
+    image_cleanup: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """When the goal file is the test file, a submission hands in the whole test file:
+    only its goal function is taken (spliced into the task's masked test file), so
+    neutered tests, an early exit at import or a ``load_tests`` hook change nothing."""
+    task = write_task(tmp_path / "bench", tag="advtestgoal", golden=_GOLDEN_TEST)
+    test_file = "unit_test/unit_test_1.py"
+    (task.repo_dir / test_file).write_text(_MASKED_TEST)
+    info = json.loads(task.info_path.read_text())
+    info["implementations"][0].update(goal_file=test_file, goal_function="double_agent")
+    task.info_path.write_text(json.dumps(info, indent=4))
+    (task.repo_dir / "calc.py").write_text("")
+
+    wrong = _GOAL.replace("return 2 * x", "return 0")
+    submitted = {
+        # The tests rewritten to check nothing.
+        "neutered": _MASKED_TEST.replace("# TODO: Implement this function\n    pass", "return 0")
+        .replace("self.assertEqual(double_agent(21), 42)", "pass")
+        .replace("self.assertEqual(double_agent(0), 0)", "pass"),
+        # Exit with status 0 at import, before any test runs.
+        "exits-early": "import os\nos._exit(0)\n\n" + wrong,
+        # unittest's load_tests protocol: replace the suite with an empty one.
+        "load-tests": wrong
+        + "\n\ndef load_tests(loader, tests, pattern):\n    return unittest.TestSuite()\n",
+        "honest": _GOLDEN_TEST,
+    }
+    subs = tmp_path / "subs"
+    args = ["eval", str(tmp_path / "bench"), "-o", str(tmp_path / "out"), "--json"]
+    for system, source in submitted.items():
+        path = subs / system / task.name / task.repo_folder_name / test_file
+        path.parent.mkdir(parents=True)
+        path.write_text(source)
+        args += ["-s", str(subs / system)]
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(
+        json.dumps(
+            {
+                "task": task.name,
+                "implementation": 1,
+                "system": "hook-prediction",
+                "source": submitted["load-tests"],
+            }
+        )
+        + "\n"
+    )
+    args += ["-s", str(predictions)]
+
+    code = main(args)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    runs = {run["system"]: run for run in results["runs"]}
+    assert runs["honest"]["verdict"] == "pass", runs["honest"]  # the task itself works
+    for system in ("neutered", "exits-early", "load-tests"):
+        assert runs[system]["verdict"] == "fail", runs[system]
+    assert runs["hook-prediction"]["verdict"] in ("fail", "error"), runs["hook-prediction"]
+    assert "load_tests" in runs["hook-prediction"]["reason"], runs["hook-prediction"]

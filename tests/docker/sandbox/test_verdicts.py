@@ -81,6 +81,15 @@ def test_detect_protocol() -> None:
         "        print('Passed')\n"
     )
     assert detect_protocol(unittest_style) == "exit-code"
+    published_style = (
+        "import logging, unittest\nlogging.basicConfig(filename='logs/t.log')\n"
+        "class T(unittest.TestCase):\n    def test(self):\n        try:\n"
+        "            self.assertEqual(f(), 1)\n            logging.info('Test Passed')\n"
+        "        except AssertionError:\n            logging.info('Test Failed')\n"
+    )
+    assert detect_protocol(published_style) == "published"
+    # However the log is set up (or not recognised), asserting + logging is published.
+    assert detect_protocol(published_style.replace("basicConfig", "dictConfig")) == "published"
     assert detect_protocol("print('hello')\n") == "exit-code"
     assert detect_protocol("def (:\n") == "exit-code"
 

@@ -77,6 +77,6 @@ def test_bytes_crlf_are_decoded_but_keep_their_line_endings() -> None:
 
 def test_ambiguous_extract_needs_line() -> None:
     source = "def f():\n    return 1\ndef f():\n    return 2\n"
-    with pytest.raises(AmbiguousFunctionError, match="line 1, line 3"):
+    with pytest.raises(AmbiguousFunctionError, match="`f` at line 1, `f` at line 3"):
         extract_function(source, "f")
     assert extract_function(source, "f", line=4) == "def f():\n    return 2\n"

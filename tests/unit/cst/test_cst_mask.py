@@ -314,7 +314,9 @@ def test_property_setter_is_ambiguous() -> None:
                 self._v = value
         """
     )
-    with pytest.raises(AmbiguousFunctionError, match=r"line 3 @property, line 7 @v\.setter"):
+    with pytest.raises(
+        AmbiguousFunctionError, match=r"`A\.v` at line 3 @property, `A\.v` at line 7 @v\.setter"
+    ):
         mask_function(source, "v", "A")
     masked = mask_function(source, "v", "A", line=8)
     assert "return self._v" in masked and "self._v = value" not in masked

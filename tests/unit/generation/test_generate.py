@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.evaluate import Submission, load_benchmark, load_candidates, read_predictions
+from lmr_author.evaluate import Submission, load_candidates, read_predictions
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.unit.generation.generate_support import SAMPLE, answering, correct_sources
 
@@ -51,9 +52,9 @@ def test_generate_writes_predictions_eval_reads_and_a_rerun_asks_nothing(
     # eval's own reader and splicer take the file as it is
     predictions = read_predictions(out)
     assert {(p.system, p.task, p.implementation) for p in predictions} == {
-        ("base", t.name, i.index) for t in load_benchmark(SAMPLE) for i in t.implementations
+        ("base", t.name, i.index) for t in load_benchmark(SAMPLE).tasks for i in t.implementations
     }
-    candidates = load_candidates(Submission(out), load_benchmark(SAMPLE))
+    candidates = load_candidates(Submission(out), load_benchmark(SAMPLE).tasks)
     assert all(c.source is not None for c in candidates), [c.reason for c in candidates]
     record = json.loads(out.read_text().splitlines()[0])
     assert record["usage"]["prompt_tokens"] == 1000 and record["setting"] == "full"
@@ -143,7 +144,7 @@ def test_unspliceable_answers_are_recorded_and_eval_scores_them_as_errors(
     assert printed[1].startswith("cannot be spliced: 03-TopP#1 (base): ")
     record = json.loads(out.read_text())
     assert record["splice_error"]
-    candidates = load_candidates(Submission(out), load_benchmark(SAMPLE, ["03-TopP"]))
+    candidates = load_candidates(Submission(out), load_benchmark(SAMPLE, ["03-TopP"]).tasks)
     assert candidates[0].source is None and "cannot splice" in candidates[0].reason
 
 
@@ -161,7 +162,9 @@ def test_unspliceable_answers_are_counted_first_and_listed_in_task_order(
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("8 of 8 answers cannot be spliced")
     items = [line.split()[3] for line in printed if line.startswith("cannot be spliced: ")]
-    expected = [f"{t.name}#{i.index}" for t in load_benchmark(SAMPLE) for i in t.implementations]
+    expected = [
+        f"{t.name}#{i.index}" for t in load_benchmark(SAMPLE).tasks for i in t.implementations
+    ]
     assert items == expected
 
 

@@ -60,6 +60,31 @@ def test_ambiguous_goal_function(make_task: MakeTask, findings: Callable) -> Non
     assert found.severity == "warning" and "2 times" in found.message
 
 
+def test_nested_homonym_is_not_the_goal(make_task: MakeTask, findings: Callable) -> None:
+    # The published 08-StepLength shape: main() defines its own copy of the goal's name.
+    nested = (
+        "\n\ndef main():\n    def preference_loss(a):\n        return a\n"
+        "    return preference_loss(1)\n"
+    )
+    task = make_task(files={GOLDEN_FILE: GOLDEN + nested, GOAL: MASKED + nested})
+    assert findings(task, "ambiguous-function") == []
+    assert findings(task, "not-masked") == []
+    assert findings(task, "outside-diff") == []
+
+
+def test_a_class_named_as_its_own_goal_says_what_to_write(
+    make_task: MakeTask, findings: Callable
+) -> None:
+    def edit(data: dict) -> None:  # the published 21-TimeMixer shape
+        impl0(data)["class_name"] = impl0(data)["goal_function"] = "Trainer"
+
+    found = findings(make_task(info=edit), "function-not-found")
+    assert {f.file for f in found} == {GOLDEN_FILE, GOAL}
+    for finding in found:
+        assert "class `Trainer` as its own goal function" in finding.hint
+        assert "(its methods: step)" in finding.hint and '"goal_function"' in finding.hint
+
+
 # -- syntax-error ---------------------------------------------------------------------
 def test_golden_file_does_not_parse(make_task: MakeTask, findings: Callable) -> None:
     golden = GOLDEN.replace("def helper(x):", "def helper(x)")

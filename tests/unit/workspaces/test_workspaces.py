@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
 from lmr_author.errors import UserError
-from lmr_author.evaluate import load_benchmark
 from lmr_author.evaluation.submissions import Submission, load_candidates, systems_of
 from lmr_author.generation.prompt import Setting
 from lmr_author.workspaces import (
@@ -39,12 +39,12 @@ def _calc_bench(tmp_path: Path) -> Path:
 
 
 def _prepare(bench: Path, out: Path, setting: Setting = Setting.FULL) -> None:
-    prepare_workspaces(load_benchmark(bench), setting, out, benchmark=bench)
+    prepare_workspaces(load_benchmark(bench).tasks, setting, out, benchmark=bench)
 
 
 def _collect(bench: Path, ws: Path, out: Path):  # type: ignore[no-untyped-def]
     manifest = load_manifest(ws)
-    return collect_workspaces(ws, manifest, load_benchmark(bench), "agent", out)
+    return collect_workspaces(ws, manifest, load_benchmark(bench).tasks, "agent", out)
 
 
 @pytest.mark.parametrize("setting", list(Setting))
@@ -267,7 +267,7 @@ def test_eval_names_a_collected_submission_by_the_system_collect_recorded(
     argv = shlex.split(hint)
     assert argv[:2] == ["lmr-author", "eval"] and "--system" not in argv
     assert Path(argv[2]) == bench and Path(argv[4]) == sub
-    tasks = load_benchmark(bench)
+    tasks = load_benchmark(bench).tasks
     assert systems_of(load_candidates(Submission(sub), tasks)) == ["agentx"]
     # --system still wins over the record.
     assert systems_of(load_candidates(Submission(sub, "other"), tasks)) == ["other"]
@@ -298,7 +298,7 @@ def test_a_bad_collect_record_is_a_user_error(
     else:
         path.write_text(record)
     with pytest.raises(UserError, match=message) as caught:
-        load_candidates(Submission(sub), load_benchmark(bench))
+        load_candidates(Submission(sub), load_benchmark(bench).tasks)
     assert "lmr-collect.json" in str(caught.value)
     # Naming the system by hand does not read the record at all.
-    assert systems_of(load_candidates(Submission(sub, "agentx"), load_benchmark(bench)))
+    assert systems_of(load_candidates(Submission(sub, "agentx"), load_benchmark(bench).tasks))
