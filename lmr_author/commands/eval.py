@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._provisions import add_provision_options, hub_of
+from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.cst.goal_lines import add_line_option
@@ -136,6 +137,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     review.add_argument(
         "--labels", type=Path, metavar="STORE", help="label store (default: your data folder)"
     )
+    add_runtime_option(parser)
     parser.set_defaults(handler=_handle)
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
 
@@ -107,6 +108,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--force", action="store_true", help="ask again even answered requests")
     parser.add_argument("--dry-run", action="store_true", help="show the requests; ask nothing")
     parser.add_argument("--json", action="store_true", help="print the summary (or plan) as JSON")
+    add_runtime_option(parser)
     parser.set_defaults(handler=_generate)
 
 

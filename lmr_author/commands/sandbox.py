@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from lmr_author.commands._provisions import add_provision_options, hub_of
+from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 from lmr_author.sandbox.verdicts import PROTOCOLS
@@ -51,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     build.add_argument("task", metavar="TASK", help="task folder")
     _image_options(build)
     build.add_argument("--quiet", "-q", action="store_true", help="do not print the build log")
+    add_runtime_option(build)
     build.set_defaults(handler=_build)
 
     run = actions.add_parser(
@@ -89,6 +91,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.add_argument("--show-log", action="store_true", help="print the tests' output")
+    add_runtime_option(run)
     run.set_defaults(handler=_run)
 
     listing = actions.add_parser(

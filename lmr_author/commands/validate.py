@@ -16,6 +16,7 @@ from contextlib import nullcontext
 from typing import Any
 
 from lmr_author.commands._provisions import add_provision_options, hub_of
+from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
@@ -107,6 +108,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="with --run: also run the tests on mutants of each golden goal function and "
         "report the share they kill and the survivors (test strength)",
     )
+    add_runtime_option(dynamic)
     parser.set_defaults(handler=_validate)
 
 

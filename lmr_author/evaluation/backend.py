@@ -118,16 +118,23 @@ class DockerBackend:
 
     def settings(self) -> dict[str, Any]:
         from lmr_author.sandbox import harness, provisions
+        from lmr_author.sandbox.engine import selected_runtime
 
         limits = dataclasses.asdict(self.limits())
         # Absent unless given, so that run keys made before they existed stay valid.
         given = provisions.settings(limits.pop("gpus"), limits.pop("hf_cache"))
-        return {
+        settings: dict[str, Any] = {
             "protocol": self.protocol,
             "limits": limits,
             "harness": harness.version(),
             **given,
         }
+        # Another runtime enforces the limits with its own code (crun, its own cgroup
+        # and tmpfs handling), so its verdicts are their own runs; docker's keys stay
+        # as they were.
+        if selected_runtime() != "docker":
+            settings["runtime"] = selected_runtime()
+        return settings
 
     def prepare(self, task: Task) -> PreparedImage:
         from lmr_author.sandbox.images import ensure_image

@@ -1,17 +1,46 @@
-"""One way to reach the Docker engine, with a readable error when it is not there."""
+"""One way to reach the container engine, with a readable error when it is not there.
+
+Two runtimes speak the Docker Engine API: dockerd (the default, found through
+DOCKER_HOST etc.) and Podman's API service (``podman system service``, started by
+``.ci/podman-setup``). The command line picks one per process with ``--runtime``.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+import weakref
+from typing import TYPE_CHECKING, Any
 
 from lmr_author.sandbox.errors import InfraError
 
 if TYPE_CHECKING:
     import docker
 
+RUNTIMES = ("docker", "podman")
+DEFAULT_PODMAN_HOST = "unix:///run/podman/podman.sock"
+
+_selected = "docker"
+
+
+def use_runtime(name: str) -> None:
+    """Make `get_client` reach ``name`` (one of `RUNTIMES`) for the rest of the process."""
+    global _selected
+    if name not in RUNTIMES:
+        raise ValueError(f"unknown container runtime {name!r}")
+    _selected = name
+
+
+def selected_runtime() -> str:
+    return _selected
+
+
+def podman_host() -> str:
+    """The Podman API socket: CONTAINER_HOST (Podman's own variable) or the default."""
+    return os.environ.get("CONTAINER_HOST") or DEFAULT_PODMAN_HOST
+
 
 def get_client(*, timeout: float = 60.0, max_pool_size: int = 16) -> docker.DockerClient:
-    """A client of the engine named by the environment (DOCKER_HOST etc.), pinged once.
+    """A client of the selected runtime's engine, pinged once.
 
     One client may be shared by worker threads; ``max_pool_size`` bounds its open
     connections (give at least the number of workers). Raises `InfraError` when the
@@ -22,12 +51,55 @@ def get_client(*, timeout: float = 60.0, max_pool_size: int = 16) -> docker.Dock
     import requests
 
     try:
-        client = docker.from_env(timeout=int(timeout), max_pool_size=max_pool_size)
+        if _selected == "podman":
+            client = docker.DockerClient(
+                base_url=podman_host(), timeout=int(timeout), max_pool_size=max_pool_size
+            )
+        else:
+            client = docker.from_env(timeout=int(timeout), max_pool_size=max_pool_size)
         client.ping()
     except (docker.errors.DockerException, requests.RequestException) as error:
+        if _selected == "podman":
+            raise InfraError(
+                f"cannot reach the Podman API at {podman_host()} ({error})",
+                hint="Start it with 'podman system service --time=0 "
+                f"{podman_host()}' (or run .ci/podman-setup), or set CONTAINER_HOST; "
+                "then run the command again.",
+            ) from None
         raise InfraError(
             f"cannot reach the Docker engine ({error})",
             hint="Start dockerd (or Docker Desktop) and check DOCKER_HOST; "
             "then run the command again.",
         ) from None
     return client
+
+
+#: Podman's compatible API asks for nofile and nproc of 1048576 in every container whose
+#: request names any ulimit; where its own hard limits are lower (inside a container, as
+#: in CI; on a tuned host) no container starts ("error setting rlimit type 6/7"). These
+#: fit under any usual hard limit and leave tests room (the pids limit bounds processes).
+PODMAN_ULIMITS = {"nofile": 4096, "nproc": 4096}
+
+_is_podman: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def is_podman(client: Any) -> bool:
+    """Whether ``client`` talks to Podman's API (asked once per client)."""
+    if client not in _is_podman:
+        components = client.version().get("Components") or []
+        _is_podman[client] = any("podman" in str(c.get("Name", "")).lower() for c in components)
+    return _is_podman[client]
+
+
+def runtime_ulimits(client: Any) -> dict[str, int]:
+    """Limits a container must name explicitly on this client's runtime (name -> value)."""
+    return dict(PODMAN_ULIMITS) if is_podman(client) else {}
+
+
+def tmpfs_owner(client: Any, uid: int, gid: int) -> str:
+    """The tmpfs mount option that makes ``uid:gid`` (the container's user) its owner.
+
+    Podman (4.3) refuses the kernel's uid=/gid= options and has its own: ``U`` chowns
+    the mount to the user the container runs as.
+    """
+    return "U" if is_podman(client) else f"uid={uid},gid={gid}"

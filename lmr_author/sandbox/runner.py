@@ -239,6 +239,8 @@ def _run_one(
     import docker.errors
     import requests
 
+    from lmr_author.sandbox.engine import tmpfs_owner
+
     workdir = PurePosixPath(image.workdir)
     environment = dict(env)
     environment["PYTHONPATH"] = str(workdir)
@@ -252,13 +254,14 @@ def _run_one(
         for path, part in SCRATCH.items()
     }
     outputs_dir: str | None = None
+    owner = tmpfs_owner(client, uid, gid)
     # Every test gets the logs folder beside it, fresh and its own, as each published
     # Dockerfile prepares it for its USER: published tests open their log at import, so
     # without it every one of them errors. Nothing of the build context is visible there.
-    scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, uid, gid)
+    scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
     if protocol == "replay":
         outputs_dir = OUTPUTS_DIR
-        scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, uid, gid)
+        scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
         environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
     nonce = harness.new_nonce()
     command = harness.command(
@@ -330,10 +333,10 @@ def _run_one(
         raise InfraError(f"the Docker engine failed while running {test_file}: {error}") from None
 
 
-def _tmpfs(size: str, mode: int, uid: int | None = None, gid: int | None = None) -> str:
+def _tmpfs(size: str, mode: int, owner: str = "") -> str:
     options = f"rw,nosuid,nodev,size={size},mode={mode:o}"
-    if uid is not None:
-        options += f",uid={uid},gid={gid}"
+    if owner:
+        options += f",{owner}"
     return options
 
 
@@ -378,6 +381,8 @@ def _container(
     """A created (not started) container that is removed on the way out, however it ends."""
     from docker.types import LogConfig, Ulimit
 
+    from lmr_author.sandbox.engine import runtime_ulimits
+
     memory = f"{limits.memory_mb}m"
     with removed_after(
         lambda: client.containers.create(
@@ -395,7 +400,8 @@ def _container(
             pids_limit=limits.pids,
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
-            ulimits=[Ulimit(name="core", soft=0, hard=0)],
+            ulimits=[Ulimit(name="core", soft=0, hard=0)]
+            + [Ulimit(name=n, soft=v, hard=v) for n, v in runtime_ulimits(client).items()],
             tmpfs=tmpfs,
             volumes=provisions.volumes(limits.hf_cache),
             device_requests=provisions.device_requests(limits.gpus),

@@ -1,0 +1,69 @@
+"""--runtime: which engine the container commands reach, and what it does to run keys."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lmr_author.cli import build_parser
+from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.sandbox import engine
+from lmr_author.sandbox.errors import InfraError
+
+
+@pytest.fixture(autouse=True)
+def _restore_runtime() -> Iterator[None]:
+    before = engine.selected_runtime()
+    yield
+    engine.use_runtime(before)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "benchmark", "--runtime", "podman"],
+        ["validate", "benchmark", "--run", "--runtime", "podman"],
+        ["generate", "benchmark", "--runtime", "podman"],
+    ],
+)
+def test_every_container_command_selects_the_runtime(argv: list[str]) -> None:
+    engine.use_runtime("docker")
+    args = build_parser().parse_args(argv)
+    assert args.runtime == "podman"
+    assert engine.selected_runtime() == "podman"
+
+
+def test_an_unknown_runtime_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["eval", "benchmark", "--runtime", "lxc"])
+    assert "invalid choice: 'lxc'" in capsys.readouterr().err
+
+
+def test_podman_without_a_service_names_the_socket_and_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A socket file nobody listens on: the client's ping fails at once.
+    path = tmp_path / "podman.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.close()
+    monkeypatch.setenv("CONTAINER_HOST", f"unix://{path}")
+    engine.use_runtime("podman")
+    with pytest.raises(InfraError) as caught:
+        engine.get_client(timeout=5)
+    message = str(caught.value)
+    assert f"unix://{path}" in message
+    assert "podman system service" in message
+
+
+def test_docker_run_keys_are_unchanged_and_podman_runs_are_their_own() -> None:
+    engine.use_runtime("docker")
+    docker_settings = DockerBackend().settings()
+    assert "runtime" not in docker_settings
+    engine.use_runtime("podman")
+    podman_settings = DockerBackend().settings()
+    assert podman_settings["runtime"] == "podman"
+    assert {k: v for k, v in podman_settings.items() if k != "runtime"} == docker_settings
