@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lmr_author.sandbox import LABEL_KEY
+from lmr_author.sandbox.dockerfile import rewrite_from
 from lmr_author.sandbox.errors import InfraError
 
 if TYPE_CHECKING:
@@ -129,8 +130,6 @@ def base_for_build(
     Unchanged when the host names no CA, or the Dockerfile has several distinct bases
     and no ``base_image`` replaces them all.
     """
-    from lmr_author.sandbox.images import rewrite_from
-
     if host_ca_bundle() is None:
         return base_image
     try:

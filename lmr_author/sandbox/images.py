@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.json_input import read_text
 from lmr_author.sandbox import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
+from lmr_author.sandbox.dockerfile import rewrite_from
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.task import Task
 
@@ -39,10 +40,6 @@ DEFAULT_GID = 1000
 #: replay tests. They are never sent to the engine, so no Dockerfile (not even a
 #: hand-written ``COPY . /x``) can put them into a candidate's image.
 _ALWAYS_IGNORED = ("**/__pycache__", "**/*.pyc", ".git", "expected_outputs", "golden_files")
-_FROM_LINE = re.compile(
-    r"^(?P<lead>\s*FROM\s+(?:--\S+\s+)*)(?P<image>\S+)(?P<rest>(?:\s+AS\s+(?P<alias>\S+))?\s*)$",
-    re.IGNORECASE,
-)
 _BUILD_LOCKS: dict[str, threading.Lock] = {}
 _BUILD_LOCKS_GUARD = threading.Lock()
 
@@ -70,34 +67,6 @@ class BuildPlan:
     buildargs: dict[str, str]
     labels: dict[str, str]
     base_images: list[str]
-
-
-def rewrite_from(dockerfile: str, base_image: str | None) -> tuple[str, list[str]]:
-    """Replace the base of each ``FROM`` (not naming an earlier stage) by ``base_image``.
-
-    Returns the new text and the external base images it now names.
-    """
-    stages: set[str] = set()
-    bases: list[str] = []
-    out: list[str] = []
-    for line in dockerfile.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        match = _FROM_LINE.match(body)
-        if match is None:
-            out.append(line)
-            continue
-        image = match.group("image")
-        alias = match.group("alias")
-        if image.lower() not in stages:
-            if base_image is not None:
-                image = base_image
-                line = match.group("lead") + image + match.group("rest") + line[len(body) :]
-            if image not in bases:
-                bases.append(image)
-        if alias:
-            stages.add(alias.lower())
-        out.append(line)
-    return "".join(out), bases
 
 
 def image_name(task: Task) -> str:

@@ -21,7 +21,7 @@ from lmr_author.errors import UserError
 from lmr_author.json_input import parse_json
 from lmr_author.task import INFO_FILE, Task, TaskLoadError, task_from_info
 from lmr_author.validate.findings import Finding, Severity
-from lmr_author.validate.registry import RULES
+from lmr_author.validate.severities import DEFAULT_SEVERITY
 
 #: Source files larger than this are not read (a goal file is code, not data).
 MAX_SOURCE_BYTES = 20 * 1024 * 1024
@@ -122,7 +122,7 @@ class TaskContext:
         severity: Severity | None = None,
     ) -> Finding:
         """A finding of ``rule_id`` with the rule's default severity unless given."""
-        level: Severity = severity or (RULES[rule_id].severity if rule_id in RULES else "error")
+        level: Severity = severity or DEFAULT_SEVERITY.get(rule_id, "error")
         return Finding(rule_id, level, message, file=file, where=where, hint=hint)
 
     @property

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from lmr_author.validate.findings import Finding, Severity
+from lmr_author.validate.severities import DEFAULT_SEVERITY
 
 if TYPE_CHECKING:
     from lmr_author.validate.context import TaskContext
@@ -59,6 +60,7 @@ def rule(
         if rule_id in RULES:
             raise ValueError(f"rule id {rule_id!r} is registered twice")
         RULES[rule_id] = Rule(rule_id, severity, summary, stage, check)
+        DEFAULT_SEVERITY[rule_id] = severity
         return check
 
     return register
