@@ -12,8 +12,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from lmr_author.authoring.dockerfile import task_dockerfile
 from lmr_author.authoring.fixtures import record_fixtures
-from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
+from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.source import resolve_source
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.authoring.task_layout import task_from_spec
@@ -144,17 +145,6 @@ def build_task(
     from lmr_author.task import load_task
 
     return load_task(target)
-
-
-def task_dockerfile(spec: TaskSpec, repo_folder: str) -> str:
-    """The draft's Dockerfile: as edited, else the template (with requirements when any)."""
-    from lmr_author.authoring.environment import render_task_dockerfile
-
-    if spec.dockerfile.strip():
-        return spec.dockerfile
-    if spec.requirements.strip() or spec.gpu:
-        return render_task_dockerfile(repo_folder, gpu=spec.gpu)
-    return render_dockerfile(repo_folder)
 
 
 def _record_in_docker(

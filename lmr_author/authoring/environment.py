@@ -26,9 +26,7 @@ from packaging.requirements import InvalidRequirement
 from packaging.requirements import Requirement as _PackagingRequirement
 from packaging.utils import canonicalize_name
 
-from lmr_author.authoring.scaffold import render_dockerfile
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.validate.findings import Finding
 
 #: Import names whose distribution has another name, for packages not installed here.
 IMPORT_TO_DISTRIBUTION: dict[str, str] = {
@@ -79,12 +77,6 @@ _CONDA_SKIP = frozenset(
 )
 #: Installed with the interpreter in every image: never proposed.
 _ALWAYS_THERE = frozenset({"pip", "setuptools", "wheel"})
-
-GPU_NOTE = (
-    "The GPU option renders a Dockerfile FROM a CUDA runtime image (like the published "
-    "tasks); it cannot be verified on a machine without a GPU, and tests must then be run "
-    "with a GPU engine (docker run --gpus all)."
-)
 
 
 @dataclass(frozen=True)
@@ -399,94 +391,6 @@ def _from_environment_yml(path: Path) -> list[Requirement]:
 
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
-
-
-# --- the task's Dockerfile and requirements -----------------------------------------
-
-_DEPENDENCY_BLOCK = re.compile(r"^# Dependencies[^\n]*\n(?:[^\n]+\n)*", re.MULTILINE)
-#: The dependency section the task Dockerfile gets (replaces the template's NumPy line).
-DEPENDENCY_SECTION = """\
-# Dependencies of the task: requirements.txt beside this Dockerfile (lmr-author proposes
-# it from the repository; builds behind a TLS-inspecting proxy: see docs/tls-proxy.md).
-COPY requirements.txt /tmp/lmr-author/requirements.txt
-RUN pip install -r /tmp/lmr-author/requirements.txt && rm -rf /tmp/lmr-author
-"""
-GPU_BASE = "nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04"
-_GPU_PYTHON = """\
-# CUDA runtime image (GPU option): its Python comes from Ubuntu.
-RUN apt-get update \\
-    && apt-get install -y --no-install-recommends python3 python3-pip python-is-python3 \\
-    && rm -rf /var/lib/apt/lists/*
-"""
-
-
-def render_task_dockerfile(repo_folder_name: str, *, gpu: bool = False) -> str:
-    """templates/Dockerfile with the requirements section (and the CUDA base for ``gpu``).
-
-    Composed from the one template, so its ownership lines stay the template's own.
-    """
-    text = render_dockerfile(repo_folder_name)
-    if _DEPENDENCY_BLOCK.search(text):
-        text = _DEPENDENCY_BLOCK.sub(lambda _m: DEPENDENCY_SECTION, text, count=1)
-    else:
-        text = text.rstrip("\n") + "\n\n" + DEPENDENCY_SECTION
-    if gpu:
-        text = re.sub(
-            r"^FROM\s+\S+[^\n]*\n",
-            lambda _m: f"FROM {GPU_BASE}\n\n{_GPU_PYTHON}",
-            text,
-            count=1,
-            flags=re.MULTILINE,
-        )
-    return text
-
-
-def check_environment(dockerfile: str, requirements: str, repo_folder_name: str) -> list[Finding]:
-    """Problems of an edited Dockerfile and requirements.txt, before building."""
-    findings = _dockerfile_findings(dockerfile, repo_folder_name)
-    for number, line in enumerate(requirements.splitlines(), start=1):
-        text = line.split("#", 1)[0].strip()
-        if not text or text.startswith("-"):
-            continue
-        try:
-            _PackagingRequirement(text)
-        except InvalidRequirement as error:
-            findings.append(
-                Finding(
-                    rule="requirements",
-                    severity="error",
-                    message=f"line {number} is not a requirement: {str(error).splitlines()[0]}",
-                    file="requirements.txt",
-                    hint="Write one 'name[extras] [version specifier]' per line (PEP 508).",
-                )
-            )
-    if "requirements.txt" not in dockerfile and requirements.strip():
-        findings.append(
-            Finding(
-                rule="requirements",
-                severity="warning",
-                message="the Dockerfile never installs requirements.txt",
-                file="Dockerfile",
-                hint="Add 'COPY requirements.txt ...' and 'RUN pip install -r ...'.",
-            )
-        )
-    return findings
-
-
-def _dockerfile_findings(dockerfile: str, repo_folder_name: str) -> list[Finding]:
-    """The validator's own Dockerfile rule, run on the edited text in a scratch folder."""
-    import json
-    import tempfile
-
-    from lmr_author.validate.context import TaskContext
-    from lmr_author.validate.rules_docker import check_dockerfile
-
-    with tempfile.TemporaryDirectory(prefix="lmr-author-env-") as scratch:
-        root = Path(scratch)
-        (root / "Dockerfile").write_text(dockerfile, encoding="utf-8")
-        info = {"repo_folder_name": repo_folder_name, "implementations": []}
-        (root / "info.json").write_text(json.dumps(info), encoding="utf-8")
-        return list(check_dockerfile(TaskContext(root)))
 
 
 def propose_for_draft(spec: TaskSpec) -> EnvironmentProposal | None:

@@ -125,7 +125,7 @@ def diagnose_build(lines: Sequence[str]) -> BuildDiagnosis:
 
 def stage_environment(spec: TaskSpec) -> Path:
     """The staging task folder of the draft's environment (repo + Dockerfile + requirements)."""
-    from lmr_author.authoring.environment import render_task_dockerfile
+    from lmr_author.authoring.dockerfile import render_task_dockerfile
 
     repo = _working_tree(spec)
     folder = spec.repo_folder(repo)

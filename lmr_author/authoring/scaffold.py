@@ -1,7 +1,8 @@
-"""Step 6 of new-task: the unit-test scaffold and the Dockerfile, from templates/.
+"""Step 6 of new-task: the unit-test scaffold, from templates/ (the Dockerfile is
+`lmr_author.authoring.dockerfile`'s).
 
 Templates use ``string.Template`` (``$name``) for the unit test, since Python source is
-full of braces, and ``{repo_folder_name}`` in the Dockerfile.
+full of braces.
 """
 
 from __future__ import annotations
@@ -15,11 +16,6 @@ from lmr_author.resources import resource_path
 
 def template_path(name: str) -> Path:
     return resource_path("templates", name)
-
-
-def render_dockerfile(repo_folder_name: str, template: Path | None = None) -> str:
-    text = (template or template_path("Dockerfile")).read_text(encoding="utf-8")
-    return text.replace("{repo_folder_name}", repo_folder_name)
 
 
 def render_unit_test(

@@ -59,7 +59,7 @@ class TaskSpec:
     requirements: str = ""
     #: The task's Dockerfile as edited; "" = rendered from templates/Dockerfile.
     dockerfile: str = ""
-    #: Render the CUDA variant of the Dockerfile (see `authoring.environment.GPU_NOTE`).
+    #: Render the CUDA variant of the Dockerfile (see `authoring.dockerfile.GPU_NOTE`).
     gpu: bool = False
     #: Seed random, NumPy and torch before recording and before each replayed call.
     seed: bool = False

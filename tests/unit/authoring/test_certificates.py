@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmr_author.authoring.environment import render_task_dockerfile
+from lmr_author.authoring.dockerfile import render_task_dockerfile
 from lmr_author.sandbox.certificates import CA_PATH_IN_IMAGE, ca_dockerfile, host_ca_bundle
 
 

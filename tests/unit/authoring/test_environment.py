@@ -5,12 +5,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from lmr_author.authoring.dockerfile import check_environment, render_task_dockerfile
 from lmr_author.authoring.environment import (
-    check_environment,
     declared_requirements,
     goal_imports,
     propose_environment,
-    render_task_dockerfile,
 )
 from lmr_author.authoring.image_build import diagnose_build
 from tests.support.real_repo import GOAL_FILE, write_real_repo

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from lmr_author.authoring.dockerfile import render_dockerfile
 from lmr_author.authoring.fixtures import record_fixtures
-from lmr_author.authoring.scaffold import render_dockerfile, render_unit_test
+from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.errors import UserError
 
 DRIVER = (

@@ -82,7 +82,7 @@ class EnvironmentStep(StepScreen):
         self._template = ""  # the Dockerfile as rendered: an unedited one follows the GPU switch
 
     def compose_step(self) -> ComposeResult:
-        from lmr_author.authoring.environment import GPU_NOTE
+        from lmr_author.authoring.dockerfile import GPU_NOTE
 
         yield Label("Proposed dependencies")
         yield DataTable(id="proposals", zebra_stripes=True, cursor_type="row")
@@ -173,7 +173,7 @@ class EnvironmentStep(StepScreen):
 
     @work(thread=True, exclusive=True, group="render", exit_on_error=False)
     def _render_dockerfile(self, gpu: bool) -> None:
-        from lmr_author.authoring.environment import render_task_dockerfile
+        from lmr_author.authoring.dockerfile import render_task_dockerfile
 
         self.post_message(self.Rendered(render_task_dockerfile(self.spec.repo_folder(), gpu=gpu)))
 
@@ -233,7 +233,7 @@ class EnvironmentStep(StepScreen):
 
     @work(thread=True, exclusive=True, group="build", exit_on_error=False)
     def _build(self) -> None:
-        from lmr_author.authoring.environment import check_environment, render_task_dockerfile
+        from lmr_author.authoring.dockerfile import check_environment, render_task_dockerfile
         from lmr_author.authoring.image_build import build_environment
 
         def say(line: str) -> None:
