@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.evaluate import (
+from lmr_author.evaluation import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,

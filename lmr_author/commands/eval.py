@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rich.console import Console, JustifyMethod
     from rich.table import Table
 
-    from lmr_author.evaluate import Results, Submission
+    from lmr_author.evaluation import Results, Submission
 
 #: Exit code of an evaluation stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -178,7 +178,7 @@ class _SystemAction(argparse.Action):
 def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from lmr_author.evaluate import Submission
+    from lmr_author.evaluation import Submission
 
     if args.human_review:
         return _human_review(args)
@@ -282,7 +282,7 @@ def _run_with_progress(
         TimeElapsedColumn,
     )
 
-    from lmr_author.evaluate import RunRecord, run_evaluation
+    from lmr_author.evaluation import RunRecord, run_evaluation
 
     progress = Progress(
         TextColumn("[bold]eval[/]"),
@@ -357,7 +357,7 @@ def _run_with_progress(
 
 def missing_lines(results: Results) -> list[str]:
     """One line per system whose submission had no candidate for some implementations."""
-    from lmr_author.evaluate import NO_SUBMISSION
+    from lmr_author.evaluation import NO_SUBMISSION
 
     missing: dict[str, int] = {}
     for run in results.runs:
@@ -384,7 +384,7 @@ def _print_summary(results: Results, output: Path, console: Console | None = Non
     from rich.table import Table
 
     from lmr_author.commands._numbers import percent
-    from lmr_author.evaluate import VERDICTS
+    from lmr_author.evaluation import VERDICTS
 
     console = console or Console()
     # What is missing comes first: an accuracy over mostly absent answers says little.

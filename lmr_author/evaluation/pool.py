@@ -1,7 +1,8 @@
-"""Submissions x tasks -> runs -> results: the worker pool, run keys and resuming.
+"""Submissions x tasks -> runs -> results: the worker pool and resuming.
 
-Each (system, task, implementation) is one run. A run is identified by a key hashing the
-task, implementation, system, candidate, image and sandbox settings; a stored run with
+Each (system, task, implementation) is one run. A run is identified by its key
+(`lmr_author.eval_output.run_key`, hashing the task, implementation, system, candidate,
+image and sandbox settings); a stored run with
 the same key is finished and is skipped (unless ``force``), so an interrupted evaluation
 resumes where it stopped and a changed candidate or task runs again (keying on ids
 alone is a known source of stale results). Runs go to a thread pool (the work happens in
@@ -14,7 +15,6 @@ that died (killed with SIGKILL, say), which their labels tell (owner pid, deadli
 from __future__ import annotations
 
 import hashlib
-import json
 import signal
 import threading
 import time
@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from lmr_author.benchmark import Benchmark, load_benchmark
 from lmr_author.errors import UserError
 from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
+from lmr_author.eval_output.results import Results, build_results, save_results
+from lmr_author.eval_output.run_key import run_key
 from lmr_author.evaluation.backend import (
     Backend,
     DockerBackend,
@@ -38,12 +39,8 @@ from lmr_author.evaluation.backend import (
     TestFileResult,
 )
 from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
-from lmr_author.evaluation.summary import Results, build_results, save_results
 from lmr_author.task import Task
 from lmr_author.verdicts import ERROR, INFRA_ERROR, PASS, deciding_test, normalize
-
-#: Bumped when the meaning of a run key changes, so old runs are run again.
-KEY_VERSION = 1
 
 
 @dataclass
@@ -51,34 +48,6 @@ class _Job:
     candidate: Candidate
     #: Where the candidate came from, for ``candidate_sha256`` of unrunnable candidates.
     candidate_sha256: str | None
-
-
-def run_key(
-    *,
-    task: str,
-    implementation: int,
-    system: str,
-    candidate_sha256: str | None,
-    image_id: str,
-    settings: dict[str, Any],
-    task_sha256: str = "",
-    reason: str = "",
-) -> str:
-    """The identity of a run: equal keys mean the stored verdict still holds."""
-    material = {
-        "key_version": KEY_VERSION,
-        "task": task,
-        "implementation": implementation,
-        "system": system,
-        "candidate_sha256": candidate_sha256,
-        "image_id": image_id,
-        "settings": settings,
-        "task_sha256": task_sha256,
-        "reason": reason,
-    }
-    return hashlib.sha256(
-        json.dumps(material, sort_keys=True, default=str).encode("utf-8")
-    ).hexdigest()
 
 
 def task_fingerprint(task: Task, index: int) -> str:

@@ -19,7 +19,7 @@ from lmr_author.cst.goal_lines import (
 )
 from lmr_author.cst.index import list_functions
 from lmr_author.errors import UserError
-from lmr_author.evaluate import Submission, run_evaluation
+from lmr_author.evaluation import Submission, run_evaluation
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import splice_problem
 from lmr_author.workspaces import collect_workspaces, load_manifest, prepare_workspaces

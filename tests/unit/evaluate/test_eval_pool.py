@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.errors import UserError
-from lmr_author.evaluate import (
+from lmr_author.evaluation import (
     Submission,
     build_results,
     load_results,
@@ -219,7 +219,7 @@ def test_import_stays_light() -> None:
     import sys
 
     code = (
-        "import sys, lmr_author.evaluate;"
+        "import sys, lmr_author.evaluation;"
         "bad = [m for m in ('textual', 'rich', 'docker', 'libcst') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from lmr_author.commands._numbers import percent, percent_value
 from lmr_author.commands.eval import _print_summary
-from lmr_author.evaluate import VERDICTS, Submission, run_evaluation
+from lmr_author.evaluation import VERDICTS, Submission, run_evaluation
 from tests.unit.evaluate.evaltasks import (
     CORRECT,
     LocalBackend,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.benchmark import load_benchmark
-from lmr_author.evaluate import Submission, load_candidates, run_evaluation
+from lmr_author.evaluation import Submission, load_candidates, run_evaluation
 from lmr_author.evaluation.submissions import is_test_file
 from tests.unit.evaluate.evaltasks import DOCKERFILE, LocalBackend
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.eval_output import candidate_sha256, load_runs, run_dir
-from lmr_author.evaluate import Submission, build_results, run_evaluation
+from lmr_author.evaluation import Submission, build_results, run_evaluation
 from lmr_author.judge.inputs import find_runs, read_benchmark_path
 from lmr_author.judge.runner import summarize_output
 from lmr_author.labels.sources import load_judge_source

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from lmr_author.cli import main
-from lmr_author.evaluate import RunRecord, Submission, run_evaluation
+from lmr_author.evaluation import RunRecord, Submission, run_evaluation
 from tests.unit.evaluate.evaltasks import (
     CORRECT,
     WRONG,

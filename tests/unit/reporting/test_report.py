@@ -13,7 +13,7 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.eval_output import RESULTS_FILE
-from lmr_author.evaluation.summary import build_results, save_results
+from lmr_author.eval_output.results import build_results, save_results
 from lmr_author.judge.store import Judgment, save_judgment
 from lmr_author.labels import Label, LabelStore
 from lmr_author.three_way import short_name

@@ -14,7 +14,8 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
-from lmr_author.eval_output import RESULTS_FILE, RUNS_DIR, SCHEMA_VERSION, RunRecord, load_runs
+from lmr_author.eval_output.layout import RESULTS_FILE, RUNS_DIR
+from lmr_author.eval_output.records import SCHEMA_VERSION, RunRecord, load_runs
 from lmr_author.json_input import load_json
 from lmr_author.verdicts import INFRA_ERROR, PASS, VERDICTS
 
