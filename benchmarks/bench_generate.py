@@ -66,7 +66,7 @@ def main() -> int:
             os.environ["LMR_AUTHOR_CACHE_DIR"] = str(root / "cache")
             out = root / "predictions.jsonl"
             tasks = load_benchmark(ROOT / "benchmark").tasks
-            config = GenerateConfig(
+            config = GenerateConfig.of(
                 model="bench-model",
                 base_url=base_url,
                 samples=args.samples,

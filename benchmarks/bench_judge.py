@@ -77,7 +77,7 @@ def main() -> int:
                 for i in range(args.judgments)
             ]
             output = build_eval_output(root, runs)
-            config = JudgeConfig(
+            config = JudgeConfig.of(
                 api_key="bench",
                 base_url=base_url,
                 model="bench-model",

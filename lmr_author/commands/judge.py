@@ -145,7 +145,8 @@ def judge_config(args: argparse.Namespace, *, offline: bool = False) -> JudgeCon
     """
     import os
 
-    from lmr_author.judge.config import NO_KEY, config_from_env
+    from lmr_author.judge.config import config_from_env
+    from lmr_author.llm.endpoint import NO_KEY
 
     return config_from_env(
         api_key=(os.environ.get(args.judge_api_key_env) or NO_KEY) if offline else None,

@@ -44,13 +44,11 @@ from lmr_author.llm import (
     price_for,
     request_key,
 )
-from lmr_author.llm.endpoint import resolve_endpoint
+from lmr_author.llm.endpoint import NO_KEY, resolve_endpoint
 from lmr_author.task import Implementation, Task
 
 #: The endpoint the openai client uses when none is given (part of the cache key).
 OPENAI_ENDPOINT = "https://api.openai.com/v1"
-#: A key placeholder for local servers that need none (the client insists on one).
-NO_KEY = "not-needed"
 #: The default prompt budget: a 128k-token context minus room for the answer.
 DEFAULT_PROMPT_BUDGET = 120_000
 #: Completion tokens assumed per request in a dry run's cost estimate without max_tokens.
@@ -63,20 +61,14 @@ State = Literal["kept", "cached", "ask"]
 
 @dataclass(frozen=True)
 class GenerateConfig:
-    """Everything that decides what is asked, and how."""
+    """Everything that decides what is asked, and how: the LLM settings (`llm`, the one
+    type the judge and the instruction draft use too) and what is `generate`'s own."""
 
-    model: str
-    api_key: str = NO_KEY
-    base_url: str | None = None
+    llm: ClientSettings
     system: str | None = None  # default: the model's name
     setting: Setting = Setting.FULL
     samples: int = 1
-    temperature: float = 0.0
-    max_tokens: int | None = None
     max_prompt_tokens: int | None = DEFAULT_PROMPT_BUDGET
-    concurrency: int = 4
-    timeout_s: float = 120.0
-    max_attempts: int = 5
     use_cache: bool = True
     cache_dir: Path | None = None
     template: Path | None = None
@@ -86,11 +78,30 @@ class GenerateConfig:
     def __post_init__(self) -> None:
         if self.samples < 1:
             raise UserError("--samples must be 1 or more")
-        if self.concurrency < 1:
+        if self.llm.concurrency < 1:
             raise UserError("--concurrency must be 1 or more")
         if self.max_prompt_tokens is not None and self.max_prompt_tokens < 1:
             raise UserError("--max-prompt-tokens must be a positive number of tokens")
         check_system_name(self.system_name, origin="--system (or the model's name)")
+
+    @classmethod
+    def of(cls, **options: Any) -> GenerateConfig:
+        """A config from flat options (the LLM settings' and generate's own, mixed)."""
+        llm, own = ClientSettings.split(options)
+        llm.setdefault("api_key", NO_KEY)
+        return cls(llm=ClientSettings(**llm), **own)
+
+    @property
+    def model(self) -> str:
+        return self.llm.model
+
+    @property
+    def max_tokens(self) -> int | None:
+        return self.llm.max_tokens
+
+    @property
+    def concurrency(self) -> int:
+        return self.llm.concurrency
 
     @property
     def system_name(self) -> str:
@@ -98,25 +109,11 @@ class GenerateConfig:
 
     @property
     def endpoint(self) -> str:
-        return (self.base_url or OPENAI_ENDPOINT).rstrip("/")
+        return (self.llm.base_url or OPENAI_ENDPOINT).rstrip("/")
 
     def parameters(self) -> dict[str, Any]:
         """Sampling parameters sent with every request (part of the cache key)."""
-        params: dict[str, Any] = {"temperature": self.temperature}
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
-        return params
-
-    def client_settings(self) -> ClientSettings:
-        return ClientSettings(
-            api_key=self.api_key,
-            model=self.model,
-            base_url=self.base_url,
-            concurrency=self.concurrency,
-            timeout_s=self.timeout_s,
-            max_attempts=self.max_attempts,
-            parameters=self.parameters(),
-        )
+        return self.llm.parameters
 
 
 def config_from_env(
@@ -140,7 +137,7 @@ def config_from_env(
         )
     if not endpoint.model:
         raise UserError("no model is named", hint="Pass --model NAME or set OPENAI_MODEL.")
-    return GenerateConfig(
+    return GenerateConfig.of(
         model=endpoint.model,
         api_key=endpoint.api_key or NO_KEY,
         base_url=endpoint.base_url,
@@ -396,7 +393,7 @@ def run_generation(
             write_records(out, list(records.values()))
     to_ask = plan.to_ask
     if to_ask:
-        client = client_factory(config.client_settings())
+        client = client_factory(config.llm)
         try:
             _ask_all(client, to_ask, cache, record, summary)
         finally:

@@ -48,7 +48,7 @@ class JudgeClient(ChatClient):
     """A `ChatClient` configured from a `JudgeConfig`, asking for structured judgments."""
 
     def __init__(self, config: JudgeConfig) -> None:
-        super().__init__(config.client_settings())
+        super().__init__(config.llm)
         self.config = config
         self.structured_ok = config.structured
 

@@ -7,21 +7,19 @@ judge works with OpenAI and with any compatible server (vLLM, llama.cpp, Ollama,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import EXIT_USAGE, UserError
-from lmr_author.llm.client import DEFAULT_BREAKER_THRESHOLD, ClientSettings
-from lmr_author.llm.endpoint import resolve_endpoint
+from lmr_author.llm.client import ClientSettings
+from lmr_author.llm.endpoint import NO_KEY, resolve_endpoint
 
 #: The model the paper's judge results were produced with.
 DEFAULT_MODEL = "gpt-4o"
 #: What the judge sees: the goal function with its class context, or whole goal files.
 SCOPES = ("function", "file")
 DEFAULT_SCOPE = "function"
-#: A key placeholder for local servers that need none (the client insists on one).
-NO_KEY = "not-needed"
 
 ENABLE_HINT = (
     "The LLM judge needs an OpenAI-compatible endpoint: set OPENAI_API_KEY (for OpenAI) "
@@ -39,65 +37,48 @@ class JudgeNotConfigured(UserError):
 
 @dataclass(frozen=True)
 class JudgeConfig:
-    """Everything that decides how judgments are asked for.
+    """Everything that decides how judgments are asked for: the LLM settings (`llm`, the
+    one type `generate` and the instruction draft use too) and the judge's own.
 
-    ``base_url`` None means the openai client's default endpoint. Only ``model``,
-    ``temperature`` and ``max_tokens`` (plus the endpoint and the prompt) go into the
+    Only the model, the sampling parameters, the endpoint and the prompt go into the
     cache key: changing concurrency or time-outs never invalidates cached answers.
     """
 
-    api_key: str
-    base_url: str | None = None
-    model: str = DEFAULT_MODEL
-    concurrency: int = 4
-    timeout_s: float = 120.0
-    max_attempts: int = 5
-    backoff_initial_s: float = 1.0
-    backoff_max_s: float = 60.0
-    temperature: float = 0.0
-    max_tokens: int | None = None  # omitted: o-series models reject max_tokens
+    llm: ClientSettings
     template: Path | None = None
     scope: str = DEFAULT_SCOPE
     structured: bool = True
     use_cache: bool = True
     cache_dir: Path | None = None
-    breaker_threshold: int = DEFAULT_BREAKER_THRESHOLD
-    extra_parameters: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.scope not in SCOPES:
             raise UserError(f"unknown judge scope {self.scope!r}", hint="Use 'function' or 'file'.")
-        if self.concurrency < 1:
+        if self.llm.concurrency < 1:
             raise UserError("the judge concurrency must be at least 1", hint="Pass 1 or more.")
-        if self.max_attempts < 1:
-            raise UserError("max_attempts must be at least 1")
-        if not 0 < self.timeout_s < float("inf"):
-            raise UserError("the request time-out must be a positive number of seconds")
-        if self.breaker_threshold < 1:
-            raise UserError("breaker_threshold must be at least 1")
+
+    @classmethod
+    def of(cls, **options: Any) -> JudgeConfig:
+        """A config from flat options (the LLM settings' and the judge's own, mixed)."""
+        llm, own = ClientSettings.split(options)
+        llm.setdefault("model", DEFAULT_MODEL)
+        return cls(llm=ClientSettings(**llm), **own)
+
+    @property
+    def model(self) -> str:
+        return self.llm.model
+
+    @property
+    def concurrency(self) -> int:
+        return self.llm.concurrency
+
+    @property
+    def max_tokens(self) -> int | None:
+        return self.llm.max_tokens
 
     def parameters(self) -> dict[str, Any]:
         """The sampling parameters sent with every request (part of the cache key)."""
-        params: dict[str, Any] = {"temperature": self.temperature}
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
-        params.update(self.extra_parameters)
-        return params
-
-    def client_settings(self) -> ClientSettings:
-        """What the shared chat client needs from this config."""
-        return ClientSettings(
-            api_key=self.api_key,
-            model=self.model,
-            base_url=self.base_url,
-            concurrency=self.concurrency,
-            timeout_s=self.timeout_s,
-            max_attempts=self.max_attempts,
-            backoff_initial_s=self.backoff_initial_s,
-            backoff_max_s=self.backoff_max_s,
-            breaker_threshold=self.breaker_threshold,
-            parameters=self.parameters(),
-        )
+        return self.llm.parameters
 
 
 def config_from_env(
@@ -118,7 +99,7 @@ def config_from_env(
     )
     if not endpoint.configured:
         raise JudgeNotConfigured()
-    return JudgeConfig(
+    return JudgeConfig.of(
         api_key=endpoint.api_key or NO_KEY,
         base_url=endpoint.base_url,
         model=endpoint.model or DEFAULT_MODEL,

@@ -24,7 +24,8 @@ import contextlib
 import threading
 import time
 import urllib.parse
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from tenacity import (
@@ -35,6 +36,7 @@ from tenacity import (
     wait_exponential,
 )
 
+from lmr_author.errors import UserError
 from lmr_author.llm.usage import Usage
 
 if TYPE_CHECKING:
@@ -46,8 +48,13 @@ DEFAULT_BREAKER_THRESHOLD = 8
 
 @dataclass(frozen=True)
 class ClientSettings:
-    """Where and how to ask. ``parameters`` (temperature, max_tokens, ...) go with every
-    request; the caller puts them in its cache key."""
+    """Where and how to ask: the one LLM settings type of the judge, `generate` and the
+    instruction draft (each adds only what is its own around it).
+
+    ``base_url`` None means OpenAI itself. `parameters` (temperature, max_tokens and
+    the extra ones) go with every request and belong in the caller's cache key;
+    concurrency, time-outs and back-off never do.
+    """
 
     api_key: str
     model: str
@@ -58,7 +65,33 @@ class ClientSettings:
     backoff_initial_s: float = 1.0
     backoff_max_s: float = 60.0
     breaker_threshold: int = DEFAULT_BREAKER_THRESHOLD
-    parameters: dict[str, Any] = field(default_factory=dict)
+    temperature: float = 0.0
+    max_tokens: int | None = None  # omitted: o-series models reject max_tokens
+    extra_parameters: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise UserError("max_attempts must be at least 1")
+        if not 0 < self.timeout_s < float("inf"):
+            raise UserError("the request time-out must be a positive number of seconds")
+        if self.breaker_threshold < 1:
+            raise UserError("breaker_threshold must be at least 1")
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The sampling parameters sent with every request (part of cache keys)."""
+        params: dict[str, Any] = {"temperature": self.temperature}
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        params.update(self.extra_parameters)
+        return params
+
+    @classmethod
+    def split(cls, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``options`` divided into this type's fields and the rest (a caller's own)."""
+        names = {item.name for item in fields(cls)}
+        mine = {key: value for key, value in options.items() if key in names}
+        return mine, {key: value for key, value in options.items() if key not in names}
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,6 @@ def make_config(server: OpenAIServer) -> Callable[..., JudgeConfig]:
             "backoff_max_s": 0.05,
         }
         options.update(overrides)
-        return JudgeConfig(**options)
+        return JudgeConfig.of(**options)
 
     return make

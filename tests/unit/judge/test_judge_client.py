@@ -99,7 +99,7 @@ def test_timeouts_give_up(server: OpenAIServer, make_config: Callable[..., Judge
 
 def test_structured_output_rejected_falls_back_to_text() -> None:
     with OpenAIServer(reject_structured=True, default=Reply.answer(2)) as server:
-        config = JudgeConfig(api_key="k", base_url=server.base_url, backoff_initial_s=0.01)
+        config = JudgeConfig.of(api_key="k", base_url=server.base_url, backoff_initial_s=0.01)
         client = JudgeClient(config)
         assert client.complete(MESSAGES).structured is False
         assert client.complete(MESSAGES).structured is False

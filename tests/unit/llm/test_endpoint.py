@@ -38,4 +38,5 @@ def test_an_unset_named_key_variable_is_refused_by_both(build: object) -> None:
 def test_both_read_the_same_variables(build: object) -> None:
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k", "OPENAI_MODEL": "m"}
     config = build(model=None, base_url=None, environ=env)  # type: ignore[operator]
-    assert (config.base_url, config.api_key, config.model) == ("http://127.0.0.1:9/v1", "k", "m")
+    llm = config.llm
+    assert (llm.base_url, llm.api_key, llm.model) == ("http://127.0.0.1:9/v1", "k", "m")
