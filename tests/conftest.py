@@ -11,6 +11,17 @@ import pytest
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
+# The sandbox's task and image fixtures, for the tests of every package that runs them.
+from tests.support.sandbox_fixtures import (  # noqa: E402
+    calc_task,
+    image_cleanup,
+    legacy_task,
+    no_leftovers,
+    task_factory,
+)
+
+__all__ = ["calc_task", "image_cleanup", "legacy_task", "no_leftovers", "task_factory"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(

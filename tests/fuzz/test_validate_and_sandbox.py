@@ -1,6 +1,6 @@
 """`validate` and `sandbox build` with a malformed info.json: findings or a refusal.
 
-`tests/unit/validate/test_validate_fuzz.py` fuzzes whole task folders; this checks the
+`tests/validate/test_validate_fuzz.py` fuzzes whole task folders; this checks the
 command's answer for the input files that ended in tracebacks (binary, deep, huge).
 `sandbox build` refuses the task before it talks to Docker.
 """

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from lmr_author.sandbox import engine
+from tests.adversarial.conftest import replay_task, unittest_task
 from tests.conftest import IN_CI
-from tests.docker.adversarial.conftest import replay_task, unittest_task
-from tests.docker.conftest import image_cleanup, no_leftovers
+from tests.support.sandbox_fixtures import image_cleanup, no_leftovers
 
 __all__ = ["docker_client", "image_cleanup", "no_leftovers", "replay_task", "unittest_task"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.docker.adversarial.test_in_process import (
+from tests.adversarial.test_in_process import (
     test_assertion_patching_is_tampering,
     test_early_exits_and_skips_fail,
     test_exit_inside_a_test_is_an_error,

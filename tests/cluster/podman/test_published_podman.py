@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.docker.sandbox.sandbox_tasks import task_name
-from tests.docker.sandbox.test_published_protocol import FORGERIES
+from tests.sandbox.test_published_protocol import FORGERIES
 from tests.support.published_task import (
     GOLDEN,
     GOLDEN_PASSED,
@@ -26,6 +25,7 @@ from tests.support.published_task import (
     write_published_task,
     write_submission,
 )
+from tests.support.sandbox_tasks import task_name
 
 pytestmark = [
     pytest.mark.docker,

@@ -1,0 +1,39 @@
+"""Mutation testing in the task's image: sample tasks kill their mutants; a weak test doesn't."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lmr_author.cli import main
+from lmr_author.mutation.score import mutation_test
+from lmr_author.task import Task, load_task
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+SAMPLE = Path(__file__).resolve().parents[2] / "benchmark" / "04-InfoNCE"
+
+
+def test_sample_task_kills_every_mutant(tmp_path: Path, docker_client: Any) -> None:
+    task_dir = shutil.copytree(SAMPLE, tmp_path / SAMPLE.name)
+    [report] = mutation_test(load_task(task_dir), client=docker_client)
+    assert report.total >= 5 and report.errors == 0
+    assert report.score == 1.0 and report.survivors == []
+
+
+def test_weak_test_leaves_survivors_shown_by_validate(
+    task_factory: Callable[..., Task], docker_client: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # add(0, 0) == 0 cannot tell a + b from a - b, nor from a alone.
+    task = task_factory(tag="weak", test_source="from calc import add\nassert add(0, 0) == 0\n")
+    [report] = mutation_test(task, client=docker_client)
+    assert (report.total, report.killed, report.score) == (2, 0, 0.0)
+    assert {m.operator for m in report.survivors} == {"arithmetic", "dropped-term"}
+    main(["validate", "--run", "--mutants", str(task.path)])
+    out = capsys.readouterr().out
+    assert "#1: mutation score 0% (0 of 2 mutants killed)" in out
+    assert "survivor 1 (arithmetic: Add -> Subtract)" in out
+    assert "+    return a - b" in out
