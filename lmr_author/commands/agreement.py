@@ -115,8 +115,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 def _agreement(args: argparse.Namespace) -> int:
     from lmr_author.atomic import atomic_write_text
     from lmr_author.commands._render_agreement import print_report
+    from lmr_author.identity import load_identity
     from lmr_author.labels.agreement import Options, analyze
-    from lmr_author.labels.aliases import load_aliases
     from lmr_author.labels.published import task_names
     from lmr_author.labels.report import to_markdown
     from lmr_author.labels.sources import load_human_labels, load_judge_source
@@ -125,7 +125,7 @@ def _agreement(args: argparse.Namespace) -> int:
         raise UserError("--bootstrap must be 0 or more", hint="Use 0 to skip the intervals.")
     if args.output is not None and not (args.json or args.markdown):
         raise UserError("-o/--output needs --json or --markdown")
-    aliases = load_aliases(args.aliases)
+    aliases = load_identity(args.aliases)
     tasks = task_names(args.benchmark) if args.benchmark else None
     labels, described = load_human_labels(args.human, aliases=aliases, tasks=tasks)
     judge = load_judge_source(args.judge, aliases) if args.judge else None

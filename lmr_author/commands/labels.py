@@ -106,11 +106,11 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.identity import load_identity
     from lmr_author.labels.published import SCALES, read_label_file, task_names
     from lmr_author.labels.store import LabelStore
 
-    aliases = load_aliases(args.aliases)
+    aliases = load_identity(args.aliases)
     tasks = task_names(args.benchmark) if args.benchmark else None
     shift = SCALES[args.scale] if args.scale else args.shift
     # Read (and so validate) every file before writing anything.
@@ -163,11 +163,11 @@ def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -
 
 def _export(args: argparse.Namespace) -> int:
     from lmr_author.atomic import atomic_write_text
-    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.identity import load_identity
     from lmr_author.labels.published import dumps_records, labels_to_records
     from lmr_author.labels.store import LabelStore
 
-    aliases = load_aliases(args.aliases)
+    aliases = load_identity(args.aliases)
     with LabelStore(args.store) as store:
         labels = store.labels()
         store_path = store.path
@@ -199,7 +199,7 @@ def _export(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from lmr_author.labels.names import display_task
+    from lmr_author.identity import display_task
     from lmr_author.labels.store import LabelStore
 
     with LabelStore(args.store) as store:

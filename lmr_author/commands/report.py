@@ -142,7 +142,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _labels(args: argparse.Namespace, benchmark: Path | None) -> list[Any]:
     """Human labels; published-shape files name tasks by paper index, hence the benchmark."""
-    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.identity import load_identity
     from lmr_author.labels.published import task_names
     from lmr_author.labels.sources import load_human_labels
     from lmr_author.labels.store import default_store_path
@@ -152,5 +152,5 @@ def _labels(args: argparse.Namespace, benchmark: Path | None) -> list[Any]:
     if not args.human and not default_store_path().exists():
         return []
     tasks = task_names(benchmark) if benchmark is not None and benchmark.is_dir() else None
-    labels, _ = load_human_labels(args.human, aliases=load_aliases(args.aliases), tasks=tasks)
+    labels, _ = load_human_labels(args.human, aliases=load_identity(args.aliases), tasks=tasks)
     return list(labels)
