@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lmr_author.commands._label_options import add_label_file_options, label_file_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 DESCRIPTION = """\
@@ -25,7 +26,9 @@ headline numbers, what was not counted) and lays its tables out for the
 terminal's width.
 
 Human labels come from label stores (.sqlite) and label files in the published
-shape; without --human, the default label store. The judge is an eval output
+shape, read as 'labels import' reads them (--aliases, --benchmark,
+--default-annotator, and --shift or --scale for a file labelled 0..2); without
+--human, the default label store. The judge is an eval output
 folder (with judgments/ and runs/) or a folder of published judge outputs
 (<agent>/<model>/<NN-Task>_<repo>_<k>_analysis.txt)."""
 
@@ -59,9 +62,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="RESULTS_DIR_OR_PUBLISHED_FOLDER",
         help="eval output folder or folder of published judge outputs",
     )
-    parser.add_argument(
-        "--aliases", type=Path, metavar="FILE", help="extra name mappings (JSON or TOML)"
-    )
+    add_label_file_options(parser)
     parser.add_argument(
         "--annotator",
         action="append",
@@ -75,12 +76,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=[],
         metavar="NAME",
         help="only this system's items (repeatable; any spelling the aliases know)",
-    )
-    parser.add_argument(
-        "--benchmark",
-        type=Path,
-        metavar="DIR",
-        help="benchmark folder, to name tasks of published label files by their folder",
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -127,7 +122,10 @@ def _agreement(args: argparse.Namespace) -> int:
         raise UserError("-o/--output needs --json or --markdown")
     aliases = load_identity(args.aliases)
     tasks = task_names(args.benchmark) if args.benchmark else None
-    labels, described = load_human_labels(args.human, aliases=aliases, tasks=tasks)
+    options = label_file_options(args)
+    labels, described = load_human_labels(
+        args.human, aliases=aliases, tasks=tasks, shift=options.shift, annotator=options.annotator
+    )
     judge = load_judge_source(args.judge, aliases) if args.judge else None
     report = analyze(
         labels,

@@ -98,8 +98,7 @@ def read_label_file(
                     "(0 = logically incorrect, 2 = completely correct), not 1..3",
                     file=path,
                     where=error.where,
-                    hint="Import it with --shift 1 (or --scale 0-2); add --dry-run to see "
-                    f"what would be imported first; {_NOTHING_IMPORTED}.",
+                    hint=f"Read it with --shift 1 (or --scale 0-2); {_NOTHING_IMPORTED}.",
                 ) from None
             raise
     return labels
@@ -126,6 +125,13 @@ def read_label_records(path: Path) -> list[Any]:
 def raw_result(record: Any) -> Any:
     """The ``human_judge_result`` of a raw record as written (None when absent)."""
     return record.get("human_judge_result") if isinstance(record, dict) else None
+
+
+def zero_to_two(path: Path) -> bool:
+    """The file's labels are certainly on the 0..2 scale: whole numbers in 0..2, a 0 among
+    them (0 is no label on 1..3). Read it with ``shift=1``."""
+    records = read_label_records(path)
+    return _on_zero_to_two(records) and any(raw_result(r) == 0 for r in records)
 
 
 def _on_zero_to_two(records: list[Any]) -> bool:

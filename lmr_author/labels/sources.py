@@ -61,6 +61,8 @@ def load_human_labels(
     *,
     aliases: Identity | None = None,
     tasks: Mapping[int, str] | None = None,
+    shift: int = 0,
+    annotator: str | None = None,
 ) -> tuple[list[Label], list[str]]:
     """The latest labels of every store and label file in ``sources``, and a line per source.
 
@@ -92,7 +94,7 @@ def load_human_labels(
                 found = store.labels()
             described.append(f"{path}: label store, {len(found)} labels")
         else:
-            found = read_label_file(path, aliases, tasks=tasks)
+            found = read_label_file(path, aliases, tasks=tasks, annotator=annotator, shift=shift)
             described.append(f"{path}: label file, {len(found)} labels")
         labels.extend(found)
     return labels, described
