@@ -35,6 +35,24 @@ PUBLISHED_VARIANTS: dict[str, str] = {
     "Data Augmentation & Generation": "Data Augmentation",
 }
 
+#: Free-text spellings of the published tasks and the category the report counts them in
+#: (Figure 2). Unlike `PUBLISHED_VARIANTS` they stay validator findings: the map only
+#: says where the paper's figure puts them, judged from each task's goal function.
+REPORT_SPELLINGS: dict[str, str] = {
+    "loss function": "Training Objectives & Optimization",  # 05-SimPO, 28-SPIN: losses
+    "Evaluation Metrics & Benchmarking": "Evaluation Metrics",  # 11-moverscore
+    "Neural Network Architectures & Modules": "Neural Network Architectures",  # 19-NSA, 25
+}
+
+
+def report_category(text: str | None) -> str | None:
+    """The category of the nine that the report counts ``text`` in; None when missing
+    or when free text is not in `REPORT_SPELLINGS` (a nearest guess is never counted)."""
+    if text is not None and text.strip() in REPORT_SPELLINGS:
+        return REPORT_SPELLINGS[text.strip()]
+    return canonical_category(text)
+
+
 #: Word stems that point at a category when the text is free-form.
 _KEYWORDS: dict[str, tuple[str, ...]] = {
     "Feature Learning & Representation": (

@@ -63,6 +63,38 @@ def _name(row: SystemRow) -> str:
     return row.system + (" (published)" if row.published else "")
 
 
+#: Where each compared cell sits in a Table 2 row.
+_CELL_POSITIONS = {
+    "unit test": 2,
+    "judge CC": 4,
+    "judge LC": 5,
+    "judge LI": 6,
+    "human CC": 8,
+    "human LC": 9,
+    "human LI": 10,
+}
+
+
+def _mark(i: int) -> str:
+    """Footnote marks a, b, ..., z, aa, ab, ..."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[i] if i < len(letters) else letters[i // 26 - 1] + letters[i % 26]
+
+
+def _footnote_marks(report: Report) -> dict[tuple[str, str], str]:
+    """``(system, column)`` -> its footnote marks, e.g. ``[a]``."""
+    from lmr_author.identity import Identity
+
+    identity = Identity()
+    marks: dict[tuple[str, str], str] = {}
+    by_canonical = {identity.canonical_system(row.system): row.system for row in report.rows}
+    for i, note in enumerate(report.footnotes):
+        system = by_canonical.get(note.system, note.system)
+        for column in note.columns:
+            marks[(system, column)] = marks.get((system, column), "") + f"[{_mark(i)}]"
+    return marks
+
+
 def sections(report: Report, regression: RegressionResult | None = None) -> list[Section]:
     """The report's tables, in the paper's order."""
     out: list[Section] = []
@@ -88,17 +120,21 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
         "judge percentages are of the runs judged (unparsed answers included); human "
         f"percentages count every annotator's latest label once. {footnote(marked)}".strip(),
     )
+    marks = _footnote_marks(report)
     for i, row in enumerate(report.rows):
-        table2.rows.append(
-            [
-                _name(row),
-                row.setting or DASH,
-                _pct(row.unit_tests.accuracy),
-                mark(row.unit_tests.counted, i in thin["unit_tests"]),
-                *_labels(row.judge, i in thin["judge"]),
-                *_labels(row.human, i in thin["human"]),
-            ]
-        )
+        cells = [
+            _name(row),
+            row.setting or DASH,
+            _pct(row.unit_tests.accuracy),
+            mark(row.unit_tests.counted, i in thin["unit_tests"]),
+            *_labels(row.judge, i in thin["judge"]),
+            *_labels(row.human, i in thin["human"]),
+        ]
+        for column, position in _CELL_POSITIONS.items():
+            found = marks.get((row.system, column)) if not row.setting else None
+            if found:
+                cells[position] += found
+        table2.rows.append(cells)
     out.append(table2)
     if report.settings:
         table3 = Section(
@@ -122,8 +158,6 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
         ["system", "setting", "judge CC", "judge not CC", "human CC", "human not CC"],
     )
     for row in report.rows:
-        if row.published:
-            continue
         cells = [_name(row), row.setting or DASH]
         for counts in (row.judge, row.human):
             cc = counts.fraction("CC")
@@ -155,9 +189,11 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
                 "Category distribution of the benchmark (Figure 2)",
                 ["category", "implementations", "%"],
                 [
-                    [name, str(count), _pct(count / total)]
+                    [name, str(count), _pct(count / total if total else None)]
                     for name, count in report.category_distribution.items()
                 ],
+                note="The paper's nine categories; published spellings are mapped as "
+                "docs/report.md lists.",
             )
         )
     if report.pass_at_k:
@@ -180,8 +216,16 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
         )
     if regression is not None:
         out.append(regression_section(regression))
+    if report.footnotes:
+        out.append(
+            Section(
+                "Footnotes to Table 2: cells that differ from the printed table",
+                [],
+                [[f"[{_mark(i)}] {f.text()}"] for i, f in enumerate(report.footnotes)],
+            )
+        )
     if report.notes:
-        out.append(Section("Notes", ["note"], [[note] for note in report.notes]))
+        out.append(Section("Notes", [], [[note] for note in report.notes]))
     return out
 
 
@@ -246,9 +290,12 @@ def to_markdown(report: Report, regression: RegressionResult | None = None) -> s
         lines.append("")
     for section in sections(report, regression):
         lines += [f"## {section.title}", ""]
-        lines.append("| " + " | ".join(_md_cell(h) for h in section.header) + " |")
-        lines.append("|" + "|".join("---" for _ in section.header) + "|")
-        lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in section.rows]
+        if not section.header:  # a list: lines wrap in a terminal, table cells do not
+            lines += [f"- {_md_cell(row[0])}" for row in section.rows]
+        else:
+            lines.append("| " + " | ".join(_md_cell(h) for h in section.header) + " |")
+            lines.append("|" + "|".join("---" for _ in section.header) + "|")
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in section.rows]
         if section.note:
             lines += ["", section.note]
         lines.append("")
@@ -291,7 +338,11 @@ def write_html(
     body += images
     for section in sections(report, regression):
         body.append(f"<h2>{html.escape(section.title)}</h2>")
-        body.append(_html_table(section.header, section.rows))
+        if not section.header:
+            items = "".join(f"<li>{html.escape(row[0])}</li>" for row in section.rows)
+            body.append(f"<ul>{items}</ul>")
+        else:
+            body.append(_html_table(section.header, section.rows))
         if section.note:
             body.append(f"<p>{html.escape(section.note)}</p>")
     page = (

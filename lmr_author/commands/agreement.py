@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lmr_author.commands._label_options import add_label_file_options, label_file_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 DESCRIPTION = """\
@@ -25,7 +26,9 @@ headline numbers, what was not counted) and lays its tables out for the
 terminal's width.
 
 Human labels come from label stores (.sqlite) and label files in the published
-shape; without --human, the default label store. The judge is an eval output
+shape, read as 'labels import' reads them (--aliases, --benchmark,
+--default-annotator, and --shift or --scale for a file labelled 0..2); without
+--human, the default label store. The judge is an eval output
 folder (with judgments/ and runs/) or a folder of published judge outputs
 (<agent>/<model>/<NN-Task>_<repo>_<k>_analysis.txt)."""
 
@@ -59,9 +62,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="RESULTS_DIR_OR_PUBLISHED_FOLDER",
         help="eval output folder or folder of published judge outputs",
     )
-    parser.add_argument(
-        "--aliases", type=Path, metavar="FILE", help="extra name mappings (JSON or TOML)"
-    )
+    add_label_file_options(parser)
     parser.add_argument(
         "--annotator",
         action="append",
@@ -75,12 +76,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=[],
         metavar="NAME",
         help="only this system's items (repeatable; any spelling the aliases know)",
-    )
-    parser.add_argument(
-        "--benchmark",
-        type=Path,
-        metavar="DIR",
-        help="benchmark folder, to name tasks of published label files by their folder",
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -115,8 +110,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 def _agreement(args: argparse.Namespace) -> int:
     from lmr_author.atomic import atomic_write_text
     from lmr_author.commands._render_agreement import print_report
+    from lmr_author.identity import load_identity
     from lmr_author.labels.agreement import Options, analyze
-    from lmr_author.labels.aliases import load_aliases
     from lmr_author.labels.published import task_names
     from lmr_author.labels.report import to_markdown
     from lmr_author.labels.sources import load_human_labels, load_judge_source
@@ -125,9 +120,12 @@ def _agreement(args: argparse.Namespace) -> int:
         raise UserError("--bootstrap must be 0 or more", hint="Use 0 to skip the intervals.")
     if args.output is not None and not (args.json or args.markdown):
         raise UserError("-o/--output needs --json or --markdown")
-    aliases = load_aliases(args.aliases)
+    aliases = load_identity(args.aliases)
     tasks = task_names(args.benchmark) if args.benchmark else None
-    labels, described = load_human_labels(args.human, aliases=aliases, tasks=tasks)
+    options = label_file_options(args)
+    labels, described = load_human_labels(
+        args.human, aliases=aliases, tasks=tasks, shift=options.shift, annotator=options.annotator
+    )
     judge = load_judge_source(args.judge, aliases) if args.judge else None
     report = analyze(
         labels,

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._label_options import add_label_file_options, label_file_options
 from lmr_author.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -43,27 +44,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     imp.add_argument("files", nargs="+", type=Path, metavar="FILE")
     imp.add_argument("--store", type=Path, metavar="PATH", help=store_help)
-    imp.add_argument("--aliases", type=Path, metavar="FILE", help="name mappings (JSON/TOML)")
-    imp.add_argument(
-        "--benchmark",
-        type=Path,
-        metavar="DIR",
-        help="name tasks by their folder in this benchmark (paper_index 1 -> 01-DPO)",
-    )
-    imp.add_argument("--annotator", metavar="NAME", help="annotator of records that lack one")
-    scale = imp.add_mutually_exclusive_group()
-    scale.add_argument(
-        "--shift",
-        type=int,
-        default=0,
-        metavar="N",
-        help="add N to every human_judge_result (1 for a file labelled 0..2)",
-    )
-    scale.add_argument(
-        "--scale",
-        choices=("1-3", "0-2"),
-        help="the label scale of the files (0-2 is the same as --shift 1)",
-    )
+    add_label_file_options(imp, annotator_flags=("--annotator", "--default-annotator"))
     imp.add_argument(
         "--dry-run",
         action="store_true",
@@ -106,18 +87,19 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from lmr_author.labels.aliases import load_aliases
-    from lmr_author.labels.published import SCALES, read_label_file, task_names
+    from lmr_author.identity import load_identity
+    from lmr_author.labels.published import read_label_file, task_names
     from lmr_author.labels.store import LabelStore
 
-    aliases = load_aliases(args.aliases)
+    aliases = load_identity(args.aliases)
     tasks = task_names(args.benchmark) if args.benchmark else None
-    shift = SCALES[args.scale] if args.scale else args.shift
+    options = label_file_options(args)
+    shift = options.shift
     # Read (and so validate) every file before writing anything.
     per_file = [
         (
             path,
-            read_label_file(path, aliases, tasks=tasks, annotator=args.annotator, shift=shift),
+            read_label_file(path, aliases, tasks=tasks, annotator=options.annotator, shift=shift),
         )
         for path in args.files
     ]
@@ -163,11 +145,11 @@ def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -
 
 def _export(args: argparse.Namespace) -> int:
     from lmr_author.atomic import atomic_write_text
-    from lmr_author.labels.aliases import load_aliases
+    from lmr_author.identity import load_identity
     from lmr_author.labels.published import dumps_records, labels_to_records
     from lmr_author.labels.store import LabelStore
 
-    aliases = load_aliases(args.aliases)
+    aliases = load_identity(args.aliases)
     with LabelStore(args.store) as store:
         labels = store.labels()
         store_path = store.path
@@ -199,7 +181,7 @@ def _export(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from lmr_author.labels.names import display_task
+    from lmr_author.identity import display_task
     from lmr_author.labels.store import LabelStore
 
     with LabelStore(args.store) as store:

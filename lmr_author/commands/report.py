@@ -5,31 +5,45 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._label_options import add_label_file_options, label_file_options
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
     from lmr_author.benchmark import Benchmark
 
 DESCRIPTION = """\
-Report eval outputs the way the paper does: Table 2 (unit-test accuracy, LLM judge and
-human CC / LC / LI per system), Table 3 (settings side by side, for eval outputs named
-with --setting NAME=PATH), Table 6 (completely correct vs not), unit-test accuracy per
-category, the benchmark's category distribution (Figure 2) and, for systems generated
-with --samples, pass@1 and pass@k. Published unit-test summaries (results.txt) join
-Table 2 with --published-results. --regression fits the logistic regression of Table 5
-(success on the repository metrics and system dummies; docs/metrics.md).
+Report eval outputs the way the paper does: Table 2 (unit-test accuracy, LLM
+judge and human CC / LC / LI per system), Table 3 (settings side by side, for
+eval outputs named with --setting NAME=PATH), Table 6 (completely correct vs
+not), unit-test accuracy per category, the benchmark's category distribution
+(Figure 2) and, for systems generated with --samples, pass@1 and pass@k.
+--regression fits the logistic regression of Table 5 (success on the
+repository metrics and system dummies; docs/metrics.md).
 
-Output: Markdown (default) or JSON (--format json) on stdout or to -o FILE, and with
---html DIR an HTML page with plots (PNG and SVG). Human labels come from --human
-(label stores or label files; default: the label store, when it exists).
+Published results join as RESULTS_DIR too: the published results/ folder (its
+unit_test_evaluation/, llm_as_a_judge_evaluation/ and human_evaluation/ are
+all read; a label file with a 0 on the 0..2 scale is read shifted by 1, and
+said so), or one of its folders; or name them one by one with
+--published-results (results.txt files or folders of them), --published-judge
+(folders of <agent>/<model>/*_analysis.txt) and --human. Systems and tasks
+match through one identity (OpenHands/gpt4o is openhands_agent-gpt4o).
+--compare-printed FILE compares Table 2 cell by cell with a printed table
+(docs/lmr-bench-table2.json holds the paper's) and footnotes each cell that
+differs, with the reason when the numbers show it.
 
-Tasks of the benchmark that cannot be loaded (for --regression: also those missing
-their repository or files) are listed first on stderr, one line each with the reason,
-and left out; the exit status is then 1 and --format json lists them under
-skipped_tasks. 0 otherwise, 2 usage or input error.
+Output: Markdown (default) or JSON (--format json) on stdout or to -o FILE,
+and with --html DIR an HTML page with plots (PNG and SVG). Human labels come
+from --human (label stores or label files; default: the label store, when it
+exists).
+
+Tasks of the benchmark that cannot be loaded (for --regression: also those
+missing their repository or files) are listed first on stderr, one line each
+with the reason, and left out; the exit status is then 1 and --format json
+lists them under skipped_tasks. 0 otherwise, 2 usage or input error.
 """
 
 
@@ -54,7 +68,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("outputs", nargs="*", type=Path, metavar="RESULTS_DIR", help="eval outputs")
+    parser.add_argument(
+        "outputs",
+        nargs="*",
+        type=Path,
+        metavar="RESULTS_DIR",
+        help="eval outputs, or published result folders",
+    )
     parser.add_argument(
         "--setting",
         dest="settings",
@@ -73,18 +93,30 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="label store or label file (repeatable; default: the label store if it exists)",
     )
     parser.add_argument("--no-human", action="store_true", help="leave the human columns empty")
-    parser.add_argument(
-        "--aliases", type=Path, metavar="FILE", help="name mappings of published label files"
-    )
+    add_label_file_options(parser)
     parser.add_argument(
         "--published-results",
         action="append",
         default=[],
         type=_maybe_named_path,
-        metavar="[NAME=]results.txt",
-        help="a published unit-test summary (repeatable; NAME defaults to agent/model folders)",
+        metavar="[NAME=]PATH",
+        help="a published results.txt or a folder of them (repeatable; NAME defaults to "
+        "the agent/model folders)",
     )
-    parser.add_argument("--benchmark", type=Path, metavar="DIR", help="(default: from results)")
+    parser.add_argument(
+        "--published-judge",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="a folder of published judge outputs <agent>/<model>/*_analysis.txt",
+    )
+    parser.add_argument(
+        "--compare-printed",
+        type=Path,
+        metavar="FILE",
+        help="footnote the cells of Table 2 that differ from this printed table (JSON)",
+    )
     parser.add_argument(
         "--k", dest="ks", action="append", type=int, default=[], metavar="K", help="pass@K"
     )
@@ -96,41 +128,95 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler=_report)
 
 
+@dataclass
+class _Inputs:
+    """What the command line names, sorted by kind."""
+
+    eval_outputs: list[Any] = field(default_factory=list)  # EvalSource
+    results: list[tuple[str | None, Path]] = field(default_factory=list)
+    judges: list[Path] = field(default_factory=list)
+    label_files: list[Path] = field(default_factory=list)  # from published folders
+
+
+def _inputs(args: argparse.Namespace) -> _Inputs:
+    from lmr_author.eval_output import is_eval_output
+    from lmr_author.reporting.published_sources import find_published
+    from lmr_author.reporting.tables import EvalSource
+
+    found = _Inputs()
+    for path in args.outputs:
+        if not path.is_dir() or is_eval_output(path):
+            found.eval_outputs.append(EvalSource(path))
+            continue
+        published = find_published(path)
+        if published.empty:
+            raise UserError(
+                "is neither an eval output (results.json, runs/, judgments/) nor a folder of "
+                "published results (unit_test_evaluation/, llm_as_a_judge_evaluation/, "
+                "human_evaluation/, <agent>/<model>/results.txt or *_analysis.txt)",
+                file=path,
+                hint="Give RESULTS_DIR an eval output or the published results/ folder.",
+            )
+        found.results += [(None, p) for p in published.results]
+        found.judges += published.judges
+        found.label_files += published.label_files
+    found.eval_outputs += [EvalSource(path, name) for name, path in args.settings]
+    for name, path in args.published_results:
+        if path.is_dir():
+            listed = find_published(path).results
+            if not listed:
+                raise UserError(
+                    "holds no results.txt (at <agent>/<model>/results.txt)",
+                    file=path,
+                    hint="Give --published-results a results.txt or a folder of them.",
+                )
+            found.results += [(name if len(listed) == 1 else None, p) for p in listed]
+        else:
+            found.results.append((name, path))
+    found.judges += args.published_judge
+    return found
+
+
 def _report(args: argparse.Namespace) -> int:
     from lmr_author.atomic import atomic_write_text
     from lmr_author.commands._render_report import regression_json, to_markdown, write_html
-    from lmr_author.reporting.tables import EvalSource, build_report
+    from lmr_author.identity import load_identity
+    from lmr_author.reporting.tables import build_report
 
-    sources = [EvalSource(path) for path in args.outputs]
-    sources += [EvalSource(path, name) for name, path in args.settings]
-    if not sources and not args.published_results:
+    inputs = _inputs(args)
+    if not (inputs.eval_outputs or inputs.results or inputs.judges or inputs.label_files):
         raise UserError(
             "nothing to report",
-            hint="Give eval output folders, --setting NAME=DIR or --published-results FILE.",
+            hint="Give eval output folders, the published results/ folder, --setting "
+            "NAME=DIR, --published-results FILE or --published-judge DIR.",
         )
     if any(k < 1 for k in args.ks):
         raise UserError("--k must be 1 or more")
     from lmr_author.eval_output import find_benchmark
 
+    sources = inputs.eval_outputs
+    identity = load_identity(args.aliases)
     benchmark = args.benchmark or (find_benchmark(sources[0].path) if sources else None)
     loaded = _load_listing_broken(benchmark, regression=args.regression)
+    labels, label_notes, explicit = _labels(args, inputs, benchmark, identity)
     report = build_report(
         sources,
-        labels=_labels(args, benchmark),
-        published=args.published_results,
+        labels=labels,
+        published=inputs.results,
+        published_judges=inputs.judges,
+        label_rows=explicit,
         benchmark=benchmark,
         ks=args.ks,
+        identity=identity,
     )
+    report.notes[:0] = label_notes
+    if args.compare_printed is not None:
+        from lmr_author.reporting.printed import compare_printed, load_printed_table
+
+        report.footnotes = compare_printed(report, load_printed_table(args.compare_printed))
     regression = None
     if args.regression:
-        from lmr_author.reporting.regression import fit_success_model
-        from lmr_author.reporting.success import success_rows
-
-        if not report.benchmark:
-            raise UserError("--regression needs the benchmark", hint="Pass --benchmark DIR.")
-        rows, notes = success_rows([s.path for s in sources], Path(report.benchmark))
-        report.notes.extend(notes)
-        regression = fit_success_model(rows, reference_system=args.reference_system)
+        regression = _regression(args, report, sources, inputs)
     if args.format == "json":
         data = report.to_json()
         if loaded is not None and loaded.broken:
@@ -161,17 +247,49 @@ def _load_listing_broken(benchmark: Path | None, *, regression: bool) -> Benchma
     return load_for_command(benchmark, runnable=regression)
 
 
-def _labels(args: argparse.Namespace, benchmark: Path | None) -> list[Any]:
-    """Human labels; published-shape files name tasks by paper index, hence the benchmark."""
-    from lmr_author.labels.aliases import load_aliases
-    from lmr_author.labels.published import task_names
+def _regression(args: argparse.Namespace, report: Any, sources: list[Any], inputs: _Inputs) -> Any:
+    from lmr_author.reporting.regression import fit_success_model
+    from lmr_author.reporting.success import success_rows
+
+    if not report.benchmark:
+        raise UserError("--regression needs the benchmark", hint="Pass --benchmark DIR.")
+    rows, notes = success_rows([s.path for s in sources], Path(report.benchmark))
+    report.notes.extend(notes)
+    return fit_success_model(rows, reference_system=args.reference_system)
+
+
+def _labels(
+    args: argparse.Namespace, inputs: _Inputs, benchmark: Path | None, identity: Any
+) -> tuple[list[Any], list[str], bool]:
+    """Human labels, notes on how files were read, and whether they were named explicitly
+    (then labels of systems without runs make rows of their own)."""
+    from lmr_author.labels.published import read_label_file, task_names, zero_to_two
     from lmr_author.labels.sources import load_human_labels
     from lmr_author.labels.store import default_store_path
 
     if args.no_human:
-        return []
-    if not args.human and not default_store_path().exists():
-        return []
+        return [], [], False
     tasks = task_names(benchmark) if benchmark is not None and benchmark.is_dir() else None
-    labels, _ = load_human_labels(args.human, aliases=load_aliases(args.aliases), tasks=tasks)
-    return list(labels)
+    options = label_file_options(args)
+    labels: list[Any] = []
+    notes: list[str] = []
+    for path in inputs.label_files:
+        shift = options.shift
+        if not shift and zero_to_two(path):
+            shift = 1
+            notes.append(f"{path}: labels on the 0..2 scale (a 0 is among them); read with +1")
+        labels += read_label_file(
+            path, identity, tasks=tasks, annotator=options.annotator, shift=shift
+        )
+    if args.human or not inputs.label_files:
+        if not args.human and not default_store_path().exists():
+            return labels, notes, bool(inputs.label_files)
+        found, _ = load_human_labels(
+            args.human,
+            aliases=identity,
+            tasks=tasks,
+            shift=options.shift,
+            annotator=options.annotator,
+        )
+        labels += found
+    return labels, notes, bool(args.human or inputs.label_files)

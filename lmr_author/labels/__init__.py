@@ -4,7 +4,6 @@ Light to import (no numpy, statsmodels or Textual): the review TUI uses the stor
 model; `lmr_author.labels.agreement` (the statistics) is imported by its callers.
 """
 
-from lmr_author.labels.aliases import Aliases, load_aliases
 from lmr_author.labels.model import (
     InvalidLabelError,
     ItemKey,
@@ -15,13 +14,11 @@ from lmr_author.labels.published import read_label_file, write_label_file
 from lmr_author.labels.store import LabelStore, default_store_path
 
 __all__ = [
-    "Aliases",
     "InvalidLabelError",
     "ItemKey",
     "Label",
     "LabelStore",
     "default_store_path",
-    "load_aliases",
     "now_iso",
     "read_label_file",
     "write_label_file",

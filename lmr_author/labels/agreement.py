@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from lmr_author.eval_output import StoredRun
+from lmr_author.identity import Identity
 from lmr_author.item_key import ItemKey
 from lmr_author.labels import stats
 from lmr_author.labels.agreement_report import (
@@ -40,7 +41,6 @@ from lmr_author.labels.agreement_report import (
     UnitTests,
     ViewAgreement,
 )
-from lmr_author.labels.aliases import Aliases
 from lmr_author.labels.matching import JUDGE, Item, Matched, match_items
 from lmr_author.labels.model import Label
 from lmr_author.labels.sources import JudgeSource
@@ -62,7 +62,7 @@ def analyze(
     labels: Sequence[Label],
     judge: JudgeSource | None,
     *,
-    aliases: Aliases | None = None,
+    aliases: Identity | None = None,
     options: Options | None = None,
     inputs: dict[str, Any] | None = None,
     annotators: Sequence[str] = (),

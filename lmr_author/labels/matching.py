@@ -1,7 +1,7 @@
 """Line human labels and judge labels up item by item, and say what cannot be counted.
 
 Items are matched on ``(canonical system, paper index or task name, implementation)``
-(see `lmr_author.labels.aliases`), so published label files, published judge outputs and
+(see `lmr_author.identity`), so published label files, published judge outputs and
 our own runs line up without hand edits. Nothing is dropped silently: items one source
 has and another lacks, judge answers that could not be parsed, and labels given to a
 candidate that has changed since (its hash differs from the run's) are kept in the
@@ -24,10 +24,9 @@ from dataclasses import dataclass, field, replace
 
 from lmr_author.errors import UserError
 from lmr_author.eval_output import StoredRun
+from lmr_author.identity import Identity, natural_key
 from lmr_author.item_key import ItemKey
-from lmr_author.labels.aliases import Aliases
 from lmr_author.labels.model import Label
-from lmr_author.labels.names import natural_key
 from lmr_author.labels.sources import JudgeSource
 from lmr_author.three_way import ThreeWayLabel
 
@@ -158,7 +157,7 @@ class Matched:
 def match_items(
     labels: Sequence[Label],
     judge: JudgeSource | None,
-    aliases: Aliases | None = None,
+    aliases: Identity | None = None,
     *,
     annotators: Sequence[str] = (),
     systems: Sequence[str] = (),
@@ -169,7 +168,7 @@ def match_items(
     those systems' items (any spelling of a system the aliases know). A name that matches
     nothing is a `UserError` listing the names there are.
     """
-    aliases = aliases or Aliases()
+    aliases = aliases or Identity()
     builder = _Builder(aliases)
     labels, judge, filtered = _filtered(labels, judge, aliases, annotators, systems)
     if judge is not None:
@@ -192,7 +191,7 @@ def match_items(
 def _filtered(
     labels: Sequence[Label],
     judge: JudgeSource | None,
-    aliases: Aliases,
+    aliases: Identity,
     annotators: Sequence[str],
     systems: Sequence[str],
 ) -> tuple[Sequence[Label], JudgeSource | None, dict[str, int]]:
@@ -245,7 +244,7 @@ def _sort_key(key: ItemKey) -> tuple[str, int, str, int]:
 class _Builder:
     """Collects ratings item by item, deciding what is counted and what is flagged."""
 
-    def __init__(self, aliases: Aliases) -> None:
+    def __init__(self, aliases: Identity) -> None:
         self.aliases = aliases
         self.items: dict[ItemKey, Item] = {}
         self.runs_by_key: dict[ItemKey, StoredRun] = {}

@@ -21,8 +21,8 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_text
 from lmr_author.errors import UserError
+from lmr_author.identity import Identity, from_zero_based, split_system, to_zero_based
 from lmr_author.json_input import load_json
-from lmr_author.labels.aliases import Aliases, from_zero_based, split_system, to_zero_based
 from lmr_author.labels.model import InvalidLabelError, Label, now_iso
 
 #: Keys of the published record, in the published order.
@@ -48,7 +48,7 @@ _NOTHING_IMPORTED = "no label of any file was imported (all are checked before a
 
 def task_names(benchmark: Path) -> dict[int, str]:
     """Paper index -> task folder name for the task folders of ``benchmark``."""
-    from lmr_author.labels.aliases import paper_index
+    from lmr_author.identity import paper_index
     from lmr_author.task import find_task_dirs
 
     names: dict[int, str] = {}
@@ -61,7 +61,7 @@ def task_names(benchmark: Path) -> dict[int, str]:
 
 def read_label_file(
     path: Path,
-    aliases: Aliases | None = None,
+    aliases: Identity | None = None,
     *,
     tasks: Mapping[int, str] | None = None,
     annotator: str | None = None,
@@ -75,7 +75,7 @@ def read_label_file(
         annotator: fills in records without an annotator (never overrides one).
         shift: added to every ``human_judge_result`` (1 for a file on a 0..2 scale).
     """
-    aliases = aliases or Aliases()
+    aliases = aliases or Identity()
     data = read_label_records(path)
     labels: list[Label] = []
     for i, record in enumerate(data):
@@ -98,8 +98,7 @@ def read_label_file(
                     "(0 = logically incorrect, 2 = completely correct), not 1..3",
                     file=path,
                     where=error.where,
-                    hint="Import it with --shift 1 (or --scale 0-2); add --dry-run to see "
-                    f"what would be imported first; {_NOTHING_IMPORTED}.",
+                    hint=f"Read it with --shift 1 (or --scale 0-2); {_NOTHING_IMPORTED}.",
                 ) from None
             raise
     return labels
@@ -128,6 +127,13 @@ def raw_result(record: Any) -> Any:
     return record.get("human_judge_result") if isinstance(record, dict) else None
 
 
+def zero_to_two(path: Path) -> bool:
+    """The file's labels are certainly on the 0..2 scale: whole numbers in 0..2, a 0 among
+    them (0 is no label on 1..3). Read it with ``shift=1``."""
+    records = read_label_records(path)
+    return _on_zero_to_two(records) and any(raw_result(r) == 0 for r in records)
+
+
 def _on_zero_to_two(records: list[Any]) -> bool:
     """Every label of the file is a whole number in 0..2."""
     values = {raw_result(record) for record in records}
@@ -140,7 +146,7 @@ def _on_zero_to_two(records: list[Any]) -> bool:
 
 def label_from_record(
     record: Any,
-    aliases: Aliases,
+    aliases: Identity,
     *,
     tasks: Mapping[int, str] | None = None,
     annotator: str | None = None,
@@ -191,7 +197,9 @@ def label_from_record(
         if value is not None and not isinstance(value, str):
             raise fail(f"must be a string, got {value!r}", key)
     paper_index = int(record["paper_index"])
-    task = record.get("task") or (tasks or {}).get(paper_index) or str(paper_index)
+    # A task given by name is kept as written (exports round-trip); a bare paper index
+    # is spelt as the benchmark's folder, or zero-padded (lmr_author.identity).
+    task = record.get("task") or aliases.canonical_task(str(paper_index), tasks)
     if aliases.paper_index(task) not in (None, paper_index):
         raise fail(f"task {task!r} does not have paper index {paper_index}", "task")
     try:
@@ -209,7 +217,7 @@ def label_from_record(
         raise fail(error.message) from error
 
 
-def label_to_record(label: Label, aliases: Aliases, *, bare: bool = False) -> dict[str, Any]:
+def label_to_record(label: Label, aliases: Identity, *, bare: bool = False) -> dict[str, Any]:
     """A `Label` -> a published record (plus our extra keys unless ``bare``)."""
     agent_type, model_name = split_system(aliases.canonical_system(label.system))
     paper_index = aliases.paper_index(label.task)
@@ -237,7 +245,7 @@ def label_to_record(label: Label, aliases: Aliases, *, bare: bool = False) -> di
 
 
 def write_label_file(
-    path: Path, labels: Iterable[Label], aliases: Aliases | None = None, *, bare: bool = False
+    path: Path, labels: Iterable[Label], aliases: Identity | None = None, *, bare: bool = False
 ) -> int:
     """Write ``labels`` as a published-shape JSON file, atomically; return how many."""
     records = labels_to_records(labels, aliases, bare=bare)
@@ -246,9 +254,9 @@ def write_label_file(
 
 
 def labels_to_records(
-    labels: Iterable[Label], aliases: Aliases | None = None, *, bare: bool = False
+    labels: Iterable[Label], aliases: Identity | None = None, *, bare: bool = False
 ) -> list[dict[str, Any]]:
-    aliases = aliases or Aliases()
+    aliases = aliases or Identity()
     return [label_to_record(label, aliases, bare=bare) for label in labels]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lmr_author.identity import display_task, natural_key
 from lmr_author.labels.agreement_report import (
     AgreementReport,
     BetweenAnnotators,
@@ -24,7 +25,6 @@ from lmr_author.labels.agreement_report import (
     ViewAgreement,
 )
 from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel, UnparsedAnswer
-from lmr_author.labels.names import display_task, natural_key
 from lmr_author.thin_rows import describe, footnote, mark
 
 #: How the judge is named in the short column names and rows.

@@ -25,7 +25,7 @@ from lmr_author.eval_output import (
     judgment_path,
     scan_stored_runs,
 )
-from lmr_author.labels.aliases import Aliases, from_zero_based
+from lmr_author.identity import Identity, from_zero_based
 from lmr_author.labels.model import Label
 from lmr_author.labels.published import read_label_file
 from lmr_author.labels.store import LabelStore, default_store_path, is_store_file
@@ -59,8 +59,10 @@ class JudgeSource:
 def load_human_labels(
     sources: Sequence[Path],
     *,
-    aliases: Aliases | None = None,
+    aliases: Identity | None = None,
     tasks: Mapping[int, str] | None = None,
+    shift: int = 0,
+    annotator: str | None = None,
 ) -> tuple[list[Label], list[str]]:
     """The latest labels of every store and label file in ``sources``, and a line per source.
 
@@ -92,15 +94,15 @@ def load_human_labels(
                 found = store.labels()
             described.append(f"{path}: label store, {len(found)} labels")
         else:
-            found = read_label_file(path, aliases, tasks=tasks)
+            found = read_label_file(path, aliases, tasks=tasks, annotator=annotator, shift=shift)
             described.append(f"{path}: label file, {len(found)} labels")
         labels.extend(found)
     return labels, described
 
 
-def load_judge_source(path: Path, aliases: Aliases | None = None) -> JudgeSource:
+def load_judge_source(path: Path, aliases: Identity | None = None) -> JudgeSource:
     """The judge labels of an eval output folder or of a published judge-output folder."""
-    aliases = aliases or Aliases()
+    aliases = aliases or Identity()
     path = Path(path)
     if not path.is_dir():
         raise UserError(
@@ -141,7 +143,7 @@ def _load_our_judgments(path: Path) -> JudgeSource:
     return source
 
 
-def _load_published(path: Path, aliases: Aliases) -> JudgeSource:
+def _load_published(path: Path, aliases: Identity) -> JudgeSource:
     from lmr_author.judge import scan_published_judgments
 
     scan = scan_published_judgments(path)

@@ -7,6 +7,11 @@ the latest row per annotator and item is the one that counts. Clearing a label a
 tombstone row (``cleared = 1``), so the latest row can say "no label" without deleting
 what was given. Comment drafts (typed in the review app before the label key) live in
 their own table, one per annotator and item, so a crash mid-comment loses nothing.
+One item is stored under one spelling: a task is named by its paper index, and the
+store keeps the richest spelling it has seen for it (``01-DPO`` over ``01`` or ``1``;
+`lmr_author.identity`), so a label file imported with and without ``--benchmark`` holds
+each label once. Stores written before version 3 are merged on opening: their tasks are
+renamed the same way and a row that repeats the item's previous row is dropped.
 Several processes may use one store (SQLite locks; a busy timeout waits instead of
 failing), and one connection is shared by threads behind a lock so a Textual worker can
 write while the UI reads.
@@ -16,19 +21,21 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
 from lmr_author.errors import UserError
+from lmr_author.identity import canonical_task, paper_index, task_name
 from lmr_author.labels.model import ItemKey, Label, now_iso
 from lmr_author.locations import data_dir
 
 STORE_FILE = "labels.sqlite"
-#: 2 added the ``cleared`` tombstone column and the ``comment_drafts`` table.
-SCHEMA_VERSION = 2
+#: 2 added the ``cleared`` tombstone column and the ``comment_drafts`` table; 3 merged the
+#: spellings of one task (``1`` and ``01-DPO``) into one.
+SCHEMA_VERSION = 3
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
@@ -143,6 +150,8 @@ class LabelStore:
                 conn.execute(_MIGRATE_1_TO_2)
             conn.execute("COMMIT")
             conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
+            if columns and version < 3:
+                merge_task_spellings(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as error:
             raise UserError(
@@ -177,15 +186,19 @@ class LabelStore:
         """Record, in one transaction, the labels that differ from what already counts.
 
         A label whose value, comment and candidate hash equal the annotator's latest label
-        of the item is left out, so importing the same file twice adds nothing. Returns
-        the labels recorded.
+        of the item is left out, so importing the same file twice adds nothing (even
+        under another spelling of its task, which is then given the richer spelling).
+        Returns the labels recorded.
         """
-        new = [label for label in labels if not self._repeats(label)]
-        self.add_many(new)
+        with self._lock, self._transaction():
+            spelt = [self._spelt(label, rename=True) for label in labels]
+            new = [label for label in spelt if not self._repeats(label)]
+            self._insert(new, cleared=False)
         return new
 
     def _repeats(self, label: Label) -> bool:
-        latest = self.latest(label.annotator, label.item)
+        entries = self._rows(label.annotator, label.item, "DESC LIMIT 1")
+        latest = entries[0].label if entries and not entries[0].cleared else None
         return latest is not None and (
             latest.label,
             latest.comment,
@@ -193,6 +206,11 @@ class LabelStore:
         ) == (label.label, label.comment, label.candidate_sha256)
 
     def _write_many(self, labels: list[Label], *, cleared: bool = False) -> None:
+        with self._transaction():
+            labels = [self._spelt(label, rename=True) for label in labels]
+            self._insert(labels, cleared)
+
+    def _insert(self, labels: list[Label], cleared: bool) -> None:
         rows = [
             (
                 x.annotator,
@@ -207,11 +225,53 @@ class LabelStore:
             )
             for x in labels
         ]
-        with self._transaction():
-            self._conn.executemany(
-                f"INSERT INTO labels ({_COLUMNS}, cleared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+        self._conn.executemany(
+            f"INSERT INTO labels ({_COLUMNS}, cleared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    # -- one spelling per task -------------------------------------------------------
+
+    def _spelt(self, label: Label, *, rename: bool = False) -> Label:
+        """``label`` with its task spelt as the store spells that task."""
+        task = self._task(label.task, rename=rename)
+        return label if task == label.task else replace(label, task=task)
+
+    def _item(self, item: ItemKey) -> ItemKey:
+        return ItemKey(item[0], self._task(item[1]), item[2])
+
+    def _matching(self, task: str) -> list[str]:
+        """The stored spellings that are ``task``: its own, and bare numbers a named
+        spelling would rename on the next write (``01`` for ``01-DPO``)."""
+        index = paper_index(task)
+        if index is None:
+            return [task]
+        known = self._spellings(index)
+        chosen = choose_spelling(task, known)
+        named = {canonical_task(k) for k in [*known, chosen] if task_name(k)}
+        if named == {chosen}:
+            return [chosen, *(k for k in known if not task_name(k))]
+        return [chosen]
+
+    def _task(self, task: str, *, rename: bool = False) -> str:
+        """The store's spelling of ``task``; with ``rename`` (inside a write transaction)
+        rows spelt more poorly (a bare number where ``task`` has a name) are renamed."""
+        index = paper_index(task)
+        if index is None:
+            return task
+        known = self._spellings(index)
+        chosen = choose_spelling(task, known)
+        if rename:
+            for old in known:
+                if old != chosen and not task_name(old) and task_name(chosen):
+                    _rename_task(self._conn, old, chosen)
+        return chosen
+
+    def _spellings(self, index: int) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT DISTINCT task FROM labels UNION SELECT DISTINCT task FROM comment_drafts"
+        ).fetchall()
+        return [str(row[0]) for row in rows if paper_index(str(row[0])) == index]
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -247,16 +307,22 @@ class LabelStore:
         return self._history(annotator, item, "")
 
     def _history(self, annotator: str, item: ItemKey, order: str) -> list[HistoryEntry]:
-        system, task, implementation = item
-        sql = (
-            f"SELECT {_COLUMNS}, cleared FROM labels WHERE annotator = ? AND system = ? "
-            f"AND task = ? AND implementation = ? ORDER BY id {order}"
-        )
         try:
             with self._lock:
-                rows = self._conn.execute(sql, (annotator, system, task, implementation)).fetchall()
+                return self._rows(annotator, item, order)
         except sqlite3.Error as error:
             raise UserError(f"cannot read the label store: {error}", file=self.path) from error
+
+    def _rows(self, annotator: str, item: ItemKey, order: str) -> list[HistoryEntry]:
+        """`_history` for a caller that holds the lock."""
+        system, task, implementation = item
+        tasks = self._matching(task)
+        sql = (
+            f"SELECT {_COLUMNS}, cleared FROM labels WHERE annotator = ? AND system = ? "
+            f"AND task IN ({', '.join('?' * len(tasks))}) AND implementation = ? "
+            f"ORDER BY id {order}"
+        )
+        rows = self._conn.execute(sql, (annotator, system, *tasks, implementation)).fetchall()
         return [HistoryEntry(_label_of(row), bool(row[8])) for row in rows]
 
     # -- comment drafts ------------------------------------------------------------
@@ -266,7 +332,8 @@ class LabelStore:
 
         Durable when this returns, like `add`.
         """
-        system, task, implementation = item
+        with self._lock:
+            system, task, implementation = self._item(item)
         key = (annotator, system, task, implementation)
         if comment:
             sql = (
@@ -340,6 +407,68 @@ class LabelStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def choose_spelling(task: str, known: Iterable[str]) -> str:
+    """How the store spells ``task`` given the spellings ``known`` of its paper index.
+
+    A spelling with a name wins over a bare number; a bare number takes the one name
+    the store knows for its index (two different names are two tasks: left apart).
+    """
+    task = canonical_task(task)
+    if task_name(task):
+        return task
+    named = {canonical_task(k) for k in known if task_name(k)}
+    if len(named) == 1:
+        return named.pop()
+    return task
+
+
+def _rename_task(conn: sqlite3.Connection, old: str, new: str) -> None:
+    """Rename a task's rows (labels and drafts); a draft already under ``new`` wins."""
+    conn.execute("UPDATE labels SET task = ? WHERE task = ?", (new, old))
+    conn.execute("UPDATE OR IGNORE comment_drafts SET task = ? WHERE task = ?", (new, old))
+    conn.execute("DELETE FROM comment_drafts WHERE task = ?", (old,))
+
+
+def merge_task_spellings(conn: sqlite3.Connection) -> int:
+    """Give every task one spelling and drop the rows that then repeat; return how many.
+
+    A row is dropped when the item's previous row (same annotator, system, task and
+    implementation, in id order) has the same label, comment, hash and clearing: the
+    same label imported twice under two spellings. Runs in one transaction.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        tasks = [str(row[0]) for row in conn.execute("SELECT DISTINCT task FROM labels")]
+        tasks += [str(row[0]) for row in conn.execute("SELECT DISTINCT task FROM comment_drafts")]
+        by_index: dict[int, list[str]] = {}
+        for task in dict.fromkeys(tasks):
+            index = paper_index(task)
+            if index is not None:
+                by_index.setdefault(index, []).append(task)
+        for spellings in by_index.values():
+            for old in spellings:
+                new = choose_spelling(old, spellings)
+                if new != old:
+                    _rename_task(conn, old, new)
+        rows = conn.execute(
+            "SELECT id, annotator, system, task, implementation, label, comment, "
+            "candidate_sha256, cleared FROM labels ORDER BY id"
+        ).fetchall()
+        previous: dict[tuple[object, ...], tuple[object, ...]] = {}
+        repeats: list[int] = []
+        for row in rows:
+            item, content = tuple(row[1:5]), tuple(row[5:])
+            if previous.get(item) == content:
+                repeats.append(int(row[0]))
+            previous[item] = content
+        conn.executemany("DELETE FROM labels WHERE id = ?", [(i,) for i in repeats])
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return len(repeats)
 
 
 def _label_of(row: tuple[object, ...]) -> Label:

@@ -12,6 +12,12 @@ through `lmr_author.reporting.published_results`. What comes out is a typed `Rep
 * unit-test accuracy per category, and the benchmark's category distribution (Figure 2);
 * pass@1 / pass@k per system whose samples were generated as ``NAME+s<k>``.
 
+Published sources join without runs: results.txt files give the unit-test column, folders
+of published judge outputs the judge columns (an unreadable answer in the denominator)
+and human labels of systems that no eval output holds the human columns. Every source
+names its systems and tasks through `lmr_author.identity`, so ``OpenHands/gpt4o``
+(folders) and ``openhands_agent-gpt4o`` (labels) are one row.
+
 Human percentages count every annotator's latest label of a run once (with a single
 annotator, as in the paper, one label per run). A label given for other code than the
 run's candidate (its hash differs) is stale: listed in the notes, not counted.
@@ -26,8 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
-from lmr_author.eval_output import ItemKey, StoredRun, find_benchmark, scan_stored_runs
+from lmr_author.eval_output import StoredRun, find_benchmark, scan_stored_runs
 from lmr_author.generation.samples import split_sample
+from lmr_author.identity import Identity
+from lmr_author.item_key import ItemKey
 from lmr_author.thin_rows import thin_rows
 from lmr_author.three_way import ThreeWayLabel
 from lmr_author.verdicts import PASS
@@ -147,6 +155,7 @@ class Report:
     pass_at_k: list[PassAtK] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     benchmark: str = ""
+    footnotes: list[Any] = field(default_factory=list)  # printed.Footnote, when compared
 
     @property
     def settings(self) -> list[str]:
@@ -172,6 +181,7 @@ class Report:
             "category_distribution": dict(self.category_distribution),
             "pass_at_k": [p.to_json() for p in self.pass_at_k],
             "notes": list(self.notes),
+            "footnotes": [f.to_json() for f in self.footnotes],
         }
 
 
@@ -179,23 +189,40 @@ def _pct(value: float | None) -> float | None:
     return None if value is None else round(100.0 * value, 2)
 
 
+@dataclass(frozen=True)
+class PublishedInputs:
+    """Published sources: results.txt files (``(system or None, path)``) and folders of
+    published judge outputs."""
+
+    results: Sequence[tuple[str | None, Path]] = ()
+    judges: Sequence[Path] = ()
+
+
 def build_report(
     sources: Sequence[EvalSource],
     *,
     labels: Sequence[Any] = (),
     published: Sequence[tuple[str | None, Path]] = (),
+    published_judges: Sequence[Path] = (),
+    label_rows: bool = False,
     benchmark: Path | None = None,
     ks: Sequence[int] = (),
+    identity: Identity | None = None,
 ) -> Report:
-    """The report of ``sources`` (eval outputs), human ``labels`` (`lmr_author.labels.Label`)
-    and published results.txt files (``(system name or None, path)``)."""
+    """The report of ``sources`` (eval outputs), human ``labels`` (`lmr_author.labels.Label`),
+    published results.txt files (``(system name or None, path)``) and folders of published
+    judge outputs. Labels of systems no eval output holds fill the published rows, and
+    with ``label_rows`` make rows of their own."""
     from lmr_author.judge import load_judgments
     from lmr_author.judge.summary import summarize_systems
 
+    identity = identity or Identity()
     rows: list[SystemRow] = []
     notes: list[str] = []
     passes: list[PassAtK] = []
     seen: dict[tuple[str, str], Path] = {}
+    latest = _latest_labels(labels, identity)
+    used: set[int] = set()
     for source in sources:
         runs, problems = scan_stored_runs(source.path)
         notes.extend(problems)
@@ -203,12 +230,16 @@ def build_report(
             raise UserError(
                 "this eval output holds no runs",
                 file=source.path,
-                hint="Point at a folder 'lmr-author eval' wrote (it has runs/).",
+                hint="Point at a folder 'lmr-author eval' wrote (it has runs/), or give "
+                "published judge outputs with --published-judge DIR and results.txt files "
+                "with --published-results.",
             )
         scores = summarize_systems(runs, load_judgments(source.path))
-        by_key = {run.key: run for run in runs}
+        by_key = {identity.item_key(*run.key): run for run in runs}
         for system, score in sorted(scores.items()):
-            first = seen.setdefault((source.setting, system), source.path)
+            first = seen.setdefault(
+                (source.setting, identity.canonical_system(system)), source.path
+            )
             if first != source.path:
                 raise UserError(
                     f"system {system} is in two eval outputs ({first} and {source.path})",
@@ -223,14 +254,116 @@ def build_report(
             rows.append(row)
         by_row = {row.system: row for row in rows if row.origin == str(source.path)}
         _categories(runs, by_row)
-        _human(labels, by_key, by_row, notes)
+        _human(latest, by_key, by_row, notes, used)
         passes.extend(_pass_at_k(runs, source.setting, ks, notes))
-    for name, path in published:
-        rows.append(_published_row(name, path))
+    ours = {identity.canonical_system(row.system) for row in rows if not row.setting}
+    extra = _published_rows(published, published_judges, identity, notes)
+    leftover = [label for i, label in enumerate(latest) if i not in used]
+    _published_human(leftover, extra, identity, label_rows, notes)
+    for system in sorted(extra):
+        if system in ours:
+            raise UserError(
+                f"system {system} is both in an eval output and in the published sources",
+                hint="Name the eval output's setting with --setting NAME=PATH, or report "
+                "them separately.",
+            )
+        rows.append(extra[system])
     if benchmark is None and sources:
         benchmark = find_benchmark(sources[0].path)
-    distribution = category_distribution(benchmark) if benchmark is not None else {}
+    distribution: dict[str, int] = {}
+    if benchmark is not None:
+        distribution, skipped = category_distribution(benchmark)
+        notes.extend(skipped)
     return Report(rows, distribution, passes, notes, str(benchmark or ""))
+
+
+def _latest_labels(labels: Sequence[Any], identity: Identity) -> list[Any]:
+    """Each annotator's latest label per item, whatever spelling its inputs used."""
+    chosen: dict[tuple[str, ItemKey], Any] = {}
+    for label in labels:
+        key = (label.annotator, identity.item_key(*label.item))
+        previous = chosen.get(key)
+        if previous is None or previous.created_at <= label.created_at:
+            chosen[key] = label
+    return list(chosen.values())
+
+
+def _published_rows(
+    results: Sequence[tuple[str | None, Path]],
+    judges: Sequence[Path],
+    identity: Identity,
+    notes: list[str],
+) -> dict[str, SystemRow]:
+    """Rows by canonical system from published results.txt files and judge folders."""
+    from lmr_author.labels.sources import load_judge_source
+    from lmr_author.reporting.published_results import load_published_results
+
+    rows: dict[str, SystemRow] = {}
+
+    def row(system: str, origin: str) -> SystemRow:
+        canonical = identity.canonical_system(system)
+        found = rows.get(canonical)
+        if found is None:
+            found = rows[canonical] = SystemRow("", canonical, origin, published=True)
+        elif origin not in found.origin.split("; "):
+            found.origin += f"; {origin}"
+        return found
+
+    for name, path in results:
+        unit_tests = load_published_results(path, system=name)
+        target = row(unit_tests.system, str(path))
+        if target.unit_tests.counted:
+            raise UserError(
+                f"two results.txt files for system {target.system}",
+                file=path,
+                hint="Give one --published-results file per system.",
+            )
+        target.unit_tests = Tally(unit_tests.total, unit_tests.passed)
+    for folder in judges:
+        source = load_judge_source(folder, identity)
+        notes.extend(source.problems)
+        if source.kind != "published":
+            raise UserError(
+                "is an eval output, not a folder of published judge outputs",
+                file=folder,
+                hint="Give eval outputs as RESULTS_DIR arguments.",
+            )
+        judged: set[ItemKey] = set()
+        for item in source.items:
+            key = identity.item_key(item.system, item.task, item.implementation)
+            if key in judged:
+                notes.append(f"{item.origin}: a second judge answer for one item; not counted")
+                continue
+            judged.add(key)
+            target = row(item.system, str(folder))
+            if item.category is None:
+                target.judge.unparsed += 1
+            else:
+                target.judge.counts[ThreeWayLabel(item.category).short] += 1
+    return rows
+
+
+def _published_human(
+    labels: Sequence[Any],
+    rows: dict[str, SystemRow],
+    identity: Identity,
+    label_rows: bool,
+    notes: list[str],
+) -> None:
+    """Count labels of systems without runs into the published rows (or their own rows)."""
+    elsewhere: Counter[str] = Counter()
+    for label in labels:
+        system = identity.canonical_system(label.system)
+        row = rows.get(system)
+        if row is None and label_rows:
+            row = rows[system] = SystemRow("", system, "human labels", published=True)
+        if row is None:
+            elsewhere[system] += 1
+            continue
+        row.human.counts[ThreeWayLabel(label.label).short] += 1
+    if elsewhere:
+        shown = ", ".join(f"{system} ({n})" for system, n in sorted(elsewhere.items()))
+        notes.append(f"human labels of systems in no input, not counted: {shown}")
 
 
 def _categories(runs: list[StoredRun], rows: dict[str, SystemRow]) -> None:
@@ -249,11 +382,15 @@ def _human(
     runs: dict[ItemKey, StoredRun],
     rows: dict[str, SystemRow],
     notes: list[str],
+    used: set[int],
 ) -> None:
-    for label in labels:
-        run = runs.get(label.item)
+    """Count the labels of these runs (``runs`` by identity key); mark them ``used``."""
+    identity = Identity()
+    for i, label in enumerate(labels):
+        run = runs.get(identity.item_key(*label.item))
         if run is None:
             continue
+        used.add(i)
         if label.candidate_sha256 and label.candidate_sha256 != run.candidate_sha256:
             notes.append(
                 f"stale human label of {label.annotator} on {label.system} {label.task}#"
@@ -294,22 +431,38 @@ def _pass_at_k(
     return found
 
 
-def _published_row(name: str | None, path: Path) -> SystemRow:
-    from lmr_author.reporting.published_results import load_published_results
-
-    published = load_published_results(path, system=name)
-    row = SystemRow("", published.system, str(path), published=True)
-    row.unit_tests = Tally(published.total, published.passed)
-    return row
+#: Figure 2's bucket for implementations whose category is missing or not one of the nine.
+NO_CATEGORY = "(no category)"
 
 
-def category_distribution(benchmark: Path) -> dict[str, int]:
-    """Implementations per category of the benchmark (the paper's Figure 2)."""
+def category_distribution(benchmark: Path) -> tuple[dict[str, int], list[str]]:
+    """Implementations per category of the paper's nine (Figure 2), and notes.
+
+    Published spellings are mapped by `lmr_author.categories.report_category`; missing or
+    unmapped categories count under `NO_CATEGORY`, and the notes name them. A task whose
+    info.json cannot be read is left out and named in the notes.
+    """
     from lmr_author.benchmark import load_benchmark
+    from lmr_author.categories import CATEGORIES, report_category
 
-    counts = Counter(
-        impl.category or UNCATEGORIZED
-        for task in load_benchmark(benchmark, runnable=False)
-        for impl in task.implementations
-    )
-    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    counts: Counter[str] = Counter(dict.fromkeys(CATEGORIES, 0))
+    loaded = load_benchmark(benchmark, runnable=False, allow_empty=True)
+    notes = [f"Figure 2 leaves out {b.name}: {b.reason}" for b in loaded.broken]
+    unmapped: list[str] = []
+    for task in loaded.tasks:
+        for impl in task.implementations:
+            category = report_category(impl.category)
+            if category is None:
+                category = NO_CATEGORY
+                unmapped.append(f"{task.name}#{impl.index} ({impl.category or 'none'})")
+            counts[category] += 1
+    if unmapped:
+        notes.append(
+            f"Figure 2 counts {len(unmapped)} implementations without one of the nine "
+            "categories under " + NO_CATEGORY + ": " + ", ".join(unmapped)
+        )
+    if not counts[NO_CATEGORY]:
+        del counts[NO_CATEGORY]
+    order = {name: i for i, name in enumerate(CATEGORIES)}
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], order.get(item[0], 99)))
+    return dict(ranked), notes

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Protocol
 
 from lmr_author.errors import UserError
+from lmr_author.identity import Identity, display_task
 from lmr_author.item_key import ItemKey
 from lmr_author.labels.model import Label, now_iso
-from lmr_author.labels.names import display_task
 from lmr_author.review.content import ItemContent, load_item_content
 from lmr_author.review.items import ReviewItem, load_queue
 from lmr_author.review.order import queue_order
@@ -104,12 +104,21 @@ class ReviewSession:
         self.show_verdicts = show_verdicts
         self.show_systems = show_systems
         # One query for the whole queue: the latest label per item of this annotator.
+        # The store may spell a task otherwise than this queue (``01-DPO`` / ``1``): match
+        # through the one identity, then key by the queue's own items.
+        identity = Identity()
+        queue = {identity.item_key(*item.key): item.key for item in self.items}
+
+        def ours(key: ItemKey) -> ItemKey | None:
+            return queue.get(identity.item_key(*key))
+
         self._latest: dict[ItemKey, Label | None] = {
-            label.item: label for label in store.labels(annotator)
+            ours(label.item) or label.item: label for label in store.labels(annotator)
         }
-        keys = {item.key for item in self.items}
         self._pending_comments: dict[ItemKey, str] = {
-            key: text for key, text in store.drafts(annotator).items() if key in keys
+            key: text
+            for stored, text in store.drafts(annotator).items()
+            if (key := ours(stored)) is not None
         }
         # What each label or clearing of this session replaced, newest last (for undo).
         self._undo: list[tuple[ReviewItem, Label | None]] = []

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from lmr_author.errors import UserError
+from lmr_author.identity import Identity, load_identity, paper_index
 from lmr_author.labels import Label
-from lmr_author.labels.aliases import Aliases, load_aliases, paper_index
 from lmr_author.labels.published import (
     PUBLISHED_KEYS,
     labels_to_records,
@@ -60,7 +60,7 @@ def test_published_records_become_labels(example_file: Path) -> None:
     assert (first.annotator, first.system, first.task, first.implementation, first.label) == (
         "Shuo",
         "openhands_agent-gpt4.1",
-        "7",
+        "07",  # a bare paper index, zero-padded as the benchmark spells it
         1,  # function_index 0 -> info.json index 1
         1,
     )
@@ -106,7 +106,7 @@ def test_export_needs_a_paper_index() -> None:
     label = Label("ann", "no_agent-gpt4o", "DPO", 1, 3)
     with pytest.raises(UserError, match="paper index"):
         labels_to_records([label])
-    (record,) = labels_to_records([label], Aliases(tasks={"DPO": 4}))
+    (record,) = labels_to_records([label], Identity(tasks={"DPO": 4}))
     assert record["paper_index"] == 4
 
 
@@ -161,7 +161,7 @@ def test_schema_accepts_the_reference_and_rejects_bad_labels() -> None:
 
 
 def test_default_aliases_match_the_published_layout() -> None:
-    aliases = Aliases()
+    aliases = Identity()
     assert aliases.system("BaseAgent", "gpt4o") == "no_agent-gpt4o"
     assert aliases.system("OpenHands", "o4mini") == "openhands_agent-o4mini"
     assert aliases.canonical_system("BaseAgent-gpt4.1") == "no_agent-gpt4.1"
@@ -190,7 +190,7 @@ def test_user_aliases_add_to_the_defaults(tmp_path: Path, suffix: str) -> None:
                 }
             )
         )
-    aliases = load_aliases(path)
+    aliases = load_identity(path)
     assert aliases.system("BaseAgent", "gpt-4o") == "no_agent-gpt4o"
     assert aliases.system("MyAgent", "x") == "my_agent-x"
     assert aliases.canonical_system("correct") == "oracle-golden"
@@ -201,13 +201,13 @@ def test_bad_aliases_files_are_user_errors(tmp_path: Path) -> None:
     path = tmp_path / "a.toml"
     path.write_text("[agents\n")
     with pytest.raises(UserError, match="TOML"):
-        load_aliases(path)
+        load_identity(path)
     path.write_text('[tasks]\nDPO = "one"\n')
     with pytest.raises(UserError, match=r"tasks\.DPO"):
-        load_aliases(path)
+        load_identity(path)
     path.write_text('[agent]\nX = "y"\n')
     with pytest.raises(UserError, match="unknown section"):
-        load_aliases(path)
+        load_identity(path)
 
 
 _names = st.text(
