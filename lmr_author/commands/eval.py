@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from lmr_author.evaluation import Results, Submission
+    from lmr_author.judge.summary import JudgeSummary
 
 #: Exit code of an evaluation stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -197,18 +199,22 @@ def _handle(args: argparse.Namespace) -> int:
     errors = Console(stderr=True)
     broken: list[BrokenTask] = []
     results = _run_with_progress(args, submissions, errors, broken)
+    if not args.json:
+        _print_summary(results, args.output)
+    judge: JudgeOutcome | None = None
+    if args.judge and not results.interrupted:
+        judge = _run_judge(args, errors)
+    judge_failed = judge is not None and judge.failed
     if args.json:
         for line in missing_lines(results):  # stdout is the JSON: say it on stderr
             errors.print(line, markup=False, soft_wrap=True)
         data = results.to_json()
         if broken:
             data["skipped_tasks"] = [item.to_json() for item in broken]
+        if judge is not None:
+            # The judge's CC / LC / LI next to the unit tests, as the text output has it.
+            data["judge"] = judge.to_json()
         print(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        _print_summary(results, args.output)
-    judge_failed = False
-    if args.judge and not results.interrupted:
-        judge_failed = _run_judge(args, errors)
     if results.interrupted:
         errors.print(
             "[yellow]interrupted[/]: finished runs are kept; run the same command again "
@@ -220,8 +226,22 @@ def _handle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run_judge(args: argparse.Namespace, console: Console) -> bool:
-    """Judge the runs just written; return True when some judgments got no answer."""
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What ``eval --judge`` did: its summary, or why it was skipped."""
+
+    summary: JudgeSummary | None
+    skipped: str = ""
+    failed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        if self.summary is None:
+            return {"skipped": self.skipped}
+        return self.summary.to_json()
+
+
+def _run_judge(args: argparse.Namespace, console: Console) -> JudgeOutcome:
+    """Judge the runs just written (``failed`` when some judgments got no answer)."""
     from lmr_author.commands.judge import (
         failure_lines,
         format_summary,
@@ -235,7 +255,7 @@ def _run_judge(args: argparse.Namespace, console: Console) -> bool:
     except JudgeNotConfigured:
         notice = f"judge skipped: no LLM endpoint is configured. {ENABLE_HINT}"
         console.print(notice, soft_wrap=True)
-        return False
+        return JudgeOutcome(None, skipped=notice)
     summary = judge_runs(args.output, config, show_progress=not args.json)
     trouble = failure_lines(summary)  # the causes first, then the table
     for line in trouble:
@@ -244,7 +264,7 @@ def _run_judge(args: argparse.Namespace, console: Console) -> bool:
         print(format_summary(summary))
     for problem in summary.problems:
         console.print(f"judge warning: {problem}", markup=False)
-    return bool(trouble)
+    return JudgeOutcome(summary, failed=bool(trouble))
 
 
 def _human_review(args: argparse.Namespace) -> int:

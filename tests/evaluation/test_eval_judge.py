@@ -50,9 +50,19 @@ def test_eval_then_judge_with_a_local_endpoint(
         judgments = sorted((output / "judgments").glob("*/03-TopP/1.json"))
         assert [p.parent.parent.name for p in judgments] == ["correct", "subtle-bug", "wrong-logic"]
         assert {json.loads(p.read_text())["label"] for p in judgments} == {"LC"}
-        # Everything again: no container run, no request (runs and answers are kept).
-        assert main([*args, "--judge", "--judge-model", "judge-x"]) == 0
+        # Everything again: no container run, no request (runs and answers are kept);
+        # --json carries the judge's summary next to the unit tests'.
+        capsys.readouterr()
+        assert main([*args, "--judge", "--judge-model", "judge-x", "--json"]) == 0
         assert server.request_count == 3
+        data = json.loads(capsys.readouterr().out)
+        systems = {"correct", "subtle-bug", "wrong-logic"}
+        assert set(data["systems"]) == systems
+        judge = data["judge"]
+        assert judge["model"] == "judge-x" and set(judge["systems"]) == systems
+        for name in systems:
+            assert judge["systems"][name]["counts"]["LC"] == 1, judge
+            assert judge["systems"][name]["percent"]["LC"] == 100.0
 
 
 def test_eval_judge_without_endpoint_is_a_one_line_notice(
@@ -65,7 +75,9 @@ def test_eval_judge_without_endpoint_is_a_one_line_notice(
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     args = ["eval", str(tmp_path / "bench"), "-s", str(one_task), "-o", str(tmp_path / "o")]
-    assert main([*args, "--judge"]) == 0
-    notices = [line for line in capsys.readouterr().err.splitlines() if "judge skipped" in line]
+    assert main([*args, "--judge", "--json"]) == 0
+    captured = capsys.readouterr()
+    notices = [line for line in captured.err.splitlines() if "judge skipped" in line]
     assert len(notices) == 1 and "OPENAI_BASE_URL" in notices[0]
+    assert "no LLM endpoint" in json.loads(captured.out)["judge"]["skipped"]
     assert not (tmp_path / "o" / "judgments").exists()
