@@ -216,7 +216,7 @@ def _report(args: argparse.Namespace) -> int:
         report.footnotes = compare_printed(report, load_printed_table(args.compare_printed))
     regression = None
     if args.regression:
-        regression = _regression(args, report, sources, inputs)
+        regression = _regression(args, report, sources, inputs, identity)
     if args.format == "json":
         data = report.to_json()
         if loaded is not None and loaded.broken:
@@ -247,13 +247,20 @@ def _load_listing_broken(benchmark: Path | None, *, regression: bool) -> Benchma
     return load_for_command(benchmark, runnable=regression)
 
 
-def _regression(args: argparse.Namespace, report: Any, sources: list[Any], inputs: _Inputs) -> Any:
+def _regression(
+    args: argparse.Namespace, report: Any, sources: list[Any], inputs: _Inputs, identity: Any
+) -> Any:
     from lmr_author.reporting.regression import fit_success_model
     from lmr_author.reporting.success import success_rows
 
     if not report.benchmark:
         raise UserError("--regression needs the benchmark", hint="Pass --benchmark DIR.")
-    rows, notes = success_rows([s.path for s in sources], Path(report.benchmark))
+    rows, notes = success_rows(
+        [s.path for s in sources],
+        Path(report.benchmark),
+        published=inputs.results,
+        identity=identity,
+    )
     report.notes.extend(notes)
     return fit_success_model(rows, reference_system=args.reference_system)
 

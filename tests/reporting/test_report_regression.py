@@ -78,3 +78,76 @@ def test_regression_matches_statsmodels_on_the_same_table(
     text = capsys.readouterr().out
     assert "## Logistic regression of success (Table 5)" in text
     assert "| avg_dir_depth |" in text and "reference system: gpt-4.1" in text
+
+
+def _results_txt(folder: Path, outcomes: dict[str, bool], *, no_logs: str = "") -> Path:
+    """A published results.txt (get_statistics.py's shape) with the tasks' paper spelling
+    (``1-Toy``); ``no_logs`` is a task whose logs folder was missing (a failure)."""
+    lines = []
+    for task, passed in outcomes.items():
+        spelt = task.lstrip("0")
+        if task == no_logs:
+            lines.append(f"/home/someone/out/{spelt}/toy-repo/unit_test/logs is not a directory")
+        else:
+            lines.append(
+                f"{spelt}/unit_test_1.log: "
+                + ("PASS" if passed else "FAIL (found 1 failure lines)")
+            )
+    passed_n = sum(outcomes.values()) - (1 if no_logs and outcomes[no_logs] else 0)
+    lines += ["", f"Total log files: {len(outcomes)}", f"Passed files:    {passed_n}"]
+    lines += [f"Failed files:    {len(outcomes) - passed_n}"]
+    lines += [f"Overall pass rate: {passed_n / len(outcomes) * 100:.2f}%"]
+    folder.mkdir(parents=True)
+    (folder / "results.txt").write_text("\n".join(lines) + "\n")
+    return folder / "results.txt"
+
+
+def test_regression_on_published_results_matches_statsmodels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chance = random.Random(11)
+    build_eval_output(tmp_path, [RunSpec("unused", task, 1, "pass") for task in TASKS])
+    benchmark = tmp_path / "benchmark"
+    _shape(benchmark)
+    published = {
+        "openhands_agent-gpt4o": ("OpenHands", "gpt4o"),
+        "openhands_agent-o4mini": ("OpenHands", "o4mini"),
+        "no_agent-gpt4.1": ("BaseAgent", "gpt4.1"),
+    }
+    outcomes = {system: {task: chance.random() < 0.5 for task in TASKS} for system in published}
+    # A task without logs is a failure, as the published statistics count it.
+    outcomes["no_agent-gpt4.1"]["03-Toy"] = False
+    files = [
+        _results_txt(
+            tmp_path / "results" / "unit_test_evaluation" / agent / model,
+            outcomes[system],
+            no_logs="03-Toy" if system == "no_agent-gpt4.1" else "",
+        )
+        for system, (agent, model) in published.items()
+    ]
+    argv = ["report", "--benchmark", str(benchmark), "--regression", "--no-human"]
+    for path in files:
+        argv += ["--published-results", str(path)]
+    argv += ["--reference-system", "no_agent-gpt4.1", "--format", "json"]
+    assert main(argv) == 0
+    fitted = json.loads(capsys.readouterr().out)["regression"]
+
+    metrics = {
+        m.task: m.predictors()
+        for t in load_benchmark(benchmark, runnable=False).tasks
+        for m in implementation_metrics(t)
+    }
+    table = [(system, task, ok) for system, row in outcomes.items() for task, ok in row.items()]
+    raw = np.array([[metrics[task][p] for p in PREDICTORS] for _, task, _ in table])
+    z = (raw - raw.mean(axis=0)) / raw.std(axis=0)
+    others = ["openhands_agent-gpt4o", "openhands_agent-o4mini"]
+    dummies = [[1.0 if system == other else 0.0 for system, _, _ in table] for other in others]
+    design = np.column_stack([np.ones(len(table)), z, *dummies])
+    direct = sm.Logit(np.array([1.0 if ok else 0.0 for *_, ok in table]), design).fit(disp=0)
+
+    names = ["const", *PREDICTORS, *(f"system[{other}]" for other in others)]
+    assert [c["name"] for c in fitted["coefficients"]] == names
+    for i, row in enumerate(fitted["coefficients"]):
+        assert row["coef"] == pytest.approx(direct.params[i], rel=1e-9, abs=1e-12)
+        assert row["std_err"] == pytest.approx(direct.bse[i], rel=1e-9)
+    assert fitted["n"] == len(table) == 3 * len(TASKS)
