@@ -1,4 +1,4 @@
-"""Why a task cannot run here: a GPU, a model, data or the network it lacks.
+"""Why a task cannot run here: a GPU, a model, data, packages or the network it lacks.
 
 Decided only from the task's own golden run (and the task's files), never from what a
 candidate prints: a candidate that prints "No CUDA GPUs are available" must not turn its
@@ -27,7 +27,8 @@ _HUB = re.compile(
     r"outgoing traffic has been disabled|We couldn't connect to 'https://huggingface\.co'"
     r"|LocalEntryNotFoundError|OfflineModeIsEnabled|[Oo]ffline mode is enabled"
     r"|Connection error, and we cannot find the requested files in the cached path"
-    r"|is not a local folder and is not a valid model identifier",
+    r"|is not a local folder and is not a valid model identifier"
+    r"|run the library in offline mode|Checkout your internet connection",
 )
 _HUB_NAME = (
     re.compile(r"Can't load (?:the )?[a-z ]{3,24}? (?:for|of) '([^'\s]{1,200})'"),
@@ -40,6 +41,8 @@ _NETWORK = re.compile(
     r"Temporary failure in name resolution|Name or service not known|Network is unreachable"
     r"|nodename nor servname provided|Failed to establish a new connection",
 )
+#: The harness's reason when the test file cannot import what it needs.
+_IMPORT = re.compile(r"import error: (?:ModuleNotFoundError|ImportError)\b")
 _MAX_EVIDENCE = 200
 
 
@@ -91,6 +94,11 @@ def missing_resource(impl: Implementation, golden: ImplementationRun, limits: Li
             f"not runnable here: needs the NLTK data {match.group(1)!r}, which the image lacks "
             "and cannot download (no network). Add 'RUN python -m nltk.downloader "
             f"{match.group(1)}' to the task's Dockerfile."
+        )
+    if (line := _first_line(_IMPORT, text)) is not None:
+        return (
+            "not runnable here: the golden code cannot import what it needs in this image "
+            f"({line!r}). Fix the task's Dockerfile or requirements (or the --base-image)."
         )
     if (line := _first_line(_NETWORK, text)) is not None:
         return (

@@ -184,3 +184,28 @@ def test_a_golden_proof_made_with_a_gpu_or_a_cache_holds_only_with_them(tmp_path
     assert proof_key(task, impl, image, Limits(timeout_s=5)) == plain
     assert proof_key(task, impl, image, Limits(gpus="all")) != plain
     assert proof_key(task, impl, image, Limits(hf_cache="/c")) != plain
+
+
+def test_the_transformers_offline_message_and_an_import_error_are_named(tmp_path: Path) -> None:
+    impl = _impl(tmp_path / "repo")
+    offline = _failed(
+        "OSError: We couldn't connect to 'https://huggingface.co' ... Checkout your internet "
+        "connection or see how to run the library in offline mode at 'https://...'."
+    )
+    reason = missing_resource(impl, offline, Limits())
+    assert reason is not None and "Hugging Face Hub" in reason and "--hf-cache" in reason
+    broken = ImplementationRun(
+        verdicts=[
+            TestVerdict(
+                test_file="unit_test/unit_test_1.py",
+                verdict="error",
+                reason="import error: ImportError: pyarrow requires NumPy 2.0 or newer",
+                duration_s=0.1,
+                log="",
+                exit_code=1,
+            )
+        ],
+        image_id="x",
+    )
+    reason = missing_resource(impl, broken, Limits())
+    assert reason is not None and "cannot import" in reason and "pyarrow" in reason
