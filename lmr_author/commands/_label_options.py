@@ -14,7 +14,9 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class LabelFileOptions:
-    shift: int
+    #: None when neither --shift nor --scale was given: readers (agreement, report) then
+    #: read a file certainly on the 0..2 scale with +1 and say so; labels import, 0.
+    shift: int | None
     annotator: str | None
 
 
@@ -41,9 +43,10 @@ def add_label_file_options(
     scale.add_argument(
         "--shift",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
-        help="add N to every human_judge_result of the label files (1 for a file labelled 0..2)",
+        help="add N to every human_judge_result of the label files (1 for a file labelled "
+        "0..2; without it, agreement and report read a file with a 0 label that way)",
     )
     scale.add_argument(
         "--scale",

@@ -128,10 +128,26 @@ def _table(section: Section, indices: list[int], title: str, width: int) -> Tabl
         pad_edge=False,
         padding=(0, 1),
     )
+    # Text wraps, keys do not; when the keys leave a text column too little room (long
+    # task and system names at 80 columns), the widest key folds instead, so that a
+    # short text such as "LLM: LI, kaiyu: LC" stays on one line.
+    text_width = {
+        i: min(max([cell_len(r[i]) for r in section.rows] or [TEXT_WIDTH]), width // 4)
+        for i in indices
+        if section.columns[i].kind == "text"
+    }
+    others = [i for i in indices if i not in text_width]
+    deficit = sum(_cell_width(section, i) for i in others) + sum(text_width.values())
+    deficit += GAP * (len(indices) - 1) - width
+    keys = [i for i in others if section.columns[i].kind == "key"]
+    squeezed = max(keys, key=lambda i: _cell_width(section, i)) if deficit > 0 and keys else None
     for i in indices:
         column: Column = section.columns[i]
         if column.kind == "text":
-            table.add_column(column.name, overflow="fold", min_width=min(TEXT_WIDTH, width // 4))
+            table.add_column(column.name, overflow="fold", min_width=max(TEXT_WIDTH, text_width[i]))
+        elif i == squeezed:
+            narrower = max(10, _cell_width(section, i) - deficit)
+            table.add_column(column.name, overflow="fold", min_width=narrower, max_width=narrower)
         else:
             table.add_column(
                 column.name,

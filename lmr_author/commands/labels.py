@@ -94,7 +94,7 @@ def _import(args: argparse.Namespace) -> int:
     aliases = load_identity(args.aliases)
     tasks = task_names(args.benchmark) if args.benchmark else None
     options = label_file_options(args)
-    shift = options.shift
+    shift = options.shift or 0
     # Read (and so validate) every file before writing anything.
     per_file = [
         (

@@ -270,8 +270,8 @@ def _labels(
 ) -> tuple[list[Any], list[str], bool]:
     """Human labels, notes on how files were read, and whether they were named explicitly
     (then labels of systems without runs make rows of their own)."""
-    from lmr_author.labels.published import read_label_file, task_names, zero_to_two
-    from lmr_author.labels.sources import load_human_labels
+    from lmr_author.labels.published import read_label_file_scaled, task_names
+    from lmr_author.labels.sources import SCALED_NOTE, load_human_labels
     from lmr_author.labels.store import default_store_path
 
     if args.no_human:
@@ -281,17 +281,15 @@ def _labels(
     labels: list[Any] = []
     notes: list[str] = []
     for path in inputs.label_files:
-        shift = options.shift
-        if not shift and zero_to_two(path):
-            shift = 1
-            notes.append(f"{path}: labels on the 0..2 scale (a 0 is among them); read with +1")
-        labels += read_label_file(
-            path, identity, tasks=tasks, annotator=options.annotator, shift=shift
+        found, note = read_label_file_scaled(
+            path, identity, tasks=tasks, annotator=options.annotator, shift=options.shift
         )
+        labels += found
+        notes += [note] if note else []
     if args.human or not inputs.label_files:
         if not args.human and not default_store_path().exists():
             return labels, notes, bool(inputs.label_files)
-        found, _ = load_human_labels(
+        found, described = load_human_labels(
             args.human,
             aliases=identity,
             tasks=tasks,
@@ -299,4 +297,5 @@ def _labels(
             annotator=options.annotator,
         )
         labels += found
+        notes += [line for line in described if line.endswith(SCALED_NOTE)]
     return labels, notes, bool(args.human or inputs.label_files)

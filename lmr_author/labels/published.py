@@ -122,6 +122,27 @@ def read_label_records(path: Path) -> list[Any]:
     return data
 
 
+def read_label_file_scaled(
+    path: Path,
+    aliases: Identity | None = None,
+    *,
+    tasks: Mapping[int, str] | None = None,
+    annotator: str | None = None,
+    shift: int | None = None,
+) -> tuple[list[Label], str | None]:
+    """`read_label_file` for reading (agreement, report): without a ``shift``, a file
+    whose labels are certainly on the 0..2 scale (`zero_to_two`) is read with +1, and the
+    note says so; ``labels import`` stays explicit."""
+    note = None
+    if shift is None:
+        shift = 0
+        if zero_to_two(path):
+            shift = 1
+            note = f"{path}: labels on the 0..2 scale (a 0 is among them); read with +1"
+    labels = read_label_file(path, aliases, tasks=tasks, annotator=annotator, shift=shift)
+    return labels, note
+
+
 def raw_result(record: Any) -> Any:
     """The ``human_judge_result`` of a raw record as written (None when absent)."""
     return record.get("human_judge_result") if isinstance(record, dict) else None

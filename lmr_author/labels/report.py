@@ -329,11 +329,19 @@ def _view(view: ViewAgreement, title: str, three_way: bool, intervals: bool, lev
             + _matrix(versus.pooled.confusion)
         )
     between: BetweenAnnotators = view.between_annotators
+    apart: list[str] = []
     for pair in between.pairwise:
+        if not pair.stats.n:
+            # Annotators who labelled disjoint items (as the published four did) have no
+            # agreement to show: one line for all of them, not rows of dashes and zeros.
+            apart.append(" and ".join(pair.annotators))
+            continue
         add(" vs ".join(pair.annotators), str(pair.stats.n), pair.stats)
         notes.append(
             f"{pair.annotators[0]} (rows) × {pair.annotators[1]}: {_matrix(pair.stats.confusion)}"
         )
+    if apart:
+        notes.append(f"{len(apart)} pair(s) of annotators share no item: " + "; ".join(apart))
     blank = ["", ""] if intervals else [""]
     before_kappa = len(stats) - 2  # agree% (and 1v3%) come before κ
     for group, label in (("humans", "humans"), ("humans_and_judge", f"humans + {LLM}")):

@@ -27,7 +27,7 @@ from lmr_author.eval_output import (
 )
 from lmr_author.identity import Identity, from_zero_based
 from lmr_author.labels.model import Label
-from lmr_author.labels.published import read_label_file
+from lmr_author.labels.published import read_label_file_scaled
 from lmr_author.labels.store import LabelStore, default_store_path, is_store_file
 
 _STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
@@ -56,18 +56,24 @@ class JudgeSource:
     problems: list[str] = field(default_factory=list)
 
 
+#: How a source line says that a label file was read on the 0..2 scale.
+SCALED_NOTE = " on the 0..2 scale (a 0 is among them), read with +1"
+
+
 def load_human_labels(
     sources: Sequence[Path],
     *,
     aliases: Identity | None = None,
     tasks: Mapping[int, str] | None = None,
-    shift: int = 0,
+    shift: int | None = None,
     annotator: str | None = None,
 ) -> tuple[list[Label], list[str]]:
     """The latest labels of every store and label file in ``sources``, and a line per source.
 
     With no sources, the default label store. A path is a store when it is an SQLite
-    file (or has a store suffix and does not exist yet: an error), else a label file.
+    file (or has a store suffix and does not exist yet: an error), else a label file,
+    read shifted by ``shift``; without one, a file certainly on the 0..2 scale is read
+    with +1 and its line says so (`read_label_file_scaled`).
     """
     if not sources:
         path = default_store_path()
@@ -94,8 +100,11 @@ def load_human_labels(
                 found = store.labels()
             described.append(f"{path}: label store, {len(found)} labels")
         else:
-            found = read_label_file(path, aliases, tasks=tasks, annotator=annotator, shift=shift)
-            described.append(f"{path}: label file, {len(found)} labels")
+            found, note = read_label_file_scaled(
+                path, aliases, tasks=tasks, annotator=annotator, shift=shift
+            )
+            scaled = SCALED_NOTE if note else ""
+            described.append(f"{path}: label file, {len(found)} labels{scaled}")
         labels.extend(found)
     return labels, described
 

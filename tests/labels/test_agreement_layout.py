@@ -232,3 +232,15 @@ def test_help_fits_80_columns_and_states_the_exit_codes(
     text = capsys.readouterr().out
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "disagreements included" in text and "could not be read" in text
+
+
+def test_annotators_without_shared_items_are_one_line_and_pairs_stay_whole(
+    tmp_path: Path,
+) -> None:
+    text = render(report_of(tmp_path), 80)
+    # Alice and Bob labelled different systems: no row, no all-zero matrix, one line.
+    assert "Alice vs Bob" not in text and "Alice (rows) × Bob" not in text
+    assert "1 pair(s) of annotators share no item: Alice and Bob" in " ".join(text.split())
+    # The two labels of a disagreement are read on one line, whatever the name lengths.
+    disagreements = text[text.index("Disagreements") :]
+    assert disagreements.count("Bob: LC, LLM: LI") == 2
