@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -195,7 +196,7 @@ def _print_plan(plan: Plan, benchmark: Benchmark, *, as_json: bool) -> None:
         print(json.dumps(with_skipped(data, benchmark), indent=2, ensure_ascii=False))
         return
     for row in rows:
-        cuts = "; ".join(row["truncations"])
+        cuts = _cuts(row["truncations"])
         print(
             f"{row['item']:<28} sample {row['sample']:<3} {row['state']:<6} "
             f"~{row['prompt_tokens_estimate']:>7} tokens" + (f"  truncated: {cuts}" if cuts else "")
@@ -216,6 +217,14 @@ def _print_plan(plan: Plan, benchmark: Benchmark, *, as_json: bool) -> None:
     )
 
 
+def _cuts(cuts: list[str]) -> str:
+    """A prompt's truncations in one short phrase (a prompt can need dozens of cuts)."""
+    if len(cuts) <= 2:
+        return "; ".join(cuts)
+    removed = sum(int(n) for cut in cuts for n in re.findall(r"\(-(\d+) tokens\)", cut))
+    return f"{len(cuts)} cuts, -{removed} tokens ({cuts[0]} ... {cuts[-1]}; --json lists each)"
+
+
 def _print_summary(
     summary: GenerateSummary, benchmark: Benchmark, out: Path, *, as_json: bool
 ) -> None:
@@ -232,7 +241,7 @@ def _print_summary(
             f"spliced into the masked goal file (eval will score {_them(count)} as errors)"
         )
     for item, cuts in summary.truncated.items():
-        print(f"{item}: prompt truncated to fit the budget: " + "; ".join(cuts))
+        print(f"{item}: prompt truncated to fit the budget: " + _cuts(list(cuts)))
     for line in summary.too_long:
         print(f"not asked, over the budget: {line}", file=sys.stderr)
     for line in summary.unready:

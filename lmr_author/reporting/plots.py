@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 #: shows a number the way the tables do ("81"); None (no data) included.
 Shown = Callable[[float | None], str]
 
+#: What the labels plot says when no system has a judge or human label.
+NO_LABELS = "no judge or human labels yet: run 'lmr-author judge' or label the runs"
 #: Three-way label colours, the same in every plot.
 COLORS = {"CC": "#2a9d8f", "LC": "#e9c46a", "LI": "#e76f51"}
 
@@ -92,6 +94,11 @@ def _labels(plt: Any, report: Report, names: list[str], title: str, shown: Shown
             texts = [shown(f) if f >= 0.08 else "" for f in fractions]
             axes.bar_label(bars, texts, label_type="center", fontsize=7)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    if all(row.judge.fraction("CC") is None and row.human.fraction("CC") is None for row in rows):
+        # Not an empty chart that looks like 0 %: say that there is nothing to show.
+        axes.text(
+            0.5, 0.5, NO_LABELS, transform=axes.transAxes, ha="center", va="center", fontsize=11
+        )
     axes.set_xticks(range(len(rows)), names, fontsize=8)
     axes.set_ylabel("% (left bar judge, hatched bar human)")
     axes.set_ylim(0, 100)

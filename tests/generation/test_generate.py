@@ -201,3 +201,25 @@ def test_a_prompt_that_never_fits_is_listed_and_the_others_are_asked(
     assert len(summary["too_long"]) == 1 and "over the budget of 20000" in summary["too_long"][0]
     assert [p.task for p in read_predictions(out)] == ["03-TopP"]
     assert server.request_count == 1
+
+
+def test_many_cuts_are_one_short_phrase(
+    tmp_path: Path, server: OpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = tmp_path / "bench"
+    shutil.copytree(SAMPLE / "07-IntegratedGradients", bench / "07-IntegratedGradients")
+    pages = {str(n): f"Page {n}. " + "Attribution words here. " * 150 for n in range(1, 31)}
+    paper = bench / "07-IntegratedGradients" / "attribution-toolkit" / "paper.json"
+    paper.write_text(json.dumps(pages))
+    argv = [*_argv(server, tmp_path / "p.jsonl"), "--dry-run"]
+    argv[1] = str(bench)
+    assert main([*argv, "--json"]) == 0
+    size = _json(capsys)["items"][0]["prompt_tokens_estimate"]
+    budget = ["--max-prompt-tokens", str(size // 3)]
+    assert main([*argv, "--json", *budget]) == 0
+    cuts = _json(capsys)["items"][0]["truncations"]
+    assert len(cuts) > 10
+    assert main([*argv, *budget]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("07-"))
+    assert f"truncated: {len(cuts)} cuts, -" in line and "--json lists each" in line
+    assert len(line) < 150 + len(cuts[0]) + len(cuts[-1])

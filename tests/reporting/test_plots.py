@@ -77,3 +77,20 @@ def test_label_plot_legend_outside_the_axes(drawn: dict[str, Any]) -> None:
     renderer = figure.canvas.get_renderer()
     legend = axes.get_legend().get_window_extent(renderer)
     assert legend.x0 >= axes.get_window_extent(renderer).x1
+
+
+def test_a_labels_plot_without_labels_says_so_and_one_with_labels_does_not(
+    drawn: dict[str, Any],
+) -> None:
+    import matplotlib.pyplot as plt
+
+    from lmr_author.reporting.plots import NO_LABELS
+
+    assert NO_LABELS not in [t.get_text() for t in drawn["labels"].axes[0].texts]
+    bare = Report([SystemRow("", "unjudged", "x", Tally(4, 1), LabelCounts(), LabelCounts())], {})
+    made = _figures(bare)
+    try:
+        assert NO_LABELS in [t.get_text() for t in made["labels"].axes[0].texts]
+    finally:
+        for figure in made.values():
+            plt.close(figure)
