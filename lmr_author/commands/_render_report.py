@@ -314,9 +314,11 @@ def write_html(
     report: Report, folder: Path, regression: RegressionResult | None = None
 ) -> list[Path]:
     """``folder/index.html`` and the plots as PNG and SVG; returns every file written."""
+    from lmr_author.reporting.plots import INSTALL_HINT, available
+
     written: list[Path] = []
-    images: list[str] = []
-    for stem, figure in _figures(report).items():
+    images: list[str] = [] if available() else [f"<p>No plots: {html.escape(INSTALL_HINT)}.</p>"]
+    for stem, figure in _figures(report).items() if available() else ():
         for suffix in ("png", "svg"):
             buffer = io.BytesIO()
             figure.savefig(buffer, format=suffix, dpi=120, bbox_inches="tight")

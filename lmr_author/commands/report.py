@@ -232,8 +232,12 @@ def _report(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     if args.html is not None:
+        from lmr_author.reporting.plots import INSTALL_HINT, available
+
         written = write_html(report, args.html, regression)
         print(f"wrote {written[0]} and {len(written) - 1} plot files", file=sys.stderr)
+        if not available():
+            print(f"note: {INSTALL_HINT}", file=sys.stderr)
     return EXIT_FINDINGS if loaded is not None and loaded.broken else EXIT_OK
 
 

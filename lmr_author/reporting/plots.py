@@ -25,6 +25,19 @@ NO_LABELS = "no judge or human labels yet: run 'lmr-author judge' or label the r
 COLORS = {"CC": "#2a9d8f", "LC": "#e9c46a", "LI": "#e76f51"}
 
 
+#: What a report without matplotlib says instead of its plots.
+INSTALL_HINT = "plots need matplotlib: pip install 'lmr-author[report]'"
+
+
+def available() -> bool:
+    """Whether matplotlib can be imported (it is the optional ``report`` extra)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def figures(report: Report, titles: dict[str, str], shown: Shown) -> dict[str, Any]:
     """``{stem: Figure}`` for each plot the report has data for; ``titles`` by stem."""
     import matplotlib

@@ -247,3 +247,27 @@ def test_published_label_files_name_tasks_by_paper_index(
     report = _report(capsys, str(out), "--human", str(labels))
     (row,) = report["systems"]
     assert row["human"]["counts"] == {"CC": 1, "LC": 0, "LI": 1}
+
+
+def test_without_matplotlib_the_page_is_written_and_says_how_to_get_plots(
+    evaluated: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """matplotlib is the optional ``report`` extra: a process that cannot import it
+    still writes the tables, and the page and the terminal name the extra."""
+    import subprocess
+    import sys
+
+    out, store = evaluated
+    site = tmp_path / "bare"
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from lmr_author.cli import main\n"
+        f"sys.exit(main(['report', {str(out)!r}, '--human', {str(store)!r}, "
+        f"'-o', {str(tmp_path / 'r.md')!r}, '--html', {str(site)!r}]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'lmr-author[report]'" in done.stderr
+    page = (site / "index.html").read_text()
+    assert "<table>" in page and "lmr-author[report]" in page and "<img" not in page
+    assert not list(site.glob("*.png"))
