@@ -16,8 +16,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from lmr_author.commands._markdown import md_cell, section_markdown
 from lmr_author.labels.agreement_report import AgreementReport
-from lmr_author.labels.report import Column, Section, sections, summary
+from lmr_author.labels.report import sections, summary
+from lmr_author.table_model import Column, Section
 
 #: Width a free-text column is given when sizing a table (it wraps beyond).
 TEXT_WIDTH = 8
@@ -158,3 +160,19 @@ def _table(section: Section, indices: list[int], title: str, width: int) -> Tabl
     for row in section.rows:
         table.add_row(*(row[i] for i in indices))
     return table
+
+
+def to_markdown(report: AgreementReport) -> str:
+    """The whole report as GitHub-flavoured Markdown (every row, every column)."""
+    lines = ["# Agreement between human annotators and the LLM judge", ""]
+    for what, text in summary(report):
+        lines.append(f"- **{what}**: {md_cell(text)}")
+    inputs = report.inputs
+    if inputs.bootstrap.resamples:
+        lines.append(
+            f"- **bootstrap**: {inputs.bootstrap.resamples} resamples, seed {inputs.bootstrap.seed}"
+        )
+    lines.append("")
+    for section in sections(report):
+        lines += section_markdown(section)
+    return "\n".join(lines)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import html
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.atomic import atomic_write_bytes, atomic_write_text
+from lmr_author.commands._markdown import md_cell, section_markdown
+from lmr_author.table_model import Section, named_columns
 from lmr_author.thin_rows import RULE, describe, footnote, mark
 
 if TYPE_CHECKING:
@@ -25,12 +26,11 @@ if TYPE_CHECKING:
 DASH = "–"
 
 
-@dataclass
-class Section:
-    title: str
-    header: list[str]
-    rows: list[list[str]] = field(default_factory=list)
-    note: str = ""
+def _section(
+    title: str, header: list[str], rows: list[list[str]] | None = None, note: str = ""
+) -> Section:
+    """A section of the paper's tables: its first column names the row."""
+    return Section(title, named_columns(header), rows or [], note)
 
 
 def _pct(value: float | None) -> str:
@@ -100,7 +100,7 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
     out: list[Section] = []
     thin = report.thin()
     marked = [_name(row) for i, row in enumerate(report.rows) if any(i in x for x in thin.values())]
-    table2 = Section(
+    table2 = _section(
         "Table 2: unit tests, LLM judge and human labels (%)",
         [
             "system",
@@ -137,7 +137,7 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
         table2.rows.append(cells)
     out.append(table2)
     if report.settings:
-        table3 = Section(
+        table3 = _section(
             "Table 3: settings side by side (%)",
             ["setting", "system", "unit test", "judge CC", "judge LC", "judge LI"],
         )
@@ -153,7 +153,7 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
                         ]
                     )
         out.append(table3)
-    table6 = Section(
+    table6 = _section(
         "Table 6: completely correct vs not (%)",
         ["system", "setting", "judge CC", "judge not CC", "human CC", "human not CC"],
     )
@@ -167,7 +167,7 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
     scored = [row for row in report.rows if not row.published]
     categories = sorted({c for row in scored for c in row.categories})
     if categories:
-        per_category = Section(
+        per_category = _section(
             "Unit-test accuracy per category (%, passed/runs)",
             ["category", *(r.system + (f" [{r.setting}]" if r.setting else "") for r in scored)],
         )
@@ -185,7 +185,7 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
     if report.category_distribution:
         total = sum(report.category_distribution.values())
         out.append(
-            Section(
+            _section(
                 "Category distribution of the benchmark (Figure 2)",
                 ["category", "implementations", "%"],
                 [
@@ -199,7 +199,7 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
     if report.pass_at_k:
         ks = sorted({k for p in report.pass_at_k for k in p.values})
         out.append(
-            Section(
+            _section(
                 "pass@k (unbiased estimator of Chen et al. 2021, %)",
                 ["system", "setting", "items", "samples", *(f"pass@{k}" for k in ks)],
                 [
@@ -218,20 +218,20 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
         out.append(regression_section(regression))
     if report.footnotes:
         out.append(
-            Section(
+            _section(
                 "Footnotes to Table 2: cells that differ from the printed table",
                 [],
                 [[f"[{_mark(i)}] {f.text()}"] for i, f in enumerate(report.footnotes)],
             )
         )
     if report.notes:
-        out.append(Section("Notes", [], [[note] for note in report.notes]))
+        out.append(_section("Notes", [], [[note] for note in report.notes]))
     return out
 
 
 def regression_section(result: RegressionResult) -> Section:
     """The coefficient table of Table 5."""
-    return Section(
+    return _section(
         "Logistic regression of success (Table 5)",
         ["term", "coef", "std err", "z", "P>|z|", "[0.025", "0.975]"],
         [
@@ -275,10 +275,6 @@ def regression_json(result: RegressionResult) -> dict[str, Any]:
     }
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def to_markdown(report: Report, regression: RegressionResult | None = None) -> str:
     lines = ["# LMR-Bench report", ""]
     if report.benchmark:
@@ -286,19 +282,10 @@ def to_markdown(report: Report, regression: RegressionResult | None = None) -> s
     thin = thin_lines(report)
     if thin:
         lines += [f"**Thin rows** (few items; {RULE}):", ""]
-        lines += [f"- {_md_cell(line)}" for line in thin]
+        lines += [f"- {md_cell(line)}" for line in thin]
         lines.append("")
     for section in sections(report, regression):
-        lines += [f"## {section.title}", ""]
-        if not section.header:  # a list: lines wrap in a terminal, table cells do not
-            lines += [f"- {_md_cell(row[0])}" for row in section.rows]
-        else:
-            lines.append("| " + " | ".join(_md_cell(h) for h in section.header) + " |")
-            lines.append("|" + "|".join("---" for _ in section.header) + "|")
-            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in section.rows]
-        if section.note:
-            lines += ["", section.note]
-        lines.append("")
+        lines += section_markdown(section, empty=None)
     return "\n".join(lines)
 
 

@@ -109,11 +109,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _agreement(args: argparse.Namespace) -> int:
     from lmr_author.atomic import atomic_write_text
-    from lmr_author.commands._render_agreement import print_report
+    from lmr_author.commands._render_agreement import print_report, to_markdown
     from lmr_author.identity import load_identity
     from lmr_author.labels.agreement import Options, analyze
     from lmr_author.labels.published import task_names
-    from lmr_author.labels.report import to_markdown
     from lmr_author.labels.sources import load_human_labels, load_judge_source
 
     if args.bootstrap < 0:

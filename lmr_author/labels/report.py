@@ -2,8 +2,9 @@
 
 The report is laid out as plain data: a one-screen `summary` (what went in, the headline
 numbers, what was not counted) and `sections` (title, typed columns, rows, legend), so
-the terminal tables (drawn by `lmr_author.commands._render_agreement`, which fits them
-to the terminal's width) and the Markdown output show exactly the same numbers;
+the terminal tables and the Markdown (both drawn by
+`lmr_author.commands._render_agreement`; tables fitted to the terminal's width) show
+exactly the same numbers;
 ``--json`` prints the report's ``to_json()``. Column names are short and explained by a
 legend; each column says whether it is a key, a number (never split) or free text, and
 whether it may be left out on a narrow terminal (the confidence intervals).
@@ -11,8 +12,7 @@ whether it may be left out on a narrow terminal (the confidence intervals).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from lmr_author.identity import display_task, natural_key
 from lmr_author.labels.agreement_report import (
@@ -25,42 +25,13 @@ from lmr_author.labels.agreement_report import (
     ViewAgreement,
 )
 from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel, UnparsedAnswer
+from lmr_author.table_model import Column, Section
 from lmr_author.thin_rows import describe, footnote, mark
 
 #: How the judge is named in the short column names and rows.
 LLM = "LLM"
 #: The command-line option of each filter of `ReportInputs.filters`.
 _OPTIONS = {"annotators": "--annotator", "systems": "--system"}
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column: its short name, what it holds, and how it may be laid out."""
-
-    name: str
-    #: key: names the row (repeated in every part of a split table); number and label:
-    #: never wrapped (right and left aligned); text: wraps.
-    kind: Literal["key", "number", "label", "text"] = "number"
-    #: May be left out when the terminal is too narrow (say so in the legend).
-    optional: bool = False
-    #: Columns of one group are kept together when a table is split to fit.
-    group: str = ""
-
-
-@dataclass
-class Section:
-    """One table of the report."""
-
-    title: str
-    columns: list[Column]
-    rows: list[list[str]] = field(default_factory=list)
-    note: str = ""
-    #: What the short column names mean, one "name: meaning" per entry.
-    legend: list[str] = field(default_factory=list)
-
-    @property
-    def header(self) -> list[str]:
-        return [column.name for column in self.columns]
 
 
 def _pct(value: float | None) -> str:
@@ -452,38 +423,3 @@ def _unparsed(rows: list[UnparsedAnswer], limit: int | None) -> Section:
     for x in _cap(sorted(rows, key=_item_order), limit):
         section.rows.append([*_item_cells(x), x.file])
     return section
-
-
-# -- Markdown ---------------------------------------------------------------------------
-
-
-def to_markdown(report: AgreementReport) -> str:
-    """The whole report as GitHub-flavoured Markdown (every row, every column)."""
-    lines = ["# Agreement between human annotators and the LLM judge", ""]
-    for what, text in summary(report):
-        lines.append(f"- **{what}**: {_md_cell(text)}")
-    inputs = report.inputs
-    if inputs.bootstrap.resamples:
-        lines.append(
-            f"- **bootstrap**: {inputs.bootstrap.resamples} resamples, seed {inputs.bootstrap.seed}"
-        )
-    lines.append("")
-    for section in sections(report):
-        lines += [f"## {section.title}", ""]
-        if section.rows:
-            lines.append("| " + " | ".join(section.header) + " |")
-            lines.append("|" + "|".join("---" for _ in section.header) + "|")
-            for row in section.rows:
-                lines.append("| " + " | ".join(_md_cell(cell) for cell in row) + " |")
-        else:
-            lines.append("None.")
-        if section.legend:
-            lines += ["", "; ".join(section.legend) + "."]
-        if section.note:
-            lines += ["", section.note]
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")

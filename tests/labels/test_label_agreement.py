@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
+from lmr_author.commands._render_agreement import to_markdown
 from lmr_author.labels.agreement import JUDGE, Options, analyze
 from lmr_author.labels.agreement_report import AgreementReport
-from lmr_author.labels.report import sections, to_markdown
+from lmr_author.labels.report import sections
 from lmr_author.labels.sources import load_human_labels, load_judge_source
 from tests.labels.agreement_fixtures import (
     SYSTEM,
