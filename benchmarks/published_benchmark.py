@@ -44,10 +44,11 @@ from typing import Any
 
 from lmr_author import lfs
 from lmr_author.benchmark import load_benchmark
+from lmr_author.commands._provisions import gpu_request
 from lmr_author.errors import UserError
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import DEFAULT_UID, ImageRef, ensure_image
-from lmr_author.sandbox.provisions import device_requests, hub_folder, parse_gpus
+from lmr_author.sandbox.provisions import device_requests, hub_folder
 from lmr_author.task import Task
 
 _PASSED = re.compile(r"Passed")
@@ -91,7 +92,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=600.0, metavar="S")
     parser.add_argument("--work", type=Path, metavar="DIR")
     parser.add_argument("--hf-cache", type=Path, metavar="DIR")
-    parser.add_argument("--gpus", type=parse_gpus, metavar="SPEC")
+    parser.add_argument("--gpus", type=gpu_request, metavar="SPEC")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows here")
     args = parser.parse_args()
     try:

@@ -6,14 +6,23 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lmr_author.errors import UserError
 from lmr_author.sandbox.provisions import hub_folder, parse_gpus
+
+
+def gpu_request(text: str) -> str:
+    """``--gpus`` as argparse reads it: a bad request is a usage error, not a traceback."""
+    try:
+        return parse_gpus(text)
+    except UserError as error:
+        raise argparse.ArgumentTypeError(error.render()) from None
 
 
 def add_provision_options(parser: argparse.ArgumentParser | Any) -> None:
     """Add ``--gpus`` and ``--hf-cache`` to a command that runs tests (or a group)."""
     parser.add_argument(
         "--gpus",
-        type=parse_gpus,
+        type=gpu_request,
         metavar="SPEC",
         help="give test containers GPUs: all, a count or device=0,1 (as 'docker run --gpus'); "
         "part of the run key",

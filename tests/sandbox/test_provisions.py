@@ -209,3 +209,16 @@ def test_the_transformers_offline_message_and_an_import_error_are_named(tmp_path
     )
     reason = missing_resource(impl, broken, Limits())
     assert reason is not None and "cannot import" in reason and "pyarrow" in reason
+
+
+@pytest.mark.parametrize(
+    "command", [["eval", "bench", "-s", "subs"], ["validate", "bench", "--run"]]
+)
+def test_a_bad_gpu_request_on_the_command_line_is_a_usage_error(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmr_author.cli import main
+
+    assert main([*command, "--gpus", "many"]) == 2
+    err = capsys.readouterr().err
+    assert "--gpus 'many' is not a GPU request" in err and "Traceback" not in err
