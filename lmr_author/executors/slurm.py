@@ -186,6 +186,10 @@ class SlurmBackend:
 
     def close(self) -> None:
         with self._lock:
+            unfinished = bool(self._waiting or self._outstanding)
+        if unfinished:  # the pool stopped early (an error): no job outlives the command
+            self.interrupt()
+        with self._lock:
             self._closed = True
             self._lock.notify_all()
             poller = self._poller
