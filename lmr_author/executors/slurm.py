@@ -99,7 +99,7 @@ class SlurmBackend:
         gres: str | None = None,
         partition: str | None = None,
         retries: int = 2,
-        poll_s: float = 0.5,
+        poll_s: float = 0.25,
         python: str = sys.executable,
         on_progress: Callable[[Progress], None] | None = None,
     ) -> None:
