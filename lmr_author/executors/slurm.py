@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import secrets
+import shlex
 import shutil
 import subprocess
 import sys
@@ -120,6 +121,8 @@ class SlurmBackend:
         self._cancelled = False
         self._closed = False
         self._serial = 0
+        self._arrays = 0
+        self._keep_logs = False
         self._poller: threading.Thread | None = None
         self._last_progress: Progress | None = None
 
@@ -164,13 +167,15 @@ class SlurmBackend:
             self._waiting.append(pending)
             self._start_poller()
             self._lock.notify_all()
-        pending.done.wait()
+        try:
+            pending.done.wait()
+        finally:
+            for path in (candidate_path, pending.request_path, Path(request.result_path)):
+                path.unlink(missing_ok=True)
         outcome = pending.outcome
         if isinstance(outcome, BaseException):
             raise outcome
         assert outcome is not None
-        for path in (candidate_path, pending.request_path, Path(request.result_path)):
-            path.unlink(missing_ok=True)
         return outcome
 
     def interrupt(self) -> None:
@@ -197,8 +202,7 @@ class SlurmBackend:
             poller.join()
         if self._jobs:
             self._scancel()  # nothing of ours stays queued, whatever happened
-        runs = self.folder / "runs"
-        if runs.is_dir() and not any(runs.iterdir()):
+        if not self._keep_logs:  # the job logs stay when some run failed on a node
             shutil.rmtree(self.folder, ignore_errors=True)
         self.inner.close()
 
@@ -210,6 +214,13 @@ class SlurmBackend:
             self._poller.start()
 
     def _poll(self) -> None:
+        try:
+            self._poll_loop()
+        except Exception as error:  # a bug or a full disk: no run may wait forever
+            self._fail_all(InfraError(f"the Slurm poller failed: {error}"))
+            self._scancel()
+
+    def _poll_loop(self) -> None:
         failing_since: float | None = None
         while True:
             with self._lock:
@@ -235,16 +246,22 @@ class SlurmBackend:
 
     def _submit(self, batch: list[_Pending]) -> None:
         """One job array for ``batch``; on failure, each run fails as infrastructure."""
-        array = self.folder / f"array-{len(self._jobs) + 1}"
-        array.mkdir(parents=True, exist_ok=True)
-        for position, pending in enumerate(batch):
-            (array / f"{position}.json").symlink_to(pending.request_path)
-        script = array / "job.sh"
-        script.write_text(
-            "#!/bin/sh\n"
-            f'exec "{self.python}" -m lmr_author.executors.worker '
-            f'"{array}/$SLURM_ARRAY_TASK_ID.json"\n'
-        )
+        self._arrays += 1
+        array = self.folder / f"array-{self._arrays}"
+        try:
+            array.mkdir(parents=True)
+            for position, pending in enumerate(batch):
+                (array / f"{position}.json").symlink_to(pending.request_path)
+            script = array / "job.sh"
+            script.write_text(
+                "#!/bin/sh\n"
+                f"exec {shlex.quote(self.python)} -m lmr_author.executors.worker "
+                f'{shlex.quote(str(array))}/"$SLURM_ARRAY_TASK_ID.json"\n'
+            )
+        except OSError as error:
+            for pending in batch:
+                self._finish(pending, InfraError(f"cannot write the Slurm job: {error}"))
+            return
         # Walltime: the candidate's test and the golden count check, plus start-up.
         minutes = math.ceil((self.inner.limits().timeout_s * 3 + 600) / 60)
         argv = ["sbatch", "--parsable", f"--array=0-{len(batch) - 1}"]
@@ -301,6 +318,7 @@ class SlurmBackend:
 
     def _lost(self, element: str, pending: _Pending) -> None:
         """The element left the queue without a result: submit again, or give up."""
+        self._keep_logs = True
         with self._lock:
             self._outstanding.pop(element, None)
             if pending.attempts <= self.retries and not self._cancelled:
