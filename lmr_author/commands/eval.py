@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
+from lmr_author.commands._executor import add_executor_options, slurm_backend
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
@@ -140,6 +141,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--labels", type=Path, metavar="STORE", help="label store (default: your data folder)"
     )
     add_runtime_option(parser)
+    add_executor_options(parser)
     parser.set_defaults(handler=_handle)
 
 
@@ -329,6 +331,12 @@ def _run_with_progress(
         progress.update(bar, advance=1, note=note)
 
     def on_interrupt() -> None:
+        if backend is not None:
+            progress.console.print(
+                "[yellow]interrupt[/]: cancelling this evaluation's Slurm jobs (scancel); "
+                "finished runs are kept"
+            )
+            return
         progress.console.print(
             "[yellow]interrupt[/]: no new runs; waiting for the running ones to finish "
             "and remove their containers (Ctrl-C again to kill them now)..."
@@ -351,6 +359,12 @@ def _run_with_progress(
                 f"removed {len(removed)} container(s) left by evaluations that died"
             )
 
+    backend = slurm_backend(
+        args,
+        lambda p: progress.update(
+            bar, note=f"slurm: {p.queued} queued, {p.running} running, {p.submitted_jobs} arrays"
+        ),
+    )
     try:
         return run_evaluation(
             args.benchmark,
@@ -369,8 +383,11 @@ def _run_with_progress(
             on_abort=on_abort,
             on_orphans=on_orphans,
             on_loaded=on_loaded,
+            backend=backend,
         )
     finally:
+        if backend is not None:
+            backend.close()
         if progress.live.is_started:
             progress.stop()
 

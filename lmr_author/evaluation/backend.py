@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from lmr_author.sandbox.results import Limits
 
 
+class RunCancelled(Exception):
+    """A run the backend cancelled (Ctrl-C on a cluster): not written, runs again on resume."""
+
+
 class TestFileResult(Protocol):
     """The verdict of one unit test file (`lmr_author.sandbox.runner.TestVerdict`)."""
 

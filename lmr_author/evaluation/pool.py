@@ -36,6 +36,7 @@ from lmr_author.evaluation.backend import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,
+    RunCancelled,
     TestFileResult,
 )
 from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
@@ -177,6 +178,8 @@ class _Evaluator:
         elif candidate.source is not None and image is not None:
             try:
                 outcome = self.backend.run(task, impl, candidate.source, image)
+            except RunCancelled:
+                raise _Aborted from None
             except Exception as error:
                 record.verdict = INFRA_ERROR
                 record.reason = f"the sandbox failed: {_describe(error)}"
@@ -357,6 +360,14 @@ def run_evaluation(
         if on_orphans is not None:
             on_orphans(removed)
     kill = getattr(real_backend, "kill_running", None)
+    # A backend with queued remote jobs (Slurm) cancels them at the first Ctrl-C.
+    cancel = getattr(real_backend, "interrupt", None)
+
+    def interrupt() -> None:
+        if on_interrupt is not None:
+            on_interrupt()
+        if cancel is not None:
+            cancel()
 
     def abort() -> None:
         evaluator.aborted.set()
@@ -368,7 +379,7 @@ def run_evaluation(
     done = 0
     try:
         with (
-            _stop_on_signals(stop, on_interrupt, abort),
+            _stop_on_signals(stop, interrupt, abort),
             ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lmr-eval") as pool,
         ):
             queue = list(reversed(jobs))

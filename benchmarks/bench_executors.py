@@ -1,0 +1,74 @@
+"""Benchmark of ``eval --executor slurm`` against ``--executor local``: overhead per run.
+
+Scores the bundled sample benchmark (--task may narrow it) for its three systems with
+``--force`` (every run executes) and ``--workers 1`` (runs one after another, so the
+difference is per-run overhead, not parallelism), once per executor, and prints the wall
+time of each and the extra seconds per run Slurm costs (sbatch, scheduling, the worker's
+start on the node, polling). Images are built before timing. Needs a Slurm cluster
+(.ci/slurm-setup) and a Docker engine. Run from the repository root:
+
+    python benchmarks/bench_executors.py [--task 02-BLEU --task 03-TopP] [--workers 1]
+
+Exit code 1 when the executors disagree on a verdict or the overhead exceeds --target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARK = ROOT / "benchmark"
+SYSTEMS = ("correct", "subtle-bug", "wrong-logic")
+
+
+def _eval(out: Path, tasks: list[str], workers: int, *extra: str) -> tuple[float, dict[str, Any]]:
+    argv = [sys.executable, "-m", "lmr_author", "eval", str(BENCHMARK), "--output", str(out)]
+    argv += ["--workers", str(workers), "--json", *extra]
+    for task in tasks:
+        argv += ["--task", task]
+    for system in SYSTEMS:
+        argv += ["-s", str(BENCHMARK / "submissions" / system)]
+    begun = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    took = time.monotonic() - begun
+    if done.returncode not in (0, 1):
+        sys.exit(f"eval failed ({done.returncode}): {done.stderr[-2000:]}")
+    return took, json.loads(done.stdout)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", action="append", default=[])
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--target", type=float, default=1.0, help="max overhead per run (s)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-executors-") as scratch:
+        folder = Path(scratch)
+        _eval(folder / "warm", args.task, 2)  # builds the images: not timed
+        local_s, local = _eval(folder / "local", args.task, args.workers, "--force")
+        slurm_s, slurm = _eval(
+            folder / "slurm", args.task, args.workers, "--force", "--executor", "slurm"
+        )
+    runs = len(local["runs"])
+    verdicts = {(r["system"], r["task"], r["implementation"]): r["verdict"] for r in local["runs"]}
+    same = verdicts == {
+        (r["system"], r["task"], r["implementation"]): r["verdict"] for r in slurm["runs"]
+    }
+    overhead = (slurm_s - local_s) / runs * args.workers
+    print(f"runs: {runs} (workers {args.workers})")
+    print(f"local: {local_s:7.2f} s  ({local_s / runs:.2f} s per run)")
+    print(f"slurm: {slurm_s:7.2f} s  ({slurm_s / runs:.2f} s per run)")
+    print(f"overhead per run: {overhead:+.2f} s (target <= {args.target:.2f} s)")
+    print(f"same verdicts: {'yes' if same else 'NO'}")
+    return 0 if same and overhead <= args.target else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

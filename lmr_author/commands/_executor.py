@@ -1,0 +1,52 @@
+"""``--executor local|slurm`` and ``--gres``: where ``eval`` runs each (task, candidate)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.errors import UserError
+from lmr_author.executors import EXECUTORS
+
+if TYPE_CHECKING:
+    from lmr_author.executors.slurm import Progress, SlurmBackend
+
+
+def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: runs in this process' workers; slurm: each run is a Slurm job-array "
+        "element (sbatch), results read back from OUTPUT/slurm/ (same run keys and "
+        "verdicts; OUTPUT must be on a file system the nodes share) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--gres",
+        metavar="SPEC",
+        help="with --executor slurm: generic resources per run, e.g. gpu:1 (sbatch --gres)",
+    )
+
+
+def slurm_backend(
+    args: argparse.Namespace, on_progress: Callable[[Progress], None]
+) -> SlurmBackend | None:
+    """The Slurm backend ``args`` ask for, or None for the local executor."""
+    if args.executor != "slurm":
+        if args.gres:
+            raise UserError("--gres is for --executor slurm", hint="Add --executor slurm.")
+        return None
+    import shutil
+
+    from lmr_author.evaluation.backend import DockerBackend
+    from lmr_author.executors.slurm import SlurmBackend
+
+    if shutil.which("sbatch") is None:
+        raise UserError(
+            "--executor slurm needs Slurm's sbatch, squeue and scancel on PATH",
+            hint="Run on a Slurm login node, or use --executor local.",
+        )
+    inner = DockerBackend(base_image=args.base_image, timeout_s=args.timeout)
+    return SlurmBackend(inner, Path(args.output) / "slurm", gres=args.gres, on_progress=on_progress)

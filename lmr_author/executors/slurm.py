@@ -1,0 +1,372 @@
+"""``eval --executor slurm``: runs as elements of Slurm job arrays, read back into the pool.
+
+`SlurmBackend` wraps the local `DockerBackend`: its settings (so the run key) and its
+prepared images are the local ones; only ``run`` differs. Each run writes a request into
+the shared folder (under the results folder, so on a shared file system) and waits; one
+poller thread submits what is waiting as ONE ``sbatch --array --parsable`` job, polls
+``squeue`` for the array's elements and completes a run when its result file appears.
+An element that leaves the queue without a result (node failure, killed, walltime) is
+submitted again up to ``retries`` times, then the run is an infrastructure error — never
+a candidate's verdict. ``interrupt`` (the first Ctrl-C) cancels the jobs with
+``scancel``: runs whose result is there are kept, the others raise `RunCancelled` (not
+written; they run again on resume).
+
+Plain sbatch/squeue/scancel rather than submitit: submitit pickles a Python callable
+into the shared folder and unpickles its result, which would make the shared folder a
+code-execution path into the submitter; our JSON request/result (`wire`) is data only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import secrets
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lmr_author.evaluation.backend import (
+    DockerBackend,
+    ImplementationResult,
+    PreparedImage,
+    RunCancelled,
+)
+from lmr_author.executors.wire import Request, load_result, sha256
+from lmr_author.sandbox.engine import selected_runtime
+from lmr_author.sandbox.errors import InfraError
+from lmr_author.task import Implementation, Task
+
+#: Seconds of squeue failing in a row before the waiting runs give up (controller gone).
+SQUEUE_PATIENCE_S = 120.0
+
+
+class SlurmError(InfraError):
+    """sbatch, squeue or scancel failed."""
+
+
+def slurm_command(argv: Sequence[str], *, timeout_s: float = 60.0) -> str:
+    """Run a Slurm client command; its stdout, or `SlurmError` saying what it said."""
+    try:
+        done = subprocess.run(
+            list(argv), capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SlurmError(f"{argv[0]} failed: {error}") from None
+    if done.returncode != 0:
+        said = " ".join((done.stderr or done.stdout).split())
+        raise SlurmError(f"{argv[0]} failed (exit {done.returncode}): {said}")
+    return done.stdout
+
+
+@dataclass
+class _Pending:
+    """One run handed to Slurm, and its outcome once known."""
+
+    request: Request
+    request_path: Path
+    attempts: int = 0
+    #: Polls in a row that found the element gone without its result.
+    misses: int = 0
+    element: str = ""
+    log: Path | None = None
+    outcome: ImplementationResult | BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the cluster is doing with this evaluation's runs."""
+
+    queued: int
+    running: int
+    submitted_jobs: int
+
+
+class SlurmBackend:
+    """A `Backend` whose runs execute as Slurm job-array elements (see the module doc)."""
+
+    def __init__(
+        self,
+        inner: DockerBackend,
+        shared: Path,
+        *,
+        gres: str | None = None,
+        partition: str | None = None,
+        retries: int = 2,
+        poll_s: float = 0.25,
+        python: str = sys.executable,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.gres = gres
+        self.partition = partition
+        self.retries = retries
+        self.poll_s = poll_s
+        self.python = python
+        self.on_progress = on_progress
+        #: Unique per evaluation: the jobs' name, and the shared folder's subfolder.
+        self.token = f"lmr-eval-{secrets.token_hex(4)}"
+        self.folder = Path(shared).resolve() / self.token
+        self._lock = threading.Condition()
+        self._waiting: list[_Pending] = []
+        self._outstanding: dict[str, _Pending] = {}
+        self._jobs: list[str] = []
+        self._cancelled = False
+        self._closed = False
+        self._serial = 0
+        self._arrays = 0
+        self._keep_logs = False
+        self._poller: threading.Thread | None = None
+        self._last_progress: Progress | None = None
+
+    # The run key and images are the local backend's: an executor changes neither.
+    def settings(self) -> dict[str, Any]:
+        return self.inner.settings()
+
+    def prepare(self, task: Task) -> PreparedImage:
+        return self.inner.prepare(task)
+
+    def sweep_orphans(self) -> list[str]:
+        return self.inner.sweep_orphans()
+
+    def run(
+        self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
+    ) -> ImplementationResult:
+        with self._lock:
+            if self._cancelled:
+                raise RunCancelled
+            self._serial += 1
+            name = f"r{self._serial}"
+        runs = self.folder / "runs"
+        runs.mkdir(parents=True, exist_ok=True)
+        candidate_path = runs / f"{name}.candidate"
+        candidate_path.write_bytes(candidate)
+        request = Request(
+            task_path=str(task.path),
+            implementation=implementation.index,
+            candidate_path=str(candidate_path),
+            candidate_sha256=sha256(candidate),
+            runtime=selected_runtime(),
+            base_image=self.inner.base_image,
+            timeout_s=self.inner.timeout_s,
+            protocol=self.inner.protocol,
+            image_id=image.image_id,
+            settings=self.settings(),
+            result_path=str(runs / f"{name}.result.json"),
+        )
+        pending = _Pending(request, runs / f"{name}.request.json")
+        request.save(pending.request_path)
+        with self._lock:
+            self._waiting.append(pending)
+            self._start_poller()
+            self._lock.notify_all()
+        try:
+            pending.done.wait()
+        finally:
+            for path in (candidate_path, pending.request_path, Path(request.result_path)):
+                path.unlink(missing_ok=True)
+        outcome = pending.outcome
+        if isinstance(outcome, BaseException):
+            raise outcome
+        assert outcome is not None
+        return outcome
+
+    def interrupt(self) -> None:
+        """Cancel every job of this evaluation (scancel); finished runs are kept."""
+        with self._lock:
+            self._cancelled = True
+            self._lock.notify_all()
+        self._scancel()
+
+    def kill_running(self) -> int:
+        self.interrupt()
+        return 0
+
+    def close(self) -> None:
+        with self._lock:
+            unfinished = bool(self._waiting or self._outstanding)
+        if unfinished:  # the pool stopped early (an error): no job outlives the command
+            self.interrupt()
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+            poller = self._poller
+        if poller is not None:
+            poller.join()
+        if self._jobs:
+            self._scancel()  # nothing of ours stays queued, whatever happened
+        if not self._keep_logs:  # the job logs stay when some run failed on a node
+            shutil.rmtree(self.folder, ignore_errors=True)
+        self.inner.close()
+
+    # --- the poller thread -------------------------------------------------------------
+
+    def _start_poller(self) -> None:
+        if self._poller is None:
+            self._poller = threading.Thread(target=self._poll, name="lmr-slurm", daemon=True)
+            self._poller.start()
+
+    def _poll(self) -> None:
+        try:
+            self._poll_loop()
+        except Exception as error:  # a bug or a full disk: no run may wait forever
+            self._fail_all(InfraError(f"the Slurm poller failed: {error}"))
+            self._scancel()
+
+    def _poll_loop(self) -> None:
+        failing_since: float | None = None
+        while True:
+            with self._lock:
+                if self._closed and not self._waiting and not self._outstanding:
+                    return
+                if self._cancelled:
+                    self._settle_cancelled()
+                    if self._closed:
+                        return
+                self._lock.wait(self.poll_s)
+                batch, self._waiting = self._waiting, []
+            if batch:
+                self._submit(batch)
+            try:
+                alive = self._squeue()
+            except SlurmError as error:
+                failing_since = failing_since or time.monotonic()
+                if time.monotonic() - failing_since > SQUEUE_PATIENCE_S:
+                    self._fail_all(error)
+                continue
+            failing_since = None
+            self._collect(alive)
+
+    def _submit(self, batch: list[_Pending]) -> None:
+        """One job array for ``batch``; on failure, each run fails as infrastructure."""
+        self._arrays += 1
+        array = self.folder / f"array-{self._arrays}"
+        try:
+            array.mkdir(parents=True)
+            for position, pending in enumerate(batch):
+                (array / f"{position}.json").symlink_to(pending.request_path)
+            script = array / "job.sh"
+            script.write_text(
+                "#!/bin/sh\n"
+                f"exec {shlex.quote(self.python)} -m lmr_author.executors.worker "
+                f'{shlex.quote(str(array))}/"$SLURM_ARRAY_TASK_ID.json"\n'
+            )
+        except OSError as error:
+            for pending in batch:
+                self._finish(pending, InfraError(f"cannot write the Slurm job: {error}"))
+            return
+        # Walltime: the candidate's test and the golden count check, plus start-up.
+        minutes = math.ceil((self.inner.limits().timeout_s * 3 + 600) / 60)
+        argv = ["sbatch", "--parsable", f"--array=0-{len(batch) - 1}"]
+        argv += [f"--job-name={self.token}", f"--output={array}/%a.out", f"--chdir={array}"]
+        argv += [f"--time={minutes}", f"--cpus-per-task={math.ceil(self.inner.limits().cpus)}"]
+        if self.gres:
+            argv.append(f"--gres={self.gres}")
+        if self.partition:
+            argv.append(f"--partition={self.partition}")
+        try:
+            job = slurm_command([*argv, str(script)]).strip().split(";")[0]
+        except SlurmError as error:
+            for pending in batch:
+                self._finish(pending, error)
+            return
+        with self._lock:
+            self._jobs.append(job)
+            for position, pending in enumerate(batch):
+                pending.attempts += 1
+                pending.element = f"{job}_{position}"
+                pending.misses = 0
+                pending.log = array / f"{position}.out"
+                self._outstanding[pending.element] = pending
+
+    def _squeue(self) -> dict[str, str]:
+        """This evaluation's array elements still queued or running, with their state."""
+        out = slurm_command(["squeue", "-h", "-r", f"--name={self.token}", "-o", "%i %t"])
+        alive = {}
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 2:
+                alive[parts[0]] = parts[1]
+        return alive
+
+    def _collect(self, alive: dict[str, str]) -> None:
+        with self._lock:
+            outstanding = list(self._outstanding.items())
+        for element, pending in outstanding:
+            result = Path(pending.request.result_path)
+            if result.exists():
+                try:
+                    outcome: ImplementationResult | BaseException = load_result(result)
+                except ValueError as error:
+                    outcome = InfraError(f"Slurm job {element}: {error}")
+                self._finish(pending, outcome)
+            elif element not in alive:
+                # Twice: a result written on another node may show up a poll late.
+                pending.misses += 1
+                if pending.misses >= 2:
+                    self._lost(element, pending)
+            else:
+                pending.misses = 0
+        self._report(alive)
+
+    def _lost(self, element: str, pending: _Pending) -> None:
+        """The element left the queue without a result: submit again, or give up."""
+        self._keep_logs = True
+        with self._lock:
+            self._outstanding.pop(element, None)
+            if pending.attempts <= self.retries and not self._cancelled:
+                self._waiting.append(pending)
+                return
+        self._finish(
+            pending,
+            InfraError(
+                f"Slurm job {element} ended without a result {pending.attempts} time(s) "
+                f"(node failure, killed or out of time); see {pending.log}"
+            ),
+        )
+
+    def _finish(self, pending: _Pending, outcome: ImplementationResult | BaseException) -> None:
+        with self._lock:
+            self._outstanding.pop(pending.element, None)
+        pending.outcome = outcome
+        pending.done.set()
+
+    def _fail_all(self, error: BaseException) -> None:
+        with self._lock:
+            everything = list(self._outstanding.values()) + self._waiting
+            self._waiting = []
+        for pending in everything:
+            self._finish(pending, error)
+
+    def _settle_cancelled(self) -> None:
+        """After scancel (lock held): keep the runs whose result is there, cancel the rest."""
+        everything = list(self._outstanding.values()) + self._waiting
+        self._outstanding, self._waiting = {}, []
+        for pending in everything:
+            result = Path(pending.request.result_path)
+            try:
+                pending.outcome = load_result(result) if result.exists() else RunCancelled()
+            except ValueError:
+                pending.outcome = RunCancelled()
+            pending.done.set()
+
+    def _scancel(self) -> None:
+        # On failure the jobs end on their own at their walltime; nothing better to do.
+        with contextlib.suppress(SlurmError):
+            slurm_command(["scancel", f"--name={self.token}"])
+
+    def _report(self, alive: dict[str, str]) -> None:
+        if self.on_progress is None:
+            return
+        running = sum(1 for state in alive.values() if state in ("R", "CG", "CF"))
+        progress = Progress(len(alive) - running, running, len(self._jobs))
+        if progress != self._last_progress:
+            self._last_progress = progress
+            self.on_progress(progress)

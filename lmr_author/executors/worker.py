@@ -1,0 +1,79 @@
+"""Run ONE request on a node: ``python -m lmr_author.executors.worker REQUEST.json``.
+
+The same `DockerBackend` the local executor uses, with the submitter's configuration.
+Before running, it checks that the node sees the run as the submitter keyed it (same
+image id, same settings); otherwise the result is an infrastructure error, so a
+verdict is never stored under a key it does not belong to. SIGTERM (scancel) ends the
+run through its ``finally`` blocks, which remove its container.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.executors.wire import Request, save_infra_error, save_result, sha256
+from lmr_author.sandbox.engine import use_runtime
+from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.results import ImplementationRun
+from lmr_author.task import load_task
+
+
+def run_request(request: Request) -> ImplementationRun | str:
+    """The run's outcome, or why it could not be run faithfully here."""
+    use_runtime(request.runtime)
+    candidate = Path(request.candidate_path).read_bytes()
+    if sha256(candidate) != request.candidate_sha256:
+        return "the candidate file in the shared folder changed after submission"
+    backend = DockerBackend(
+        base_image=request.base_image, timeout_s=request.timeout_s, protocol=request.protocol
+    )
+    try:
+        if backend.settings() != request.settings:
+            return "this node's sandbox settings (harness, limits) differ from the submitter's"
+        task = load_task(request.task_path)
+        image = backend.prepare(task)
+        if not isinstance(image, ImageRef) or image.image_id != request.image_id:
+            return (
+                f"this node's image of task {task.name} is not the one the run was keyed "
+                f"with ({request.image_id[:19]})"
+            )
+        outcome = backend.run(task, task.implementation(request.implementation), candidate, image)
+        if not isinstance(outcome, ImplementationRun):
+            return "the sandbox returned no run"
+        return outcome
+    finally:
+        backend.close()
+
+
+def _terminate(_signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(143)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m lmr_author.executors.worker REQUEST.json", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, _terminate)
+    request = Request.load(Path(args[0]))
+    result = Path(request.result_path)
+    try:
+        outcome = run_request(request)
+    except SystemExit:
+        raise  # cancelled: no result, the submitter knows it cancelled
+    except Exception as error:  # any failure here is the infrastructure's
+        save_infra_error(result, f"the worker on the node failed: {error}")
+        return 1
+    if isinstance(outcome, str):
+        save_infra_error(result, outcome)
+        return 1
+    save_result(result, outcome)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The shared-folder files of a remote run: what a node writes is read back exactly, and
+anything else is refused (an infrastructure error upstream, never a verdict)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.executors.wire import Request, load_result, save_result, sha256
+from lmr_author.executors.worker import main, run_request
+from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+
+
+def _run() -> ImplementationRun:
+    verdict = TestVerdict(
+        test_file="unit_test/unit_test_1.py",
+        verdict="fail",
+        reason="2 of 3 tests failed",
+        duration_s=1.25,
+        log="Test Failed\n",
+        exit_code=1,
+        legacy_log="Test Failed\n",
+        protocol="published",
+        tests_run=3,
+        legacy_passed=1,
+    )
+    return ImplementationRun(verdicts=[verdict], image_id="sha256:abc", wall_s=2.0)
+
+
+def test_a_result_reads_back_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    save_result(path, _run())
+    assert load_result(path) == _run()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.update(wire_version=99),
+        lambda d: d.pop("infra_error"),
+        lambda d: d["verdicts"][0].update(verdict=["pass"]),
+        lambda d: d["verdicts"][0].update(extra="field"),
+        lambda d: d.update(verdicts="pass"),
+    ],
+)
+def test_a_malformed_result_is_refused(tmp_path: Path, change: object) -> None:
+    path = tmp_path / "r.json"
+    save_result(path, _run())
+    data = json.loads(path.read_text())
+    change(data)  # type: ignore[operator]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="unreadable result"):
+        load_result(path)
+
+
+def _request(tmp_path: Path, **changes: object) -> Request:
+    candidate = tmp_path / "c.py"
+    candidate.write_bytes(b"def f():\n    return 1\n")
+    fields: dict[str, object] = {
+        "task_path": str(tmp_path / "no-task"),
+        "implementation": 1,
+        "candidate_path": str(candidate),
+        "candidate_sha256": sha256(candidate.read_bytes()),
+        "runtime": "docker",
+        "base_image": None,
+        "timeout_s": None,
+        "protocol": "auto",
+        "image_id": "sha256:abc",
+        "settings": DockerBackend().settings(),
+        "result_path": str(tmp_path / "result.json"),
+    }
+    fields.update(changes)
+    return Request(**fields)  # type: ignore[arg-type]
+
+
+def test_the_worker_refuses_a_changed_candidate(tmp_path: Path) -> None:
+    request = _request(tmp_path, candidate_sha256=sha256(b"other"))
+    assert "candidate file" in str(run_request(request))
+
+
+def test_the_worker_refuses_other_settings(tmp_path: Path) -> None:
+    request = _request(tmp_path, settings={"harness": "older"})
+    assert "settings" in str(run_request(request))
+
+
+def test_a_refusal_is_written_as_an_infrastructure_error(tmp_path: Path) -> None:
+    request = _request(tmp_path, settings={})
+    request.save(tmp_path / "req.json")
+    assert main([str(tmp_path / "req.json")]) == 1
+    outcome = load_result(Path(request.result_path))
+    assert outcome.verdicts == [] and "settings" in str(outcome.infra_error)
+
+
+def test_gres_without_slurm_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmr_author.cli import main as cli
+
+    bench = Path(__file__).resolve().parents[2] / "benchmark"
+    argv = ["eval", str(bench), "-s", str(bench / "submissions" / "correct"), "--gres", "gpu:1"]
+    assert cli([*argv, "--output", str(tmp_path / "out")]) == 2
+    assert "--gres is for --executor slurm" in capsys.readouterr().err
