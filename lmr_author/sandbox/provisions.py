@@ -12,6 +12,7 @@ model fail at once instead of after network time-outs).
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from lmr_author.errors import UserError
 
 if TYPE_CHECKING:
+    import docker
     from docker.types import DeviceRequest
 
 #: Where the hub folder of ``--hf-cache`` appears in the container.
@@ -127,3 +129,51 @@ def settings(gpus: str | None, hub: str | None) -> Mapping[str, Any]:
     if hub is not None:
         found["hf_cache"] = cache_fingerprint(Path(hub))
     return found
+
+
+_SEEN_LOCK = threading.Lock()
+#: (engine, hub folder) pairs whose folder the engine was seen to bind with its contents.
+_VISIBLE: set[tuple[str, str]] = set()
+
+
+def ensure_visible(client: docker.DockerClient, image: str, hub: str) -> None:
+    """Check once per engine that it binds ``hub`` with what this machine sees in it.
+
+    An engine binds paths of its own host: a remote engine (``DOCKER_HOST=ssh://...``) or
+    one reached from inside a container would mount an empty folder of the same name,
+    and every model would look missing. One short container lists the mount; an empty
+    listing of a folder that is not empty here is an error naming the cause.
+    """
+    from lmr_author.sandbox.errors import InfraError
+
+    key = (str(client.api.base_url), hub)
+    with _SEEN_LOCK:
+        if key in _VISIBLE:
+            return
+    try:
+        local = sorted(entry.name for entry in Path(hub).iterdir())
+    except OSError:
+        local = []
+    if not local:
+        return
+    output = client.containers.run(
+        image,
+        ["ls", "-A", HUB_MOUNT],
+        entrypoint=[],
+        user="65534:65534",
+        network_mode="none",
+        volumes=volumes(hub),
+        remove=True,
+        stdout=True,
+        stderr=False,
+    )
+    seen = bytes(output).decode("utf-8", "replace").split()
+    if not seen:
+        raise InfraError(
+            f"the container engine does not see --hf-cache {hub}: it mounts an empty folder "
+            "there (a remote engine, or one outside this container, binds paths of its own "
+            "host)",
+            hint="Give a cache folder on the engine's host, or run on the engine's host.",
+        )
+    with _SEEN_LOCK:
+        _VISIBLE.add(key)

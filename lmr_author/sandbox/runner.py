@@ -272,6 +272,11 @@ def _run_one(
         outputs_dir=outputs_dir,
         preload=_preload(impl, test_file),
     )
+    if limits.hf_cache is not None:
+        try:
+            provisions.ensure_visible(client, image.image_id or image.tag, limits.hf_cache)
+        except (docker.errors.DockerException, requests.RequestException) as error:
+            raise InfraError(f"could not check the --hf-cache mount: {error}") from None
     extra = []
     if candidate is not None:
         extra.append((str(workdir / impl.goal_file), candidate, 0o444))

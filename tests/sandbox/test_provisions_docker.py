@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
+from tests.conftest import IN_CI
 from tests.support.sandbox_tasks import ASSERT_TEST, GOLDEN, MASKED, write_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("image_cleanup", "no_leftovers")]
@@ -100,14 +101,18 @@ def _submission(root: Path, system: str, task_dir: Path, source: str) -> Path:
     return root / system
 
 
+def _argv(bench: Path, systems: list[Path], out: Path, *extra: str) -> list[str]:
+    argv = ["eval", str(bench), "--output", str(out), "--workers", "2", "--timeout", "60"]
+    for system in systems:
+        argv += ["-s", str(system)]
+    return [*argv, *extra, "--json"]
+
+
 def _eval(
     bench: Path, systems: list[Path], out: Path, capsys: Any, *extra: str, status: int = 0
 ) -> Any:
     """``eval --json``'s results; ``status`` 1 when runs end in infrastructure errors."""
-    argv = ["eval", str(bench), "--output", str(out), "--workers", "2", "--timeout", "60"]
-    for system in systems:
-        argv += ["-s", str(system)]
-    code = main([*argv, *extra, "--json"])
+    code = main(_argv(bench, systems, out, *extra))
     captured = capsys.readouterr()
     assert code == status, captured.err
     return json.loads(captured.out)
@@ -133,8 +138,14 @@ def test_a_model_from_the_cache_read_only_offline_and_without_the_token(
         assert run["verdict"] == "infra-error", run
         assert f"needs model '{MODEL}'" in run["reason"] and "--hf-cache" in run["reason"]
 
-    given = _eval(bench, systems, tmp_path / "out", capsys, "--hf-cache", str(home))
+    code = main(_argv(bench, systems, tmp_path / "out", "--hf-cache", str(home)))
+    given = json.loads(capsys.readouterr().out)
     runs = {run["system"]: run for run in given["runs"]}
+    if code and "does not see --hf-cache" in runs["golden"]["reason"] and not IN_CI:
+        # An engine outside this container (the fresh-machine check talks to the host's)
+        # binds the host's path: the runs say so, which is what this machine allows.
+        pytest.skip("the engine binds paths of another host")
+    assert code == 0, runs
     assert runs["golden"]["verdict"] == "pass", runs["golden"]
     assert runs["masked"]["verdict"] != "pass"
     assert runs["poison"]["verdict"] == "pass", runs["poison"]
