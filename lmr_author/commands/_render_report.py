@@ -20,7 +20,7 @@ from lmr_author.table_model import Section, named_columns
 from lmr_author.thin_rows import RULE, describe, footnote, mark
 
 if TYPE_CHECKING:
-    from lmr_author.reporting.regression import RegressionResult
+    from lmr_author.reporting.regression import LeftOut, RegressionResult
     from lmr_author.reporting.tables import LabelCounts, Report, SystemRow
 
 DASH = "–"
@@ -215,7 +215,7 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
             )
         )
     if regression is not None:
-        out.append(regression_section(regression))
+        out.extend(regression_sections(regression))
     if report.footnotes:
         out.append(
             _section(
@@ -229,32 +229,55 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
     return out
 
 
-def regression_section(result: RegressionResult) -> Section:
-    """The coefficient table of Table 5."""
-    return _section(
-        "Logistic regression of success (Table 5)",
-        ["term", "coef", "std err", "z", "P>|z|", "[0.025", "0.975]"],
-        [
+def regression_sections(result: RegressionResult) -> list[Section]:
+    """The coefficient table of Table 5, and the tasks it leaves out."""
+    systems = ", ".join(f"{name} {count}" for name, count in result.per_system.items())
+    left = len(result.left_out)
+    out = [
+        _section(
+            "Logistic regression of success (Table 5)",
+            ["term", "coef", "std err", "z", "P>|z|", "[0.025", "0.975]"],
             [
-                c.name,
-                f"{c.coef:.4f}",
-                f"{c.std_err:.4f}",
-                f"{c.z:.3f}",
-                f"{c.p:.3f}",
-                f"{c.ci_low:.4f}",
-                f"{c.ci_high:.4f}",
-            ]
-            for c in result.coefficients
-        ],
-        note=f"n = {result.n}, McFadden pseudo R² = {result.pseudo_r2:.4f}, log-likelihood = "
-        f"{result.log_likelihood:.4f}, converged: {'yes' if result.converged else 'no'}; "
-        f"predictors standardized; reference system: {result.reference_system}.",
-    )
+                [
+                    c.name,
+                    f"{c.coef:.4f}",
+                    f"{c.std_err:.4f}",
+                    f"{c.z:.3f}",
+                    f"{c.p:.3f}",
+                    f"{c.ci_low:.4f}",
+                    f"{c.ci_high:.4f}",
+                ]
+                for c in result.coefficients
+            ],
+            note=f"n = {result.n}" + (f" ({systems})" if systems else "") + ", McFadden "
+            f"pseudo R² = {result.pseudo_r2:.4f}, log-likelihood = "
+            f"{result.log_likelihood:.4f}, converged: {'yes' if result.converged else 'no'}; "
+            f"predictors standardized; reference system: {result.reference_system} "
+            "(system[...] are the other systems' dummies); "
+            + (f"{left} task(s) left out, listed below." if left else "no task left out."),
+        )
+    ]
+    if result.left_out:
+        out.append(
+            _section(
+                "Left out of the regression",
+                [],
+                [[_left_out_line(item)] for item in result.left_out],
+            )
+        )
+    return out
+
+
+def _left_out_line(item: LeftOut) -> str:
+    counted = f" ({item.outcomes} outcome(s))" if item.outcomes else ""
+    detail = f": {item.detail}" if item.detail else ""
+    return f"{item.task}{counted}: {item.reason}{detail}"
 
 
 def regression_json(result: RegressionResult) -> dict[str, Any]:
     return {
         "n": result.n,
+        "per_system": dict(result.per_system),
         "pseudo_r2": result.pseudo_r2,
         "log_likelihood": result.log_likelihood,
         "converged": result.converged,
@@ -272,6 +295,7 @@ def regression_json(result: RegressionResult) -> dict[str, Any]:
             }
             for c in result.coefficients
         ],
+        "left_out": [item.to_json() for item in result.left_out],
     }
 
 

@@ -22,7 +22,11 @@ eval outputs named with --setting NAME=PATH), Table 6 (completely correct vs
 not), unit-test accuracy per category, the benchmark's category distribution
 (Figure 2) and, for systems generated with --samples, pass@1 and pass@k.
 --regression fits the logistic regression of Table 5 (success on the
-repository metrics and system dummies; docs/metrics.md).
+repository metrics and system dummies; docs/metrics.md) on the runs of the
+eval outputs and the test logs of the published results.txt files, measured
+on the tasks of --benchmark; the tasks it cannot measure are left out and
+listed under the coefficient table. --reference-system takes any spelling
+of a system (OpenHands/gpt4.1 too).
 
 Published results join as RESULTS_DIR too: the published results/ folder (its
 unit_test_evaluation/, llm_as_a_judge_evaluation/ and human_evaluation/ are
@@ -254,19 +258,29 @@ def _load_listing_broken(benchmark: Path | None, *, regression: bool) -> Benchma
 def _regression(
     args: argparse.Namespace, report: Any, sources: list[Any], inputs: _Inputs, identity: Any
 ) -> Any:
+    """Table 5 over the runs of the eval outputs and the logs of the published results."""
+    import dataclasses
+
     from lmr_author.reporting.regression import fit_success_model
-    from lmr_author.reporting.success import success_rows
+    from lmr_author.reporting.success import success_table
 
     if not report.benchmark:
-        raise UserError("--regression needs the benchmark", hint="Pass --benchmark DIR.")
-    rows, notes = success_rows(
+        raise UserError(
+            "--regression needs the benchmark's tasks (it measures their repositories)",
+            hint="Pass --benchmark DIR.",
+        )
+    table = success_table(
         [s.path for s in sources],
         Path(report.benchmark),
         published=inputs.results,
         identity=identity,
     )
-    report.notes.extend(notes)
-    return fit_success_model(rows, reference_system=args.reference_system)
+    report.notes.extend(table.notes)
+    reference = args.reference_system
+    if reference is not None and reference not in {row.system for row in table.rows}:
+        reference = identity.canonical_system(reference)  # OpenHands/gpt4.1, say
+    fitted = fit_success_model(table.rows, reference_system=reference)
+    return dataclasses.replace(fitted, left_out=tuple(table.left_out))
 
 
 def _labels(

@@ -21,6 +21,10 @@ Shown = Callable[[float | None], str]
 
 #: What the labels plot says when no system has a judge or human label.
 NO_LABELS = "no judge or human labels yet: run 'lmr-author judge' or label the runs"
+#: What the labels plot writes over a system that has neither.
+NO_SYSTEM_LABELS = "no labels"
+#: What the accuracy plot says when no system has a number to show.
+NO_NUMBERS = "no data: no unit-test runs, judge or human labels"
 #: Three-way label colours, the same in every plot.
 COLORS = {"CC": "#2a9d8f", "LC": "#e9c46a", "LI": "#e76f51"}
 
@@ -47,9 +51,10 @@ def figures(report: Report, titles: dict[str, str], shown: Shown) -> dict[str, A
 
     plt.rcParams["svg.hashsalt"] = "lmr-author"  # the same report draws the same SVG
     out: dict[str, Any] = {}
-    rows = [row for row in report.rows if row.unit_tests.counted]
-    names = [(row.system + (f"\n[{row.setting}]" if row.setting else "")) for row in rows]
-    if rows:
+    # Every system, published ones with labels but no results.txt too: a system without
+    # a number gets "–" (accuracy) or "no labels", not a silent gap or no place at all.
+    names = [_tick(row.system, row.setting) for row in report.rows]
+    if report.rows:
         out["accuracy"] = _accuracy(plt, report, names, titles["accuracy"], shown)
         out["labels"] = _labels(plt, report, names, titles["labels"], shown)
     if report.category_distribution:
@@ -57,8 +62,22 @@ def figures(report: Report, titles: dict[str, str], shown: Shown) -> dict[str, A
     return out
 
 
+def _tick(system: str, setting: str) -> str:
+    """A system's x label on two lines (agent, model), so long names do not overlap."""
+    from lmr_author.identity import split_system
+
+    agent, model = split_system(system)
+    name = f"{agent}\n{model}" if model else agent
+    return name + (f"\n[{setting}]" if setting else "")
+
+
+def _no_data(axes: Any, text: str) -> None:
+    """Not an empty chart that looks like 0 %: say that there is nothing to show."""
+    axes.text(0.5, 0.5, text, transform=axes.transAxes, ha="center", va="center", fontsize=11)
+
+
 def _accuracy(plt: Any, report: Report, names: list[str], title: str, shown: Shown) -> Any:
-    rows = [row for row in report.rows if row.unit_tests.counted]
+    rows = report.rows
     figure, axes = plt.subplots(figsize=(max(6.0, 1.4 * len(rows)) + 1.5, 4.0))
     series = {
         "unit test": [row.unit_tests.accuracy for row in rows],
@@ -75,6 +94,8 @@ def _accuracy(plt: Any, report: Report, names: list[str], title: str, shown: Sho
             bar.set_edgecolor(bar.get_facecolor())
             bar.set_linewidth(0.0 if value is None else 1.5)
         axes.bar_label(bars, [shown(v) for v in values], fontsize=7, padding=2)
+    if all(v is None for values in series.values() for v in values):
+        _no_data(axes, NO_NUMBERS)
     axes.set_xticks(range(len(rows)), names, fontsize=8)
     axes.set_ylabel("%")
     axes.set_ylim(0, 110)  # room for the labels of 100 % bars
@@ -86,7 +107,7 @@ def _accuracy(plt: Any, report: Report, names: list[str], title: str, shown: Sho
 
 
 def _labels(plt: Any, report: Report, names: list[str], title: str, shown: Shown) -> Any:
-    rows = [row for row in report.rows if row.unit_tests.counted]
+    rows = report.rows
     figure, axes = plt.subplots(figsize=(max(6.0, 1.4 * len(rows)) + 1.5, 4.0))
     for side, (source, shift) in enumerate((("judge", -0.2), ("human", 0.2))):
         bottom = [0.0] * len(rows)
@@ -107,11 +128,12 @@ def _labels(plt: Any, report: Report, names: list[str], title: str, shown: Shown
             texts = [shown(f) if f >= 0.08 else "" for f in fractions]
             axes.bar_label(bars, texts, label_type="center", fontsize=7)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-    if all(row.judge.fraction("CC") is None and row.human.fraction("CC") is None for row in rows):
-        # Not an empty chart that looks like 0 %: say that there is nothing to show.
-        axes.text(
-            0.5, 0.5, NO_LABELS, transform=axes.transAxes, ha="center", va="center", fontsize=11
-        )
+    bare = [i for i, row in enumerate(rows) if not row.judge.total and not row.human.total]
+    if len(bare) == len(rows):
+        _no_data(axes, NO_LABELS)
+    else:
+        for i in bare:
+            axes.text(i, 50, NO_SYSTEM_LABELS, ha="center", va="center", fontsize=8, rotation=90)
     axes.set_xticks(range(len(rows)), names, fontsize=8)
     axes.set_ylabel("% (left bar judge, hatched bar human)")
     axes.set_ylim(0, 100)

@@ -15,7 +15,7 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lmr_author.errors import UserError
@@ -44,6 +44,29 @@ class SuccessRow:
     predictors: Mapping[str, float]
 
 
+@dataclass
+class LeftOut:
+    """A task the success table could not use, why, and how many outcomes it took away."""
+
+    task: str
+    reason: str
+    detail: str = ""
+    outcomes: int = 0
+
+    def line(self) -> str:
+        detail = f": {self.detail}" if self.detail else ""
+        counted = f"; {self.outcomes} outcome(s) not counted" if self.outcomes else ""
+        return f"task {self.task} left out ({self.reason}){detail}{counted}"
+
+    def to_json(self) -> dict[str, str | int]:
+        return {
+            "task": self.task,
+            "reason": self.reason,
+            "detail": self.detail,
+            "outcomes": self.outcomes,
+        }
+
+
 @dataclass(frozen=True)
 class Coefficient:
     """One row of the coefficient table (Table 5's columns)."""
@@ -68,6 +91,10 @@ class RegressionResult:
     converged: bool
     reference_system: str
     predictors: tuple[str, ...]
+    #: Rows per system, the reference first, then the systems of the dummies.
+    per_system: Mapping[str, int] = field(default_factory=dict)
+    #: Tasks the success table left out (`lmr_author.reporting.success`).
+    left_out: tuple[LeftOut, ...] = ()
 
     def coefficient(self, name: str) -> Coefficient:
         for row in self.coefficients:
@@ -114,6 +141,7 @@ def fit_success_model(
             hint="A logistic regression needs both successes and failures.",
         )
     dummies = [s for s in systems if s != reference]
+    counts = Counter(row.system for row in rows)
     columns = [CONST, *names, *(system_column(s) for s in dummies)]
     if len(rows) <= len(columns):
         raise RegressionError(
@@ -168,6 +196,7 @@ def fit_success_model(
         converged=bool(fitted.mle_retvals.get("converged", False)),
         reference_system=reference,
         predictors=names,
+        per_system={s: counts[s] for s in (reference, *dummies)},
     )
 
 

@@ -3,25 +3,41 @@
 Success is the unit-test verdict of the run (``pass``); runs that failed for reasons of
 infrastructure are left out, as they are of accuracy. The predictors are the repository
 metrics of the run's task (`lmr_author.reporting.repo_metrics`), computed from the task
-folders of the benchmark the runs were evaluated on.
+folders of the benchmark the runs were evaluated on. Tasks that cannot be measured, and
+outcomes of tasks the benchmark does not hold, are left out and listed
+(`SuccessTable.left_out`), so the coefficient table can say what it rests on.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from lmr_author.errors import UserError
 from lmr_author.eval_output import scan_stored_runs
-from lmr_author.reporting.regression import SuccessRow
+from lmr_author.identity import natural_key, paper_index
+from lmr_author.reporting.regression import LeftOut, SuccessRow
 from lmr_author.reporting.repo_metrics import ImplementationMetrics, implementation_metrics
 from lmr_author.verdicts import PASS
 
 if TYPE_CHECKING:
     from lmr_author.identity import Identity
     from lmr_author.reporting.published_results import PublishedLog
+
+
+@dataclass
+class SuccessTable:
+    """The rows to fit, the tasks left out (with what they took away), other notes."""
+
+    rows: list[SuccessRow] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def left_out_notes(self) -> list[str]:
+        return [item.line() for item in self.left_out]
 
 
 def success_rows(
@@ -31,9 +47,21 @@ def success_rows(
     published: Sequence[tuple[str | None, Path]] = (),
     identity: Identity | None = None,
 ) -> tuple[list[SuccessRow], list[str]]:
+    """`success_table`'s rows, and its notes with one line per task left out."""
+    table = success_table(outputs, benchmark, published=published, identity=identity)
+    return table.rows, table.left_out_notes() + table.notes
+
+
+def success_table(
+    outputs: Sequence[Path],
+    benchmark: Path,
+    *,
+    published: Sequence[tuple[str | None, Path]] = (),
+    identity: Identity | None = None,
+) -> SuccessTable:
     """The rows of every counted run of ``outputs`` and of every log line of the
-    ``published`` results.txt files (``(system or None, path)``), and a note per run or
-    task left out.
+    ``published`` results.txt files (``(system or None, path)``), the tasks left out and
+    a note per unreadable run.
 
     A published log ``<task>/unit_test_<k>.log`` is implementation ``k`` of the task the
     identity matches (``1-DPO`` is ``01-DPO``); its PASS is the success, as the published
@@ -44,17 +72,26 @@ def success_rows(
     from lmr_author.reporting.published_results import load_published_results
 
     names = identity or load_identity()
+    table = SuccessTable()
+    left_out: dict[str, LeftOut] = {}  # by canonical task name, in the order found
+
+    def leave_out(task: str, reason: str, detail: str = "", outcomes: int = 0) -> None:
+        found = left_out.setdefault(task, LeftOut(task, reason, detail))
+        found.outcomes += outcomes
+
     metrics: dict[tuple[str, int], ImplementationMetrics] = {}
     # Measuring a task needs its repository and golden file: one missing leaves the task
     # out, not the regression.
-    loaded = load_benchmark(benchmark, runnable=True)
-    notes: list[str] = [
-        f"task {item.name} left out (it cannot be loaded): {item.reason}" for item in loaded.broken
-    ]
+    loaded = load_benchmark(benchmark, runnable=True, allow_empty=True)
+    for item in loaded.broken:
+        leave_out(names.canonical_task(item.name), "it cannot be loaded", item.reason)
     known = {task.paper_index: task.name for task in loaded.tasks if task.paper_index is not None}
+    for item in loaded.broken:  # so that their logs are named as they are
+        if (index := paper_index(item.name)) is not None:
+            known.setdefault(index, item.name)
     # Which implementation wrote which published log: by its test file's name.
     tests = {
-        task.name: {
+        names.canonical_task(task.name): {
             PurePosixPath(impl.unit_test_file).stem: impl.index for impl in task.implementations
         }
         for task in loaded.tasks
@@ -63,25 +100,22 @@ def success_rows(
         try:
             task_metrics = implementation_metrics(task)
         except UserError as error:
-            notes.append(f"task {task.name} left out (it cannot be measured): {error.message}")
+            leave_out(names.canonical_task(task.name), "it cannot be measured", error.message)
             continue
         for found in task_metrics:
-            metrics[(found.task, found.index)] = found
-    rows: list[SuccessRow] = []
+            metrics[(names.canonical_task(found.task), found.index)] = found
     for output in outputs:
         runs, problems = scan_stored_runs(output)
-        notes.extend(problems)
+        table.notes.extend(problems)
         for run in runs:
             if not run.record.counted:
                 continue
-            measured = metrics.get((run.task, run.implementation))
+            spelt = names.canonical_task(run.task, known)
+            measured = metrics.get((spelt, run.implementation))
             if measured is None:
-                notes.append(
-                    f"{run.system} {run.task}#{run.implementation}: not a task of {benchmark}; "
-                    "left out of the regression"
-                )
+                leave_out(spelt, _not_measured(spelt, tests), outcomes=1)
                 continue
-            rows.append(
+            table.rows.append(
                 SuccessRow(
                     system=run.system,
                     item=f"{run.task}#{run.implementation}",
@@ -92,16 +126,18 @@ def success_rows(
     for name, path in published:
         results = load_published_results(path, system=name)
         system = names.canonical_system(results.system)
-        left_out: list[str] = []
         logs_per_task = Counter(names.canonical_task(log.task, known) for log in results.logs)
         for log in results.logs:
             task_key = names.canonical_task(log.task, known)
             index = _implementation_of(log, tests.get(task_key, {}), logs_per_task[task_key])
             measured = metrics.get((task_key, index)) if index is not None else None
             if measured is None:
-                left_out.append(f"{log.task}/{log.log_name}")
+                reason = _not_measured(task_key, tests)
+                if task_key in tests and task_key not in left_out and index is None:
+                    reason = f"{log.log_name or 'a task without logs'} names no implementation"
+                leave_out(task_key, reason, outcomes=1)
                 continue
-            rows.append(
+            table.rows.append(
                 SuccessRow(
                     system=system,
                     item=f"{task_key}#{index}",
@@ -109,18 +145,19 @@ def success_rows(
                     predictors=measured.predictors(),
                 )
             )
-        if left_out:
-            notes.append(
-                f"{system} ({path}): {len(left_out)} log(s) left out of the regression (no "
-                f"measured implementation of the benchmark): {', '.join(left_out)}"
-            )
-    if not rows:
+    table.left_out = sorted(left_out.values(), key=lambda item: natural_key(item.task))
+    if not table.rows:
+        left = f" ({len(table.left_out)} task(s) left out)" if table.left_out else ""
         raise UserError(
-            "no runs to fit the regression on",
+            "no runs to fit the regression on" + left,
             hint="Give eval output folders or published results whose tasks are tasks of "
             "the benchmark (--benchmark DIR).",
         )
-    return rows, notes
+    return table
+
+
+def _not_measured(task: str, tests: dict[str, dict[str, int]]) -> str:
+    return "not a task of the benchmark" if task not in tests else "no such implementation"
 
 
 def _implementation_of(log: PublishedLog, tests: dict[str, int], logs: int) -> int | None:

@@ -94,3 +94,38 @@ def test_a_labels_plot_without_labels_says_so_and_one_with_labels_does_not(
     finally:
         for figure in made.values():
             plt.close(figure)
+
+
+def test_systems_without_unit_tests_are_drawn_and_a_system_without_labels_says_so() -> None:
+    """Published systems with labels but no results.txt get their place in both plots;
+    one with nothing gets "no labels" over its place and "–" bars, and a report with no
+    number at all says so instead of drawing an empty chart."""
+    import matplotlib.pyplot as plt
+
+    from lmr_author.reporting.plots import NO_NUMBERS, NO_SYSTEM_LABELS
+
+    judged = SystemRow(
+        "", "no_agent-gpt4o", "j", Tally(), LabelCounts({"CC": 1, "LC": 1, "LI": 2}), LabelCounts()
+    )
+    tested = SystemRow(
+        "", "openhands_agent-claude3.7", "t", Tally(4, 2), LabelCounts(), LabelCounts()
+    )
+    made = _figures(Report([judged, tested], {}))
+    try:
+        accuracy, labels = made["accuracy"].axes[0], made["labels"].axes[0]
+        ticks = [t.get_text() for t in accuracy.get_xticklabels()]
+        assert ticks == ["no_agent\ngpt4o", "openhands_agent\nclaude3.7"]
+        assert [t.get_text() for t in accuracy.texts] == ["–", "50", "25", "–", "–", "–"]
+        assert NO_NUMBERS not in [t.get_text() for t in accuracy.texts]
+        marks = [t for t in labels.texts if t.get_text() == NO_SYSTEM_LABELS]
+        assert [mark.get_position()[0] for mark in marks] == [1]  # over the second system
+    finally:
+        for figure in made.values():
+            plt.close(figure)
+    empty = SystemRow("", "nothing", "n", Tally(), LabelCounts(), LabelCounts())
+    made = _figures(Report([empty], {}))
+    try:
+        assert NO_NUMBERS in [t.get_text() for t in made["accuracy"].axes[0].texts]
+    finally:
+        for figure in made.values():
+            plt.close(figure)
