@@ -28,6 +28,11 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
         metavar="SPEC",
         help="with --executor slurm: generic resources per run, e.g. gpu:1 (sbatch --gres)",
     )
+    parser.add_argument(
+        "--partition",
+        metavar="NAME",
+        help="with --executor slurm: the partition the jobs go to (sbatch --partition)",
+    )
 
 
 def slurm_backend(
@@ -35,8 +40,9 @@ def slurm_backend(
 ) -> SlurmBackend | None:
     """The Slurm backend ``args`` ask for, or None for the local executor."""
     if args.executor != "slurm":
-        if args.gres:
-            raise UserError("--gres is for --executor slurm", hint="Add --executor slurm.")
+        for option, value in (("--gres", args.gres), ("--partition", args.partition)):
+            if value:
+                raise UserError(f"{option} is for --executor slurm", hint="Add --executor slurm.")
         return None
     import shutil
 
@@ -48,5 +54,19 @@ def slurm_backend(
             "--executor slurm needs Slurm's sbatch, squeue and scancel on PATH",
             hint="Run on a Slurm login node, or use --executor local.",
         )
-    inner = DockerBackend(base_image=args.base_image, timeout_s=args.timeout)
-    return SlurmBackend(inner, Path(args.output) / "slurm", gres=args.gres, on_progress=on_progress)
+    from lmr_author.commands._provisions import hub_of
+
+    # The same sandbox as the local executor's, provisions included: same run keys.
+    inner = DockerBackend(
+        base_image=args.base_image,
+        timeout_s=args.timeout,
+        gpus=args.gpus,
+        hf_cache=hub_of(args),
+    )
+    return SlurmBackend(
+        inner,
+        Path(args.output) / "slurm",
+        gres=args.gres,
+        partition=args.partition,
+        on_progress=on_progress,
+    )

@@ -160,6 +160,8 @@ class SlurmBackend:
             image_id=image.image_id,
             settings=self.settings(),
             result_path=str(runs / f"{name}.result.json"),
+            gpus=self.inner.gpus,
+            hf_cache=self.inner.hf_cache,
         )
         pending = _Pending(request, runs / f"{name}.request.json")
         request.save(pending.request_path)

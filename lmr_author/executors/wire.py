@@ -36,6 +36,9 @@ class Request:
     image_id: str
     settings: dict[str, Any]
     result_path: str
+    #: ``--gpus`` and the ``--hf-cache`` hub folder (a path the nodes share), if given.
+    gpus: str | None = None
+    hf_cache: str | None = None
 
     def save(self, path: Path) -> None:
         atomic_write_json(path, {"wire_version": WIRE_VERSION, **asdict(self)})

@@ -29,7 +29,11 @@ def run_request(request: Request) -> ImplementationRun | str:
     if sha256(candidate) != request.candidate_sha256:
         return "the candidate file in the shared folder changed after submission"
     backend = DockerBackend(
-        base_image=request.base_image, timeout_s=request.timeout_s, protocol=request.protocol
+        base_image=request.base_image,
+        timeout_s=request.timeout_s,
+        protocol=request.protocol,
+        gpus=request.gpus,
+        hf_cache=request.hf_cache,
     )
     try:
         if backend.settings() != request.settings:

@@ -94,12 +94,33 @@ def test_a_refusal_is_written_as_an_infrastructure_error(tmp_path: Path) -> None
     assert outcome.verdicts == [] and "settings" in str(outcome.infra_error)
 
 
-def test_gres_without_slurm_is_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("option", [["--gres", "gpu:1"], ["--partition", "gpu"]])
+def test_slurm_options_without_slurm_are_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
 ) -> None:
     from lmr_author.cli import main as cli
 
     bench = Path(__file__).resolve().parents[2] / "benchmark"
-    argv = ["eval", str(bench), "-s", str(bench / "submissions" / "correct"), "--gres", "gpu:1"]
+    argv = ["eval", str(bench), "-s", str(bench / "submissions" / "correct"), *option]
     assert cli([*argv, "--output", str(tmp_path / "out")]) == 2
-    assert "--gres is for --executor slurm" in capsys.readouterr().err
+    assert f"{option[0]} is for --executor slurm" in capsys.readouterr().err
+
+
+def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path) -> None:
+    """A node builds its sandbox with the request's --gpus and --hf-cache: the settings
+    it checks are then the submitter's, not those of a sandbox without them."""
+    hub = tmp_path / "hub"
+    hub.mkdir()
+    submitted = DockerBackend(gpus="all", hf_cache=str(hub)).settings()
+    assert submitted != DockerBackend().settings()
+    given = _request(tmp_path, settings=submitted, gpus="all", hf_cache=str(hub))
+    # Past the settings check: what stops it next is the missing task folder.
+    from lmr_author.task import TaskLoadError
+
+    with pytest.raises(TaskLoadError):
+        run_request(given)
+    without = _request(tmp_path, settings=submitted)
+    assert "settings" in str(run_request(without))
+    saved = tmp_path / "req.json"
+    given.save(saved)
+    assert Request.load(saved) == given
