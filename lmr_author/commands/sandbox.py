@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from lmr_author.commands._provisions import add_provision_options, hub_of
@@ -103,6 +104,29 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=_list)
 
+    save = actions.add_parser(
+        "save",
+        help="save task images as files (for engines on other machines)",
+        description=(
+            "Build (if needed) the images of the tasks at PATH and save each as "
+            "DIR/<image id>.tar, which 'lmr-author sandbox load DIR' loads into another "
+            "engine under the same id (a cluster node's, say): runs there are keyed "
+            "with the same image. Archives already in DIR are kept."
+        ),
+    )
+    save.add_argument("paths", nargs="+", metavar="PATH", help="task or benchmark folders")
+    save.add_argument("--to", required=True, type=Path, metavar="DIR", help="where to save")
+    _image_options(save)
+    save.set_defaults(handler=_save)
+
+    load = actions.add_parser(
+        "load",
+        help="load saved task images into this engine",
+        description="Load every image archive of DIR this engine lacks, checking its id.",
+    )
+    load.add_argument("folder", type=Path, metavar="DIR", help="a folder 'sandbox save' wrote")
+    load.set_defaults(handler=_load)
+
     prune = actions.add_parser(
         "prune",
         help="remove lmr-author's stopped containers and task images",
@@ -165,6 +189,41 @@ def _build(args: argparse.Namespace) -> int:
     image = ensure_image(task, base_image=args.base_image, rebuild=args.rebuild, on_log=on_log)
     state = "built" if image.built else "up to date"
     print(f"{task.name}: {image.tag} {state} ({image.image_id[:19]})")
+    return EXIT_OK
+
+
+def _save(args: argparse.Namespace) -> int:
+    from lmr_author.benchmark import load_benchmark
+    from lmr_author.commands._benchmark import print_skipped
+    from lmr_author.sandbox.archives import save_image
+    from lmr_author.sandbox.engine import get_client
+    from lmr_author.sandbox.images import ensure_image
+
+    client = get_client()
+    skipped = False
+    for path in args.paths:
+        loaded = load_benchmark(path)
+        print_skipped(loaded)  # first, one line each
+        skipped = skipped or bool(loaded.broken)
+        for task in loaded.tasks:
+            image = ensure_image(
+                task, client=client, base_image=args.base_image, rebuild=args.rebuild
+            )
+            target, wrote = save_image(client, image.image_id, args.to)
+            print(f"{task.name}: {target} ({'saved' if wrote else 'already there'})")
+    return EXIT_FINDINGS if skipped else EXIT_OK
+
+
+def _load(args: argparse.Namespace) -> int:
+    from lmr_author.sandbox.archives import load_images
+    from lmr_author.sandbox.engine import get_client
+
+    if not args.folder.is_dir():
+        raise UserError(
+            "no such folder", file=args.folder, hint="Give a folder 'sandbox save' wrote."
+        )
+    done = load_images(get_client(), args.folder)
+    print(f"{len(done.loaded)} image(s) loaded, {len(done.present)} already present")
     return EXIT_OK
 
 
