@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 
 _LOCK = threading.Lock()
 _LOCKS: dict[str, threading.Lock] = {}
-#: Why the golden code of a proof key cannot run here (with these GPUs and model cache),
-#: so that the other candidates of the task do not run it again in this process.
-_NOT_RUNNABLE: dict[tuple[str, str | None, str | None], str] = {}
+#: Why the golden code of a proof key (which includes GPUs and model cache) cannot run
+#: here, so that the other candidates of the task do not run it again in this process.
+_NOT_RUNNABLE: dict[str, str] = {}
 
 
 def proof_key(
@@ -112,7 +112,16 @@ def expected_for(
     None when the golden code does not pass (then there is nothing to hold candidates
     to; ``validate --run`` reports that task as broken).
     """
-    key = proof_key(task, impl, image, limits)
+    return _expected_under(proof_key(task, impl, image, limits), impl, run_golden, folder)
+
+
+def _expected_under(
+    key: str,
+    impl: Implementation,
+    run_golden: Callable[[bytes], ImplementationRun],
+    folder: Path | None = None,
+) -> dict[str, Expected] | None:
+    """`expected_for` with its proof key already computed (it hashes files)."""
     with _LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -141,8 +150,8 @@ def run_against_golden_counts(
     """Run a candidate held to the golden code's test counts (proven once, then kept)."""
     from lmr_author.sandbox.runner import run_tests
 
-    memo = (proof_key(task, impl, image, limits), limits.gpus, limits.hf_cache)
-    if (known := _NOT_RUNNABLE.get(memo)) is not None:
+    key = proof_key(task, impl, image, limits)
+    if (known := _NOT_RUNNABLE.get(key)) is not None:
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
     golden_runs: list[ImplementationRun] = []
 
@@ -162,13 +171,13 @@ def run_against_golden_counts(
         golden_runs.append(run(source))
         return golden_runs[-1]
 
-    expected = expected_for(task, impl, image, run_golden, limits=limits)
+    expected = _expected_under(key, impl, run_golden)
     if expected is None and golden_runs:
         # The golden code fails here: if for want of a GPU, a model or data, no candidate
         # can pass, and that is the machine's doing, not the candidate's.
         reason = missing_resource(impl, golden_runs[-1], limits)
         if reason is not None:
             with _LOCK:
-                _NOT_RUNNABLE[memo] = reason
+                _NOT_RUNNABLE[key] = reason
             return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=reason)
     return run(candidate, expected)
