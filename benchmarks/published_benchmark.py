@@ -50,6 +50,7 @@ from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import DEFAULT_UID, ImageRef, ensure_image
 from lmr_author.sandbox.provisions import device_requests, hub_folder
 from lmr_author.task import Task
+from lmr_author.verdicts import worst_of
 
 _PASSED = re.compile(r"Passed")
 _FAILED = re.compile(r"Failed")
@@ -190,12 +191,8 @@ def _ours(
 
 
 def _worst(verdicts: list[str]) -> str:
-    if not verdicts:
-        return "?"
-    for name in ("infra-error", "timeout", "error", "fail"):
-        if name in verdicts:
-            return name
-    return "pass"
+    """The task's verdict over its implementations (`worst_of`); "?" when eval gave none."""
+    return worst_of(verdicts) if verdicts else "?"
 
 
 def _theirs(
