@@ -16,6 +16,7 @@ import pytest
 
 from lmr_author.cli import main
 from tests.conftest import IN_CI
+from tests.support.eval_cli import eval_argv, eval_json
 from tests.support.sandbox_tasks import ASSERT_TEST, GOLDEN, MASKED, write_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("image_cleanup", "no_leftovers")]
@@ -101,23 +102,6 @@ def _submission(root: Path, system: str, task_dir: Path, source: str) -> Path:
     return root / system
 
 
-def _argv(bench: Path, systems: list[Path], out: Path, *extra: str) -> list[str]:
-    argv = ["eval", str(bench), "--output", str(out), "--workers", "2", "--timeout", "60"]
-    for system in systems:
-        argv += ["-s", str(system)]
-    return [*argv, *extra, "--json"]
-
-
-def _eval(
-    bench: Path, systems: list[Path], out: Path, capsys: Any, *extra: str, status: int = 0
-) -> Any:
-    """``eval --json``'s results; ``status`` 1 when runs end in infrastructure errors."""
-    code = main(_argv(bench, systems, out, *extra))
-    captured = capsys.readouterr()
-    assert code == status, captured.err
-    return json.loads(captured.out)
-
-
 def test_a_model_from_the_cache_read_only_offline_and_without_the_token(
     tmp_path: Path, capsys: Any
 ) -> None:
@@ -132,13 +116,13 @@ def test_a_model_from_the_cache_read_only_offline_and_without_the_token(
     home = _hf_home(tmp_path)
     config = home / "hub" / "models--org--tiny-adder" / "snapshots" / "0123abc" / "config.json"
 
-    without = _eval(bench, systems, tmp_path / "out", capsys, status=1)
+    without = eval_json(bench, systems, tmp_path / "out", capsys, status=1)
     for run in without["runs"]:
         # The golden code itself cannot run: every candidate gets the reason, none a verdict.
         assert run["verdict"] == "infra-error", run
         assert f"needs model '{MODEL}'" in run["reason"] and "--hf-cache" in run["reason"]
 
-    code = main(_argv(bench, systems, tmp_path / "out", "--hf-cache", str(home)))
+    code = main(eval_argv(bench, systems, tmp_path / "out", "--hf-cache", str(home)))
     given = json.loads(capsys.readouterr().out)
     runs = {run["system"]: run for run in given["runs"]}
     if code and "does not see --hf-cache" in runs["golden"]["reason"] and not IN_CI:
@@ -171,7 +155,7 @@ def test_a_task_that_needs_a_gpu_is_not_runnable_here_and_a_candidate_cannot_say
         _submission(subs, "golden", gpu.path, GOLDEN),
         _submission(subs, "fake", plain.path, FAKE_GPU_ERROR),
     ]
-    results = _eval(bench, systems, tmp_path / "out", capsys, status=1)
+    results = eval_json(bench, systems, tmp_path / "out", capsys, status=1)
     runs = {(run["system"], run["task"]): run for run in results["runs"]}
     needs = runs[("golden", gpu.name)]
     assert needs["verdict"] == "infra-error" and "needs a GPU" in needs["reason"], needs
@@ -187,7 +171,7 @@ def test_gpus_on_an_engine_without_them_is_a_clear_infrastructure_error(
     bench = tmp_path / "bench"
     task = write_task(bench, tag="gpus")
     system = _submission(tmp_path / "subs", "golden", task.path, GOLDEN)
-    results = _eval(bench, [system], tmp_path / "out", capsys, "--gpus", "all", status=1)
+    results = eval_json(bench, [system], tmp_path / "out", capsys, "--gpus", "all", status=1)
     (run,) = results["runs"]
     assert run["verdict"] == "infra-error", run
     assert "cannot give containers GPUs (--gpus all)" in run["reason"], run

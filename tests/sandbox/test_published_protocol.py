@@ -8,14 +8,13 @@ around the test's own logging passes.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lmr_author.cli import main
+from tests.support.eval_cli import eval_json
 from tests.support.published_task import (
     GOLDEN,
     GOLDEN_PASSED,
@@ -112,17 +111,6 @@ FORGERIES = {
 }
 
 
-def _eval(bench: Path, systems: list[Path], out: Path, capsys: Any) -> dict[str, Any]:
-    argv = ["eval", str(bench), "--output", str(out), "--workers", "2", "--timeout", "60"]
-    for system in systems:
-        argv += ["-s", str(system)]
-    code = main([*argv, "--json"])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    data: dict[str, Any] = json.loads(captured.out)
-    return data
-
-
 def test_published_shape_scores_as_the_published_loop(
     tmp_path: Path, docker_client: Any, capsys: Any
 ) -> None:
@@ -138,7 +126,7 @@ def test_published_shape_scores_as_the_published_loop(
     for name, source in FORGERIES.items():
         systems.append(write_submission(subs, f"forge-{name}", same_log, source))
 
-    results = _eval(bench, sorted(set(systems)), tmp_path / "out", capsys)
+    results = eval_json(bench, sorted(set(systems)), tmp_path / "out", capsys)
     runs = {(run["system"], run["task"]): run for run in results["runs"]}
     for task_dir in (same_log, shared_log):
         golden = runs[("golden", task_dir.name)]
