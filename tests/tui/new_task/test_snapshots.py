@@ -42,8 +42,12 @@ async def _still(pilot: Pilot[Any]) -> None:
             await pilot.pause(0.02)
     # Focus lands a moment after mount: under load a snapshot taken before it shows no
     # cursor, one taken after shows it. Wait for it, then freeze the cursors.
-    for _ in range(100):
-        if app.focused is not None:
+    # (a step focuses its first input after a refresh, so wait until focus stays put)
+    last, stable = None, 0
+    for _ in range(200):
+        stable = stable + 1 if app.focused is last and last is not None else 0
+        last = app.focused
+        if stable >= 5:
             break
         await pilot.pause(0.02)
     await pilot.pause()
@@ -52,6 +56,10 @@ async def _still(pilot: Pilot[Any]) -> None:
     for area in app.screen.query(TextArea):
         area.cursor_blink = False
         area._cursor_visible = area.has_focus  # blink stopped in either phase: show it
+        # TextArea caches rendered lines under a key without the focus: with blink off, a
+        # line drawn before focus landed would keep showing no cursor. Draw them again.
+        area._line_cache.clear()
+        area.refresh()
     await pilot.pause()
 
 
