@@ -25,6 +25,7 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.errors import UserError
+from lmr_author.hardware import HARDWARE_KEY, Hardware, HardwareError, parse_hardware
 from lmr_author.json_input import parse_json, read_text
 
 INFO_FILE = "info.json"
@@ -145,6 +146,11 @@ class Task:
     repo_commit: str = ""
     implementations: list[Implementation] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def hardware(self) -> Hardware:
+        """What one run needs (info.json ``hardware``; checked when the task loads)."""
+        return parse_hardware(self.extra.get(HARDWARE_KEY), file=self.info_path)
 
     @property
     def name(self) -> str:
@@ -315,6 +321,12 @@ def task_from_info(task_dir: Path, data: dict[str, Any]) -> Task:
                 repo_dir=repo_dir,
             )
         )
+    try:  # checked here so that a task that loads can always say what it needs
+        parse_hardware(data.get(HARDWARE_KEY), file=info_path)
+    except HardwareError as error:
+        raise TaskLoadError(
+            error.message, file=info_path, where=error.where, hint=error.hint
+        ) from None
     instance_id = data.get("instance_id")
     year = data.get("year")
     return Task(
