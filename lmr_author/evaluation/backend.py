@@ -141,11 +141,18 @@ class DockerBackend:
         return settings
 
     def prepare(self, task: Task) -> PreparedImage:
+        from lmr_author.sandbox.engine import selected_runtime
         from lmr_author.sandbox.images import ensure_image
 
         image: PreparedImage = ensure_image(
             task, client=self.client(), base_image=self.base_image, rebuild=self.rebuild
         )
+        if selected_runtime() == "apptainer":
+            from lmr_author.sandbox.apptainer_run import sif_of
+            from lmr_author.sandbox.images import ImageRef
+
+            if isinstance(image, ImageRef):
+                sif_of(self.client(), image)  # once, before any run (and any Slurm job)
         return image
 
     def run(

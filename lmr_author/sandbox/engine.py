@@ -2,7 +2,9 @@
 
 Two runtimes speak the Docker Engine API: dockerd (the default, found through
 DOCKER_HOST etc.) and Podman's API service (``podman system service``, started by
-``.ci/podman-setup``). The command line picks one per process with ``--runtime``.
+``.ci/podman-setup``). A third, Apptainer, has no daemon: its task images are built by
+dockerd and converted to SIF files (`lmr_author.sandbox.apptainer`), so its client is
+dockerd's. The command line picks one per process with ``--runtime``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from lmr_author.sandbox.errors import InfraError
 if TYPE_CHECKING:
     import docker
 
-RUNTIMES = ("docker", "podman")
+RUNTIMES = ("docker", "podman", "apptainer")
 DEFAULT_PODMAN_HOST = "unix:///run/podman/podman.sock"
 
 _selected = "docker"

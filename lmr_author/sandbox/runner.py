@@ -46,6 +46,8 @@ from lmr_author.sandbox import (
     harness,
     provisions,
 )
+from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
+from lmr_author.sandbox.engine import selected_runtime
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.replay import compare_outputs, replay_dir
@@ -144,6 +146,11 @@ def run_tests(
             from lmr_author.sandbox.engine import get_client
 
             client = get_client()
+        if selected_runtime() == "apptainer":
+            from lmr_author.sandbox.apptainer_run import sif_of
+
+            sif_of(client, image)  # converted once per image, and not on the run's clock
+            started = time.monotonic()
         for test_file in files:
             chosen = _choose_protocol(impl, test_file, protocol)
             outcome = _run_one(
@@ -254,7 +261,7 @@ def _run_one(
         for path, part in SCRATCH.items()
     }
     outputs_dir: str | None = None
-    owner = tmpfs_owner(client, uid, gid)
+    owner = "" if selected_runtime() == "apptainer" else tmpfs_owner(client, uid, gid)
     # Every test gets the logs folder beside it, fresh and its own, as each published
     # Dockerfile prepares it for its USER: published tests open their log at import, so
     # without it every one of them errors. Nothing of the build context is visible there.
@@ -264,6 +271,7 @@ def _run_one(
         scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
         environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
     nonce = harness.new_nonce()
+    in_apptainer = selected_runtime() == "apptainer"
     command = harness.command(
         test_file=test_file,
         workdir=str(workdir),
@@ -271,7 +279,21 @@ def _run_one(
         log_dir=legacy_dir if protocol in LOG_PROTOCOLS else None,
         outputs_dir=outputs_dir,
         preload=_preload(impl, test_file),
+        **({"nonce_file": APPTAINER_NONCE_FILE} if in_apptainer else {}),
     )
+    if in_apptainer:
+        return _run_in_apptainer(
+            client,
+            image=image,
+            command=command,
+            environment=environment,
+            limits=limits,
+            candidate=None if candidate is None else (str(workdir / impl.goal_file), candidate),
+            writable=[path for path in scratch if path not in SCRATCH],
+            uid=uid,
+            gid=gid,
+            nonce=nonce,
+        )
     if limits.hf_cache is not None:
         try:
             provisions.ensure_visible(client, image.image_id or image.tag, limits.hf_cache)
@@ -336,6 +358,58 @@ def _run_one(
                 "--gpus.",
             ) from None
         raise InfraError(f"the Docker engine failed while running {test_file}: {error}") from None
+
+
+def _run_in_apptainer(
+    client: docker.DockerClient,
+    *,
+    image: ImageRef,
+    command: list[str],
+    environment: dict[str, str],
+    limits: Limits,
+    candidate: tuple[str, bytes] | None,
+    writable: list[str],
+    uid: int,
+    gid: int,
+    nonce: str,
+) -> _Outcome:
+    """The Apptainer twin of the Docker run above: same command, report and limits."""
+    from lmr_author.sandbox.apptainer import fatal_message
+    from lmr_author.sandbox.apptainer_run import run_in_apptainer
+
+    finished = run_in_apptainer(
+        client,
+        image=image,
+        command=command,
+        environment=environment,
+        limits=limits,
+        files=[candidate] if candidate is not None else [],
+        writable=writable,
+        run_as=(uid, gid),
+        nonce=nonce,
+        stdout_cap=MAX_REPORT_BYTES,
+        stderr_cap=MAX_LOG_CHARS,
+        timeout_s=limits.timeout_s + _ENGINE_SLACK_S,
+    )
+    if not finished.started and not finished.timed_out:
+        # The wrapper prints its marker before any test code runs: without it, Apptainer
+        # itself failed (image, mounts, limits), which is ours to report, not the test's.
+        raise InfraError(
+            f"apptainer could not start the test container: {fatal_message(finished.stderr)}",
+            hint="Check 'apptainer exec' on this node (cgroups for --memory/--cpus need "
+            "root or cgroups v2 delegation), or use --runtime docker.",
+        )
+    report = harness.parse_report(finished.stdout, nonce)
+    if report.found and report.exit_status is None:
+        report.exit_status = finished.exit_code
+    return _Outcome(
+        exit_code=finished.exit_code,
+        output=finished.stderr,
+        report=report,
+        duration_s=report.duration_s or finished.wall_s,
+        timed_out=finished.timed_out,
+        oom_killed=False,  # the supervisor reports a killed test as -9 (see _verdict)
+    )
 
 
 def _tmpfs(size: str, mode: int, owner: str = "") -> str:

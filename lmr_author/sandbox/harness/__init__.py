@@ -35,6 +35,11 @@ def _sources() -> tuple[tuple[str, bytes], ...]:
     return tuple((name, (here / name).read_bytes()) for name in _FILES)
 
 
+def sources() -> tuple[tuple[str, bytes], ...]:
+    """The harness's files (name, bytes), for runtimes that bind instead of copying."""
+    return _sources()
+
+
 def version() -> str:
     """A hash of the harness's own files: verdicts and proofs depend on it."""
     digest = hashlib.sha256()
@@ -89,10 +94,11 @@ def command(
     log_dir: str | None,
     outputs_dir: str | None,
     preload: list[str],
+    nonce_file: str = str(NONCE_FILE),
 ) -> list[str]:
     """The container's command: the supervisor with its options as one JSON argument."""
     options = {
-        "nonce_file": str(NONCE_FILE),
+        "nonce_file": nonce_file,
         "cwd": workdir,
         "timeout_s": timeout_s,
         "log_dir": log_dir,

@@ -1,5 +1,5 @@
-"""Apptainer command construction and the SIF cache (no Apptainer binary is run here:
-none is installable on Debian 12; docs/cluster.md says what was not exercised)."""
+"""Apptainer command construction and the SIF cache, without running Apptainer (the real
+runs are in tests/cluster/apptainer/)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ from pathlib import Path
 import pytest
 
 from lmr_author.errors import UserError
-from lmr_author.executors.apptainer import (
+from lmr_author.sandbox.apptainer import (
+    NONCE_FILE,
+    STARTED,
     ApptainerRefused,
     Bind,
     SifCache,
     build_command,
     exec_command,
+    wrapped,
 )
 from lmr_author.sandbox.results import Limits
 
@@ -34,7 +37,7 @@ def _argv(**changes: object) -> list[str]:
 
 def test_the_run_is_contained_networkless_and_limited() -> None:
     argv = _argv()
-    assert argv[:2] == ["apptainer", "exec"]
+    assert argv[:3] == ["apptainer", "--quiet", "exec"]
     for flag in ("--containall", "--no-home", "--cleanenv", "--no-privs", "--writable-tmpfs"):
         assert flag in argv
     assert argv[argv.index("--network") + 1] == "none" and "--net" in argv
@@ -52,7 +55,8 @@ def test_the_run_is_contained_networkless_and_limited() -> None:
 def test_only_the_given_environment_goes_in() -> None:
     argv = _argv()
     envs = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--env"]
-    assert envs == ["HOME=/tmp", "PYTHONPATH=/work/repo"]
+    # HOME is the wrapper's to set: Apptainer refuses it from --env.
+    assert envs == ["PYTHONPATH=/work/repo"]
 
 
 @pytest.mark.parametrize(
@@ -75,7 +79,10 @@ def test_settings_that_weaken_a_verdict_are_refused(changes: dict[str, object]) 
 def test_build_converts_the_saved_archive() -> None:
     assert build_command(Path("/c/x.sif"), Path("/c/x.tar")) == [
         "apptainer",
+        "--quiet",
         "build",
+        "--mksquashfs-args",
+        "-comp gzip -Xcompression-level 1",
         "/c/x.sif",
         "docker-archive:///c/x.tar",
     ]
@@ -86,8 +93,8 @@ def test_the_cache_builds_once_per_image_id(tmp_path: Path) -> None:
 
     def runner(argv: list[str]) -> None:
         built.append(argv)
-        assert Path(argv[3].removeprefix("docker-archive://")).read_bytes() == b"tar"
-        Path(argv[2]).write_bytes(b"SIF")
+        assert Path(argv[-1].removeprefix("docker-archive://")).read_bytes() == b"tar"
+        Path(argv[-2]).write_bytes(b"SIF")
 
     cache = SifCache(tmp_path, runner=runner)
     first = cache.ensure(IMAGE, lambda path: path.write_bytes(b"tar"))
@@ -102,7 +109,7 @@ def test_the_cache_builds_once_per_image_id(tmp_path: Path) -> None:
 
 def test_a_failed_build_leaves_no_sif(tmp_path: Path) -> None:
     def runner(argv: list[str]) -> None:
-        Path(argv[2]).write_bytes(b"half")
+        Path(argv[-2]).write_bytes(b"half")
         raise UserError("apptainer build failed")
 
     cache = SifCache(tmp_path, runner=runner)
@@ -115,3 +122,33 @@ def test_a_failed_build_leaves_no_sif(tmp_path: Path) -> None:
 def test_the_cache_takes_image_ids_only(tmp_path: Path, bad: str) -> None:
     with pytest.raises(UserError, match="not an image id"):
         SifCache(tmp_path).path_for(bad)
+
+
+def test_only_our_scratch_folders_are_writable_and_root_runs_the_test_as_nobody() -> None:
+    argv = _argv(
+        binds=[Bind("/s/harness", "/opt/lmr-harness"), Bind("/s/logs", "/w/logs", writable=True)],
+        run_as=(65534, 65534),
+    )
+    binds = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--bind"]
+    assert binds == ["/s/harness:/opt/lmr-harness:ro", "/s/logs:/w/logs:rw"]
+    assert argv[argv.index("--security") + 1] == "uid:65534,gid:65534"
+    assert "--security" not in _argv()  # a user cannot choose; Apptainer runs the user
+
+
+def test_gpus_come_with_nv_and_the_devices_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = _argv(limits=Limits(gpus="device=1,3"))
+    assert "--nv" in argv and "CUDA_VISIBLE_DEVICES=1,3" in argv
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2")  # what Slurm gave the job
+    assert "CUDA_VISIBLE_DEVICES=2" in _argv(limits=Limits(gpus="all"))
+    assert "--nv" not in _argv()
+    with pytest.raises(ApptainerRefused, match="number of GPUs"):
+        _argv(limits=Limits(gpus="2"))
+
+
+def test_the_wrapper_stages_the_nonce_then_execs_the_command_unchanged() -> None:
+    command = ["python", "-I", "-S", "/opt/lmr-harness/supervise.py", '{"a": "$HOME"}']
+    argv = wrapped(command)
+    assert argv[:2] == ["/bin/sh", "-c"] and argv[3:] == ["lmr-wrapper", *command]
+    script = argv[2]
+    assert script.index(NONCE_FILE) < script.index(STARTED) < script.index('exec "$@"')
+    assert script.startswith("umask 077")
