@@ -107,13 +107,13 @@ def _submission(root: Path, system: str, task: Task, source: str) -> Path:
     return root / system
 
 
-def _created(client: Any, task: Task, since: int) -> int:
+def _created(client: Any, task: Task, since: float) -> int:
     """How many run containers the engine created for ``task`` since ``since`` (its event
     log; the image build's own containers are no run)."""
     labels = [f"{LABEL_KEY}={KIND_RUN}", f"{TASK_LABEL}={task.name}"]
     events = client.events(
         since=since,
-        until=int(time.time()) + 1,
+        until=time.time() + 1,
         decode=True,
         filters={"type": "container", "event": "create", "label": labels},
     )
@@ -144,7 +144,7 @@ def test_eval_gives_every_candidate_one_infra_error_and_starts_no_container(
     declared["hardware"] = {"gpus": 1}
     (subs / "masked" / cpu.name / "info.json").write_text(json.dumps(declared))
 
-    since = int(time.time()) - 1
+    since = time.time()
     results = eval_json(bench, systems, tmp_path / "out", capsys, status=1)
     runs = {(run["system"], run["task"]): run for run in results["runs"]}
     for system in ("golden", "masked"):
@@ -181,3 +181,37 @@ def test_validate_run_cli_says_so_as_a_finding(tmp_path: Path, capsys: Any) -> N
     assert code == 1
     (finding,) = document["tasks"][0]["findings"]
     assert finding["rule"] == "infra" and "2 GPUs" in finding["message"]
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("image_cleanup", "no_leftovers")
+def test_validate_run_fix_declares_the_gpu_the_golden_run_needs(
+    tmp_path: Path, docker_client: Any, capsys: Any
+) -> None:
+    golden = GOLDEN.replace(
+        "    return a + b", '    raise AssertionError("Torch not compiled with CUDA enabled")'
+    )
+    task = write_task(tmp_path, tag="declfix", golden=golden)
+    (task.path / "calc_repo" / "paper.pdf").write_bytes(b"%PDF-1.4\n")
+    before = task.info_path.read_text()
+
+    def validate(*options: str) -> dict[str, Any]:
+        code = main(["validate", "--run", "--json", "--timeout", "60", *options, str(task.path)])
+        document: dict[str, Any] = json.loads(capsys.readouterr().out)
+        assert code == 1, document
+        return document
+
+    hinted = validate()["tasks"][0]["findings"]
+    assert [f["rule"] for f in hinted] == ["undeclared-gpu", "infra"], hinted
+    assert task.info_path.read_text() == before  # no --fix, no change
+
+    fixed = validate("--fix")
+    assert [f["rule"] for f in fixed["tasks"][0]["findings"]] == ["infra"]
+    assert [(f["rule"], f["where"]) for f in fixed["fixes"]] == [("undeclared-gpu", "$.hardware")]
+    assert json.loads(task.info_path.read_text())["hardware"] == {"gpus": 1}
+
+    since = time.time()
+    (declared,) = validate()["tasks"][0]["findings"]
+    assert declared["rule"] == "infra" and declared["where"] == "$.hardware"
+    assert "declares it needs 1 GPU" in declared["message"]
+    assert _created(docker_client, task, since) == 0
