@@ -129,3 +129,25 @@ def test_fix_does_nothing_without_a_hint_or_over_a_declaration(make_task: MakeTa
     report.path = declared  # declared since the run: the author's word stands
     assert apply_run_fixes(report) == []
     assert json.loads((declared / "info.json").read_text())["hardware"]["gpus"] == 2
+
+
+def test_validate_lists_what_each_task_needs(
+    make_task: MakeTask, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bench = tmp_path / "bench"
+    make_task("01-CPU", parent=bench)
+    make_task("02-GPU", parent=bench, info=_declaring({"gpus": 2, "gpu_memory_gb": 40}))
+    assert main(["validate", str(bench)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(
+        line.startswith("02-GPU") and "needs 2 GPUs with 40 GB each" in line for line in lines
+    )
+    assert not any(line.startswith("01-CPU") and "GPU" in line for line in lines)
+    assert lines[-1].endswith("; 1 needs a GPU")
+    assert max(len(line) for line in lines) <= 80
+    assert main(["validate", "--json", str(bench)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    tasks = {task["task"]: task for task in document["tasks"]}
+    assert "hardware" not in tasks["01-CPU"]
+    assert tasks["02-GPU"]["hardware"] == {"gpus": 2, "gpu_memory_gb": 40}
+    assert document["summary"]["tasks_needing_gpu"] == 1
