@@ -64,8 +64,8 @@ def undeclared_gpu_findings(
             RULE_UNDECLARED_GPU,
             RULES[RULE_UNDECLARED_GPU].severity,
             f"implementation {impl.index}: the golden code needs a GPU ({line!r}) but "
-            f"info.json has no '{HARDWARE_KEY}', so Slurm cannot ask for one and a machine "
-            "without a GPU runs it until it fails",
+            f"info.json's '{HARDWARE_KEY}' declares none, so Slurm cannot ask for one and a "
+            "machine without a GPU runs it until it fails",
             file=INFO_FILE,
             where="$",
             hint=f'Add "{HARDWARE_KEY}": {{"gpus": 1}} (and "gpu_memory_gb" if it matters), '
