@@ -17,6 +17,7 @@ from typing import Any
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.authoring.task_layout import task_from_spec
 from lmr_author.errors import UserError
+from lmr_author.hardware import HARDWARE_KEY, HardwareError, parse_hardware
 from lmr_author.schema import SchemaIssue, schema_issues
 
 #: Fields the save fills when empty (`fill_identity`): null is not a problem in itself.
@@ -63,4 +64,16 @@ def live_check(spec: TaskSpec) -> list[SchemaIssue]:
         for issue in schema_check(spec)
         if not (issue.path in fillable and "null" in issue.message)
     ]
+    if not any(issue.path.startswith(f"$.{HARDWARE_KEY}") for issue in issues):
+        issues += hardware_issues(spec)  # what only the loader refuses, said once
     return issues + identity_issues(spec)
+
+
+def hardware_issues(spec: TaskSpec) -> list[SchemaIssue]:
+    """What the loader would refuse in the draft's ``hardware`` that the schema allows
+    (memory without a GPU count): a saved task must load."""
+    try:
+        parse_hardware(spec.hardware_info())
+    except HardwareError as error:
+        return [SchemaIssue(error.where or f"$.{HARDWARE_KEY}", error.message)]
+    return []

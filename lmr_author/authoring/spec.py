@@ -6,6 +6,7 @@ every change, so quitting at any step and starting again resumes it.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -61,6 +62,10 @@ class TaskSpec:
     dockerfile: str = ""
     #: Render the CUDA variant of the Dockerfile (see `authoring.dockerfile.GPU_NOTE`).
     gpu: bool = False
+    #: GPUs one run of the task needs (info.json ``hardware``; 0: none, the key is left out).
+    gpus: int = 0
+    #: Memory each of those GPUs needs, in GB (None: any).
+    gpu_memory_gb: float | None = None
     #: Seed random, NumPy and torch before recording and before each replayed call.
     seed: bool = False
     #: The benchmark folder chosen at the save step (kept across sessions).
@@ -82,6 +87,15 @@ class TaskSpec:
         if name not in ("", ".", ".."):
             return name
         return Path(working_tree or self.repo_path or ".").resolve().name
+
+    def hardware_info(self) -> dict[str, Any] | None:
+        """The info.json ``hardware`` value the draft declares (None: no key, no GPU)."""
+        if not self.gpus and self.gpu_memory_gb is None:
+            return None
+        info: dict[str, Any] = {"gpus": self.gpus}
+        if self.gpu_memory_gb is not None:
+            info["gpu_memory_gb"] = self.gpu_memory_gb
+        return info
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,7 +145,9 @@ class TaskSpec:
             goals.append(GoalSpec(**raw))
         values = {k: v for k, v in data.items() if k != "goals"}
         _check_fields(values, cls, file=file, where="$")
-        return cls(goals=goals, **values)
+        spec = cls(goals=goals, **values)
+        _check_hardware(spec, file=file)
+        return spec
 
 
 #: Keys naming one folder inside another: a plain name, never a path out of it.
@@ -152,6 +168,10 @@ def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: 
             ok = ok and (value is None or abs(value) < 10**9)
         elif annotation == "bool":
             ok = isinstance(value, bool)
+        elif annotation == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif annotation == "float | None":
+            ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool))
         elif annotation == "list[str]":
             ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
         else:
@@ -162,6 +182,8 @@ def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: 
                 "str": "a string",
                 "int | None": "a whole number or null",
                 "bool": "true or false",
+                "int": "a whole number",
+                "float | None": "a number or null",
             }.get(annotation, "a list of strings")
             raise UserError(f"'{key}' must be {expected}, got {shown}", file=file, where=place)
         if (
@@ -184,6 +206,24 @@ def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: 
                     where=place,
                     hint="Give it relative to the repository root, without '..'.",
                 )
+
+
+def _check_hardware(spec: TaskSpec, *, file: Path | None) -> None:
+    """Each hardware value alone as info.json takes it. Memory without a GPU count is
+    left to the live check and the save: a draft is autosaved between keystrokes."""
+    hint = 'Give e.g. "gpus": 1, "gpu_memory_gb": 24 (or leave both out).'
+    if spec.gpus < 0:
+        raise UserError(
+            f"'gpus' must be 0 or more, got {spec.gpus}", file=file, where="$.gpus", hint=hint
+        )
+    memory = spec.gpu_memory_gb
+    if memory is not None and not (math.isfinite(memory) and memory > 0):
+        raise UserError(
+            f"'gpu_memory_gb' must be a positive number of gigabytes, got {memory!r}",
+            file=file,
+            where="$.gpu_memory_gb",
+            hint=hint,
+        )
 
 
 def load_spec(path: str | Path) -> TaskSpec:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmr_author.authoring.spec import TaskSpec
+from lmr_author.hardware import HARDWARE_KEY
 from lmr_author.task import Implementation, Task
 
 
@@ -58,6 +59,7 @@ def task_from_spec(
     """The task the draft becomes in ``task_dir``: what both the live info.json check and
     the builder write through `Task.to_info` (the checkout fills in a missing URL/commit)."""
     folder = repo_folder or spec.repo_folder()
+    hardware = spec.hardware_info()
     return Task(
         path=task_dir,
         instance_id=spec.instance_id,
@@ -69,4 +71,5 @@ def task_from_spec(
         repo_url=spec.repo_url or repo_url,
         repo_commit=spec.repo_commit or repo_commit,
         implementations=implementations_from_spec(spec, task_dir, task_dir / folder),
+        extra={} if hardware is None else {HARDWARE_KEY: hardware},
     )

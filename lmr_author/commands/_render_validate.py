@@ -27,6 +27,8 @@ def print_report(console: Console, reports: Sequence[TaskReport]) -> None:
             if report.warnings:
                 parts.append(f"{report.warnings} warning{'s' if report.warnings != 1 else ''}")
             header.append("  " + ", ".join(parts), style="red" if report.errors else "yellow")
+        if report.hardware.needs_gpu:  # what a machine must have to run it (info.json)
+            header.append(f"  needs {report.hardware.describe()}", style="magenta")
         console.print(header)
         ordered = sorted(report.findings, key=lambda f: f.severity != "error")
         for finding in ordered:

@@ -33,6 +33,8 @@ EXAMPLE_SPEC: dict[str, Any] = {
     ],
     "requirements": "pandas>=2.0\nscikit-learn\n",
     "seed": False,
+    "gpus": 0,
+    "gpu_memory_gb": None,
 }
 
 

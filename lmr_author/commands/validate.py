@@ -54,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--fix",
         action="store_true",
         help="first apply safe repairs to info.json (alias key, category spelling, "
-        "folder_name) and print them",
+        "folder_name) and print them; with --run, also declare the GPU the golden code "
+        "needs",
     )
     parser.add_argument(
         "--schema-only",
@@ -120,7 +121,7 @@ def _validate(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from lmr_author.commands._render_validate import print_report
-    from lmr_author.validate.fixes import apply_fixes
+    from lmr_author.validate.fixes import apply_fixes, apply_run_fixes
     from lmr_author.validate.report import to_json
     from lmr_author.validate.static import discover_tasks, select_rules, validate_task
 
@@ -166,6 +167,12 @@ def _validate(args: argparse.Namespace) -> int:
 
     if args.run:
         _run_dynamic(args, reports, rules, err)
+    if args.run and args.fix:  # what only the run shows (the GPU the golden code needs)
+        for report in reports:
+            for change in apply_run_fixes(report):
+                fixes.append({"task": report.name, **change.to_json()})
+                if not args.json:
+                    out.print(f"fixed {report.name}/info.json: {change.description}")
     if args.run and args.mutants:
         from lmr_author.commands._mutants import print_mutation_scores
 

@@ -23,7 +23,7 @@ from lmr_author.atomic import atomic_write_json
 from lmr_author.locations import cache_dir
 from lmr_author.sandbox import harness
 from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.needs import missing_resource
+from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.verdicts import LOG_PROTOCOLS, Expected
 from lmr_author.task import Implementation, Task
@@ -150,6 +150,9 @@ def run_against_golden_counts(
     """Run a candidate held to the golden code's test counts (proven once, then kept)."""
     from lmr_author.sandbox.runner import run_tests
 
+    if (declared := unmet_hardware(task, limits)) is not None:
+        # Declared by the task, not learned from a run: no container starts.
+        return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=declared)
     key = proof_key(task, impl, image, limits)
     if (known := _NOT_RUNNABLE.get(key)) is not None:
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)

@@ -1,10 +1,12 @@
 """Why a task cannot run here: a GPU, a model, data, packages or the network it lacks.
 
-Decided only from the task's own golden run (and the task's files), never from what a
-candidate prints: a candidate that prints "No CUDA GPUs are available" must not turn its
-failure into an infrastructure error, which is left out of accuracy. When the golden
-code fails for one of these reasons, every candidate of that implementation gets the
-same infrastructure error, with what to do, instead of a verdict it could not earn.
+Decided first from what the task declares (info.json ``hardware``: a task that needs a
+GPU is not run at all without ``--gpus``), then from the task's own golden run (and the
+task's files), never from what a candidate prints or submits: a candidate that prints
+"No CUDA GPUs are available" must not turn its failure into an infrastructure error,
+which is left out of accuracy. When the task declares a GPU that is not given, or the
+golden code fails for one of these reasons, every candidate of that implementation gets
+the same infrastructure error, with what to do, instead of a verdict it could not earn.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import re
 from collections.abc import Iterable
 
 from lmr_author import lfs
+from lmr_author.hardware import HARDWARE_KEY
 from lmr_author.sandbox.results import ImplementationRun, Limits
-from lmr_author.task import Implementation
+from lmr_author.task import Implementation, Task
 
 _GPU = re.compile(
     r"Torch not compiled with CUDA enabled|Found no NVIDIA driver|No CUDA GPUs are available"
@@ -44,6 +47,45 @@ _NETWORK = re.compile(
 #: The harness's reason when the test file cannot import what it needs.
 _IMPORT = re.compile(r"import error: (?:ModuleNotFoundError|ImportError)\b")
 _MAX_EVIDENCE = 200
+
+
+def unmet_hardware(task: Task, limits: Limits) -> str | None:
+    """Why ``task``'s declared hardware rules out running it with ``limits``, before any run.
+
+    Read from the task's info.json only, so no candidate can change it. Without it, a GPU
+    task would run its golden code on the CPU until it fails or times out.
+    """
+    needs = task.hardware
+    if not needs.needs_gpu:
+        return None
+    declared = f"the task declares it needs {needs.describe()} (info.json '{HARDWARE_KEY}')"
+    if limits.gpus is None:
+        return (
+            f"not runnable here: {declared} and no --gpus was given, so nothing was run. "
+            "Run it on a host with GPUs and the NVIDIA container toolkit with --gpus all, "
+            "or on a Slurm cluster with --executor slurm --gpus all."
+        )
+    given = _gpu_count(limits.gpus)
+    if given is not None and given < needs.gpus:
+        return (
+            f"not runnable here: {declared} and --gpus {limits.gpus} gives {given}, so "
+            f"nothing was run. Give --gpus all (or --gpus {needs.gpus})."
+        )
+    return None
+
+
+def _gpu_count(spec: str) -> int | None:
+    """How many GPUs a ``--gpus`` value gives: a count, or devices; None for ``all``."""
+    if spec.startswith("device="):
+        return len(spec.removeprefix("device=").split(","))
+    return int(spec) if spec.isdigit() else None
+
+
+def gpu_evidence(golden: ImplementationRun) -> str | None:
+    """The line of a failed golden run that says it needs a GPU (needs.py's GPU rule)."""
+    if golden.passed or golden.infra_error is not None:
+        return None
+    return _first_line(_GPU, "\n".join(_texts(golden)))
 
 
 def missing_resource(impl: Implementation, golden: ImplementationRun, limits: Limits) -> str | None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.golden import load_expected, proof_key, save_proof
-from lmr_author.sandbox.needs import missing_resource
+from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Implementation, Task
@@ -30,7 +30,9 @@ from lmr_author.validate.rules_run import (
     RULE_GOLDEN_FAILS,
     RULE_INFRA,
     RULE_NOT_DISCRIMINATING,
+    not_runnable_finding,
     run_finding,
+    undeclared_gpu_findings,
 )
 
 if TYPE_CHECKING:
@@ -58,12 +60,14 @@ def run_dynamic_checks(
     from lmr_author.sandbox.images import ensure_image
     from lmr_author.sandbox.runner import run_tests
 
+    limits = Limits(timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache)
+    if (declared := unmet_hardware(task, limits)) is not None:
+        return [not_runnable_finding(declared)]  # nothing built or run
     try:
         client = client or get_client()
         image = ensure_image(task, client=client, base_image=base_image, on_log=on_log)
     except InfraError as error:
         return [_infra_finding(error.render(), file="Dockerfile")]
-    limits = Limits(timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache)
     findings: list[Finding] = []
     for impl in task.implementations:
         golden_file = _relative(task, impl.golden_path)
@@ -101,6 +105,7 @@ def run_dynamic_checks(
             if label == "golden" and (reason := missing_resource(impl, run, limits)):
                 # Not the tests' fault: the task cannot run on this machine as given.
                 runs[-1] = dataclasses.replace(run, infra_error=reason)
+                findings.extend(undeclared_gpu_findings(task, impl, run))
                 break
             if label == "golden":
                 # The proof: what the golden code runs is what candidates are held to.

@@ -2,8 +2,10 @@
 
 Only repairs that cannot change what a task means: the published alias key renamed,
 a category spelled differently from a canonical one, folder_name set to the folder's
-name, a digit-string instance_id written as the number. The file is edited as parsed
-JSON, keeping every other key and the key order, and written atomically.
+name, a digit-string instance_id written as the number; and, after ``--run`` showed the
+golden code needs a GPU that info.json does not declare, ``"hardware": {"gpus": 1}``
+(never a memory size: nothing shows it). The file is edited as parsed JSON, keeping
+every other key and the key order, and written atomically.
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.categories import match_category
+from lmr_author.hardware import HARDWARE_KEY
 from lmr_author.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY
 from lmr_author.validate.rules_info import alias_fixable, number_strings
+from lmr_author.validate.rules_run import RULE_UNDECLARED_GPU
+from lmr_author.validate.static import TaskReport
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,37 @@ def apply_fixes(task_dir: str | Path) -> list[Change]:
     if changes:
         atomic_write_json(info, fixed)
     return changes
+
+
+def apply_run_fixes(report: TaskReport) -> list[Change]:
+    """Repair what ``validate --run`` proved (the GPU the golden code needs) and drop the
+    findings repaired from ``report``; return what changed.
+
+    Only on the evidence of an ``undeclared-gpu`` finding, which only the golden run makes.
+    """
+    hints = [f for f in report.findings if f.rule == RULE_UNDECLARED_GPU]
+    if not hints:
+        return []
+    info = report.path / INFO_FILE
+    try:
+        data = json.loads(info.read_bytes().decode("utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    declared = data.get(HARDWARE_KEY)
+    if isinstance(declared, dict) and declared.get("gpus", 0) != 0:
+        return []  # declared since the run: the author's word stands
+    data[HARDWARE_KEY] = {"gpus": 1}
+    atomic_write_json(info, data)
+    report.findings = [f for f in report.findings if f.rule != RULE_UNDECLARED_GPU]
+    return [
+        Change(
+            RULE_UNDECLARED_GPU,
+            f"$.{HARDWARE_KEY}",
+            f'added "{HARDWARE_KEY}": {{"gpus": 1}} (the golden code needs a GPU)',
+        )
+    ]
 
 
 def _set_path(document: dict[str, Any], path: str, value: Any) -> None:

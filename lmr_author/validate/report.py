@@ -22,6 +22,7 @@ def summarize(reports: Sequence[TaskReport]) -> dict[str, Any]:
         "tasks_with_warnings": sum(1 for r in reports if r.warnings),
         "errors": sum(r.errors for r in reports),
         "warnings": sum(r.warnings for r in reports),
+        "tasks_needing_gpu": sum(1 for r in reports if r.hardware.needs_gpu),
         "by_rule": dict(sorted(by_rule.items())),
     }
 
@@ -41,9 +42,11 @@ def location(finding: Finding) -> str:
 def summary_line(reports: Sequence[TaskReport]) -> str:
     counts = summarize(reports)
     tasks = counts["tasks"]
-    return (
+    line = (
         f"{tasks} task{'s' if tasks != 1 else ''} checked: "
         f"{counts['tasks_with_errors']} with errors; "
         f"{counts['errors']} error{'s' if counts['errors'] != 1 else ''}, "
         f"{counts['warnings']} warning{'s' if counts['warnings'] != 1 else ''}"
     )
+    gpu = counts["tasks_needing_gpu"]
+    return line + (f"; {gpu} need{'s' if gpu == 1 else ''} a GPU" if gpu else "")

@@ -7,6 +7,10 @@ summary, and lets ``--list-rules``, ``--ignore``, ``--select`` and ``--json`` kn
 
 from __future__ import annotations
 
+from lmr_author.hardware import HARDWARE_KEY
+from lmr_author.sandbox.needs import gpu_evidence
+from lmr_author.sandbox.results import ImplementationRun
+from lmr_author.task import INFO_FILE, Implementation, Task
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.registry import RULES, run_rule
 
@@ -21,7 +25,50 @@ RULE_INFRA = run_rule(
     "infra", "error", "the Docker sandbox failed, so the task could not be proven (--run)"
 )
 
+RULE_UNDECLARED_GPU = run_rule(
+    "undeclared-gpu",
+    "warning",
+    f"the golden code needs a GPU that info.json '{HARDWARE_KEY}' does not declare (--run)",
+)
+
 
 def run_finding(rule_id: str, message: str, *, file: str = "", hint: str = "") -> Finding:
     """A finding of the Docker proof, with the severity its rule is registered with."""
     return Finding(rule_id, RULES[rule_id].severity, message, file=file, hint=hint)
+
+
+def not_runnable_finding(reason: str) -> Finding:
+    """The task's declared hardware is not here: nothing was run (not the tests' fault)."""
+    return Finding(
+        RULE_INFRA,
+        RULES[RULE_INFRA].severity,
+        "the task could not be checked on this machine (this is not a finding about the "
+        f"task's tests): {reason}",
+        file=INFO_FILE,
+        where=f"$.{HARDWARE_KEY}",
+        hint="Run 'lmr-author validate --run --gpus all' on a host with GPUs.",
+    )
+
+
+def undeclared_gpu_findings(
+    task: Task, impl: Implementation, golden: ImplementationRun
+) -> list[Finding]:
+    """A hint to declare the GPU that the golden run (never a candidate's) shows it needs.
+
+    ``validate --fix`` then writes ``"hardware": {"gpus": 1}``; memory is never guessed.
+    """
+    if task.hardware.needs_gpu or (line := gpu_evidence(golden)) is None:
+        return []
+    return [
+        Finding(
+            RULE_UNDECLARED_GPU,
+            RULES[RULE_UNDECLARED_GPU].severity,
+            f"implementation {impl.index}: the golden code needs a GPU ({line!r}) but "
+            f"info.json's '{HARDWARE_KEY}' declares none, so Slurm cannot ask for one and a "
+            "machine without a GPU runs it until it fails",
+            file=INFO_FILE,
+            where="$",
+            hint=f'Add "{HARDWARE_KEY}": {{"gpus": 1}} (and "gpu_memory_gb" if it matters), '
+            "or run 'lmr-author validate --run --fix' to add the GPU count.",
+        )
+    ]

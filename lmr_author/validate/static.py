@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
+from lmr_author.hardware import NO_HARDWARE, Hardware
 from lmr_author.task import INFO_FILE
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
@@ -23,6 +24,8 @@ class TaskReport:
 
     path: Path
     findings: list[Finding] = field(default_factory=list)
+    #: What one run of the task needs (info.json ``hardware``), when the task loads.
+    hardware: Hardware = NO_HARDWARE
 
     @property
     def name(self) -> str:
@@ -37,7 +40,10 @@ class TaskReport:
         return sum(1 for f in self.findings if f.severity == "warning")
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.name, "findings": [f.to_json() for f in self.findings]}
+        data: dict[str, Any] = {"task": self.name, "findings": [f.to_json() for f in self.findings]}
+        if self.hardware.needs_gpu:
+            data["hardware"] = self.hardware.to_info()
+        return data
 
 
 def discover_tasks(paths: Sequence[str | Path]) -> list[Path]:
@@ -159,7 +165,7 @@ def validate_task(
             hint="This is a bug in lmr-author; please report it with the task folder.",
         )
         return TaskReport(folder, [finding])
-    report = TaskReport(ctx.path)
+    report = TaskReport(ctx.path, hardware=ctx.task.hardware if ctx.task else NO_HARDWARE)
     seen: set[Finding] = set()
     # Reading info.json is not a rule of its own: its findings (json-syntax,
     # unreadable-file, missing-path) come first, and without a document nothing else runs.

@@ -186,10 +186,15 @@ def test_validate_run_says_the_task_needs_a_gpu_not_that_its_tests_are_broken(
     tmp_path: Path, docker_client: Any
 ) -> None:
     from lmr_author.validate.dynamic import run_dynamic_checks
-    from lmr_author.validate.rules_run import RULE_GOLDEN_FAILS, RULE_INFRA
+    from lmr_author.validate.rules_run import (
+        RULE_GOLDEN_FAILS,
+        RULE_INFRA,
+        RULE_UNDECLARED_GPU,
+    )
 
     task = write_task(tmp_path / "bench", tag="gpuvalidate", golden=GPU_GOLDEN)
     findings = run_dynamic_checks(task, client=docker_client, timeout_s=60)
-    assert [f.rule for f in findings] == [RULE_INFRA], findings
-    assert "needs a GPU" in findings[0].message
+    # The task does not declare its GPU: the run says so too (validate --run --fix adds it).
+    assert [f.rule for f in findings] == [RULE_UNDECLARED_GPU, RULE_INFRA], findings
+    assert "needs a GPU" in findings[1].message
     assert RULE_GOLDEN_FAILS not in {f.rule for f in findings}

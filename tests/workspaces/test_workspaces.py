@@ -302,3 +302,17 @@ def test_a_bad_collect_record_is_a_user_error(
     assert "lmr-collect.json" in str(caught.value)
     # Naming the system by hand does not read the record at all.
     assert systems_of(load_candidates(Submission(sub, "agentx"), load_benchmark(bench).tasks))
+
+
+def test_a_tasks_declared_hardware_is_not_given_to_the_agent(tmp_path: Path) -> None:
+    """Where the tests run is the scorer's business: no workspace file carries it."""
+    bench = _calc_bench(tmp_path)
+    info = bench / "01-Calc" / "info.json"
+    data = json.loads(info.read_text())
+    data["hardware"] = {"gpus": 1, "gpu_memory_gb": 24}
+    info.write_text(json.dumps(data))
+    out = tmp_path / "ws"
+    _prepare(bench, out)
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if p.name == "info.json"]
+    assert not [p for p in written if b"gpu_memory_gb" in p.read_bytes()]

@@ -82,6 +82,8 @@ def full_draft(
         paper_name="Margin Losses for Toy Preferences",
         instance_id=7,
         year=2025,
+        gpus=1,  # the check step shows the declared hardware in its fields and info.json
+        gpu_memory_gb=24,
         goals=[
             GoalSpec(
                 "toy/losses.py",

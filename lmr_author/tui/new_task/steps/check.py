@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -32,6 +33,8 @@ _FIELDS = (
     ("instance_id", "Instance id (a number; from the folder name when empty)"),
     ("paper_url", "Paper URL"),
     ("year", "Year (from the PDF's metadata when empty)"),
+    ("gpus", "GPUs one run needs (empty or 0: none)"),
+    ("gpu_memory_gb", "GB of memory each GPU needs (empty: any)"),
 )
 
 
@@ -42,6 +45,33 @@ def describe_check(check: SaveCheck | None) -> str:
     if check.verified:
         return f"verified ✓ golden passes, masked fails ({check.seconds:.0f} s, this exact content)"
     return f"not verified: {check.reasons[0] if check.reasons else 'unknown reason'}"
+
+
+def _shown(name: str, value: str | int | float | None) -> str:
+    """A field's text: empty for no value (and for no GPU), ``24`` for 24.0 GB."""
+    if value is None or (name == "gpus" and value == 0):
+        return ""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _hardware_value(name: str, text: str) -> int | float | str | None:
+    """The draft's ``gpus`` / ``gpu_memory_gb`` typed in a field, or what is wrong with it."""
+    text = text.strip()
+    if name == "gpus":
+        if not text:
+            return 0
+        if text.isascii() and text.isdigit() and len(text) <= 3:
+            return int(text)
+        return "GPUs: give a whole number (0: none)."
+    if not text:
+        return None
+    try:
+        memory = float(text)
+    except ValueError:
+        memory = -1.0
+    if not math.isfinite(memory) or memory <= 0:
+        return "GPU memory: give a positive number of GB, e.g. 24 (empty: any)."
+    return memory
 
 
 class CheckStep(StepScreen):
@@ -84,9 +114,8 @@ class CheckStep(StepScreen):
         with Horizontal(id="check-panes"):
             with Vertical(id="check-fields"):
                 for name, label in _FIELDS:
-                    value = getattr(self.spec, name)
                     yield Label(label)
-                    yield Input("" if value is None else str(value), id=f"field-{name}")
+                    yield Input(_shown(name, getattr(self.spec, name)), id=f"field-{name}")
                 with Horizontal(classes="row"):
                     yield Button("Verify (static + Docker)", id="verify", variant="warning")
                     yield Button("Mutation test", id="mutants")
@@ -121,7 +150,7 @@ class CheckStep(StepScreen):
         name = (event.input.id or "").removeprefix("field-")
         if name in ("instance_id", "year"):
             text = event.value.strip()
-            value = int(text) if text.isdigit() else None
+            value = int(text) if text.isascii() and text.isdigit() else None
             if value == getattr(self.spec, name):
                 return
             setattr(self.spec, name, value)
@@ -129,6 +158,14 @@ class CheckStep(StepScreen):
             if event.value.strip() == getattr(self.spec, name):
                 return
             setattr(self.spec, name, event.value.strip())
+        elif name in ("gpus", "gpu_memory_gb"):
+            typed = _hardware_value(name, event.value)
+            if isinstance(typed, str):
+                self.set_status(typed, error=True)
+                return
+            if typed == getattr(self.spec, name):
+                return
+            setattr(self.spec, name, typed)
         else:
             return
         self.changed()
