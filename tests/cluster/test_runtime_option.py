@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,3 +68,20 @@ def test_docker_run_keys_are_unchanged_and_podman_runs_are_their_own() -> None:
     podman_settings = DockerBackend().settings()
     assert podman_settings["runtime"] == "podman"
     assert {k: v for k, v in podman_settings.items() if k != "runtime"} == docker_settings
+
+
+def test_apptainer_runs_are_their_own_and_sif_cache_is_handed_to_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SIF cache travels in the environment, which Slurm jobs inherit."""
+    from lmr_author.sandbox.apptainer import SIF_CACHE_ENV, default_cache_folder
+
+    monkeypatch.setenv(SIF_CACHE_ENV, "before")  # restored afterwards, whatever the option does
+    engine.use_runtime("docker")
+    args = build_parser().parse_args(
+        ["eval", "benchmark", "--runtime", "apptainer", "--sif-cache", str(tmp_path / "sif")]
+    )
+    assert args.runtime == "apptainer" and engine.selected_runtime() == "apptainer"
+    assert DockerBackend().settings()["runtime"] == "apptainer"
+    assert default_cache_folder() == tmp_path / "sif"
+    assert os.environ[SIF_CACHE_ENV] == str(tmp_path / "sif")
