@@ -3,6 +3,7 @@ the published evaluation loop, task by task, on the same images.
 
     python benchmarks/published_benchmark.py BENCH --base-image IMG [--task NAME]...
         [--timeout S] [--work DIR] [--hf-cache DIR] [--gpus SPEC] [--json FILE]
+        [--runtime docker|podman|apptainer]
 
 For every task folder of BENCH (LMR-Bench's ``benchmark/`` or one in its layout):
 
@@ -46,6 +47,7 @@ from lmr_author import lfs
 from lmr_author.benchmark import load_benchmark
 from lmr_author.commands._provisions import gpu_request
 from lmr_author.errors import UserError
+from lmr_author.sandbox.engine import RUNTIMES
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import DEFAULT_UID, ImageRef, ensure_image
 from lmr_author.sandbox.provisions import device_requests, hub_folder
@@ -95,6 +97,12 @@ def main() -> int:
     parser.add_argument("--hf-cache", type=Path, metavar="DIR")
     parser.add_argument("--gpus", type=gpu_request, metavar="SPEC")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows here")
+    parser.add_argument(
+        "--runtime",
+        choices=RUNTIMES,
+        default="docker",
+        help="the runtime of our side (the published loop always runs in Docker)",
+    )
     args = parser.parse_args()
     try:
         rows = run(args)
@@ -166,7 +174,7 @@ def _ours(
     for system in systems.values():
         argv += ["-s", str(system)]
     argv += ["--output", str(work / "ours"), "--base-image", args.base_image, "--json"]
-    argv += ["--timeout", str(args.timeout), "--workers", "2"]
+    argv += ["--timeout", str(args.timeout), "--workers", "2", "--runtime", args.runtime]
     if hub:
         argv += ["--hf-cache", hub]
     if args.gpus:

@@ -258,6 +258,29 @@ def _build(
     return image_id
 
 
+def image_by_id(client: docker.DockerClient, task: Task, image_id: str) -> ImageRef | None:
+    """The engine's image ``image_id`` if it is one of ``task``'s images, else None.
+
+    A cluster node runs what the submitter keyed: the image with that very id (loaded
+    from a saved archive or pulled by digest), found without recomputing the build's
+    content tag, which depends on the node's own base images.
+    """
+    import docker.errors
+
+    try:
+        attrs = client.images.get(image_id).attrs
+    except docker.errors.ImageNotFound:
+        return None
+    except docker.errors.APIError as error:
+        raise InfraError(f"the Docker engine failed: {error}") from None
+    labels = (attrs.get("Config") or {}).get("Labels") or {}
+    if labels.get(LABEL_KEY) != KIND_TASK_IMAGE or labels.get(TASK_LABEL) != task.name:
+        return None  # some other image: never run a task's tests in it
+    tags = [str(tag) for tag in attrs.get("RepoTags") or []]
+    tag = next((t for t in tags if t.startswith(image_name(task) + ":")), image_id)
+    return _ref(task, tag, attrs, built=False)
+
+
 def _ref(task: Task, tag: str, attrs: dict[str, Any], *, built: bool) -> ImageRef:
     config = attrs.get("Config") or {}
     workdir = str(config.get("WorkingDir") or "")

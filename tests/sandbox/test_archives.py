@@ -11,7 +11,7 @@ import pytest
 from lmr_author.cli import main
 from lmr_author.sandbox.archives import archive_name, load_images
 from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ensure_image
+from lmr_author.sandbox.images import ensure_image, image_by_id
 from lmr_author.task import Task
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("image_cleanup")]
@@ -56,3 +56,20 @@ def test_an_archive_whose_content_is_another_image_is_refused(
             out.write(chunk)
     with pytest.raises(InfraError, match="not the one its name says"):
         load_images(docker_client, shelf)
+
+
+def test_a_node_finds_the_keyed_image_by_its_id_and_nothing_else(
+    task_factory: Callable[..., Task], calc_task: tuple[Task, Any], docker_client: Any
+) -> None:
+    """What the submitter keyed is found by id, without recomputing the content tag
+    (which depends on the node's base images); another task's or a foreign image is not."""
+    task = task_factory(tag="byid")
+    image = ensure_image(task, client=docker_client)
+    found = image_by_id(docker_client, task, image.image_id)
+    assert found is not None
+    assert (found.image_id, found.tag, found.workdir) == (image.image_id, image.tag, image.workdir)
+    _, other = calc_task
+    assert image_by_id(docker_client, task, other.image_id) is None  # another task's image
+    base = docker_client.images.get("python:3.11-slim").id
+    assert image_by_id(docker_client, task, base) is None  # not a task image at all
+    assert image_by_id(docker_client, task, "sha256:" + "0" * 64) is None
