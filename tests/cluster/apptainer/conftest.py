@@ -9,7 +9,9 @@ without Apptainer on a laptop; fails in CI.
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +32,11 @@ def sif_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         if IN_CI:
             pytest.fail("CI=true but apptainer is not on PATH (.ci/apptainer-setup)")
         pytest.skip("no apptainer on PATH (.ci/apptainer-setup installs it)")
+    problem = _cannot_run(tmp_path_factory.mktemp("probe"))
+    if problem:  # e.g. inside an unprivileged container: no namespaces, no mounts
+        if IN_CI:
+            pytest.fail(f"CI=true but apptainer cannot run a container here: {problem}")
+        pytest.skip(f"apptainer cannot run a container here: {problem}")
     # One cache for every xdist worker of the session (the base temp's parent is theirs
     # in common): each image is converted once, as on a cluster's shared file system.
     folder = tmp_path_factory.getbasetemp().parent / "sif-cache"
@@ -50,3 +57,22 @@ def use_apptainer(sif_cache: Path) -> Iterator[None]:
     engine.use_runtime("apptainer")
     yield
     engine.use_runtime(before)
+
+
+def _cannot_run(root: Path) -> str:
+    """Why Apptainer cannot run a container with our flags here ("" if it can): a tiny
+    root file system holding /bin/true and the libraries it loads."""
+    linked = subprocess.run(["ldd", "/bin/true"], capture_output=True, text=True).stdout
+    for library in re.findall(r"(/\S+) \(0x", linked):
+        target = root / library.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(library, target)
+    (root / "bin").mkdir(exist_ok=True)
+    shutil.copy("/bin/true", root / "bin" / "true")
+    for folder in ("dev", "proc", "sys", "tmp", "etc", "var/tmp", "root", "home"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    argv = ["apptainer", "--quiet", "exec", "--containall", "--no-privs", "--net"]
+    argv += ["--network", "none", "--writable-tmpfs", "--memory", "100000000"]
+    argv += ["--memory-swap", "100000000", "--pids-limit", "16", str(root), "/bin/true"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    return "" if done.returncode == 0 else " ".join(done.stderr.split())[-300:]
