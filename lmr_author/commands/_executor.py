@@ -1,4 +1,4 @@
-"""``--executor local|slurm`` and ``--gres``: where ``eval`` runs each (task, candidate)."""
+"""``--executor local|slurm`` and ``--gres``: where ``eval`` and ``validate --run`` run."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
         "--executor",
         choices=EXECUTORS,
         default="local",
-        help="local: runs in this process' workers; slurm: each run is a Slurm job-array "
-        "element (sbatch), results read back from OUTPUT/slurm/ (same run keys and "
-        "verdicts; OUTPUT must be on a file system the nodes share) (default: %(default)s)",
+        help="local: runs here; slurm: each run is a Slurm job-array element (sbatch), its "
+        "result read back through a folder the nodes share (same run keys and verdicts) "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--gres",
@@ -36,9 +36,16 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
 
 
 def slurm_backend(
-    args: argparse.Namespace, on_progress: Callable[[Progress], None]
+    args: argparse.Namespace,
+    on_progress: Callable[[Progress], None],
+    shared: Path,
+    *,
+    on_note: Callable[[str], None] | None = None,
 ) -> SlurmBackend | None:
-    """The Slurm backend ``args`` ask for, or None for the local executor."""
+    """The Slurm backend ``args`` ask for, or None for the local executor.
+
+    ``shared`` is the folder (on a file system the nodes share) for requests and results.
+    """
     if args.executor != "slurm":
         for option, value in (("--gres", args.gres), ("--partition", args.partition)):
             if value:
@@ -65,8 +72,9 @@ def slurm_backend(
     )
     return SlurmBackend(
         inner,
-        Path(args.output) / "slurm",
+        shared,
         gres=args.gres,
         partition=args.partition,
         on_progress=on_progress,
+        on_note=on_note,
     )

@@ -364,6 +364,7 @@ def _run_with_progress(
         lambda p: progress.update(
             bar, note=f"slurm: {p.queued} queued, {p.running} running, {p.submitted_jobs} arrays"
         ),
+        Path(args.output) / "slurm",
     )
     try:
         return run_evaluation(

@@ -19,6 +19,7 @@ code-execution path into the submitter; our JSON request/result (`wire`) is data
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import secrets
 import shlex
@@ -38,10 +39,20 @@ from lmr_author.evaluation.backend import (
     PreparedImage,
     RunCancelled,
 )
-from lmr_author.executors.wire import Request, load_result, sha256
+from lmr_author.executors.wire import (
+    RAW,
+    SCORED,
+    Request,
+    expected_to_wire,
+    load_result,
+    raw_settings,
+    sha256,
+)
 from lmr_author.sandbox.engine import selected_runtime
 from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.task import Implementation, Task
+from lmr_author.validate.runs import RawRun
 
 #: Seconds of squeue failing in a row before the waiting runs give up (controller gone).
 SQUEUE_PATIENCE_S = 120.0
@@ -71,6 +82,12 @@ class _Pending:
 
     request: Request
     request_path: Path
+    #: ``sbatch --gres`` of this run (runs with different ones go in different arrays).
+    gres: str | None = None
+    #: The run's time limit per test file and CPUs: its array's walltime and CPUs.
+    timeout_s: float = 120.0
+    cpus: float = 1.0
+    candidate_path: Path | None = None
     attempts: int = 0
     #: Polls in a row that found the element gone without its result.
     misses: int = 0
@@ -103,6 +120,7 @@ class SlurmBackend:
         poll_s: float = 0.25,
         python: str = sys.executable,
         on_progress: Callable[[Progress], None] | None = None,
+        on_note: Callable[[str], None] | None = None,
     ) -> None:
         self.inner = inner
         self.gres = gres
@@ -111,6 +129,8 @@ class SlurmBackend:
         self.poll_s = poll_s
         self.python = python
         self.on_progress = on_progress
+        #: Said once per occasion (e.g. a task's GPU memory that Slurm is not asked for).
+        self.on_note = on_note
         #: Unique per evaluation: the jobs' name, and the shared folder's subfolder.
         self.token = f"lmr-eval-{secrets.token_hex(4)}"
         self.folder = Path(shared).resolve() / self.token
@@ -139,6 +159,65 @@ class SlurmBackend:
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
     ) -> ImplementationResult:
+        limits = self.inner.limits()
+        pending = self._pending(
+            task,
+            implementation,
+            candidate,
+            image.image_id,
+            settings=self.settings(),
+            timeout_s=limits.timeout_s,
+            cpus=limits.cpus,
+            gpus=self.inner.gpus,
+            hf_cache=self.inner.hf_cache,
+        )
+        [outcome] = self._execute([pending])
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def run_raw(self, runs: Sequence[RawRun]) -> list[ImplementationResult | BaseException]:
+        """``validate``'s runs (`run_tests` on the node), submitted together; in order."""
+        pendings = []
+        for run in runs:
+            runtime = selected_runtime()
+            pendings.append(
+                self._pending(
+                    run.task,
+                    run.impl,
+                    run.candidate,
+                    run.image.image_id,
+                    settings=raw_settings(run.limits, run.protocol, runtime),
+                    timeout_s=run.limits.timeout_s,
+                    cpus=run.limits.cpus,
+                    gpus=run.limits.gpus,
+                    hf_cache=run.limits.hf_cache,
+                    kind=RAW,
+                    limits=dataclasses.asdict(run.limits),
+                    expected=expected_to_wire(run.expected),
+                    protocol=run.protocol,
+                )
+            )
+        return self._execute(pendings)
+
+    def _pending(
+        self,
+        task: Task,
+        implementation: Implementation,
+        candidate: bytes | None,
+        image_id: str,
+        *,
+        settings: dict[str, Any],
+        timeout_s: float,
+        cpus: float,
+        gpus: str | None,
+        hf_cache: str | None,
+        kind: str = SCORED,
+        limits: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+        protocol: str | None = None,
+    ) -> _Pending:
+        """Write one run's candidate and request into the shared folder."""
         with self._lock:
             if self._cancelled:
                 raise RunCancelled
@@ -146,39 +225,59 @@ class SlurmBackend:
             name = f"r{self._serial}"
         runs = self.folder / "runs"
         runs.mkdir(parents=True, exist_ok=True)
-        candidate_path = runs / f"{name}.candidate"
-        candidate_path.write_bytes(candidate)
+        candidate_path = None
+        if candidate is not None:
+            candidate_path = runs / f"{name}.candidate"
+            candidate_path.write_bytes(candidate)
         request = Request(
             task_path=str(task.path),
             implementation=implementation.index,
-            candidate_path=str(candidate_path),
-            candidate_sha256=sha256(candidate),
+            candidate_path=None if candidate_path is None else str(candidate_path),
+            candidate_sha256=None if candidate is None else sha256(candidate),
             runtime=selected_runtime(),
             base_image=self.inner.base_image,
             timeout_s=self.inner.timeout_s,
-            protocol=self.inner.protocol,
-            image_id=image.image_id,
-            settings=self.settings(),
+            protocol=self.inner.protocol if protocol is None else protocol,
+            image_id=image_id,
+            settings=settings,
             result_path=str(runs / f"{name}.result.json"),
-            gpus=self.inner.gpus,
-            hf_cache=self.inner.hf_cache,
+            gpus=gpus,
+            hf_cache=hf_cache,
+            kind=kind,
+            limits=limits,
+            expected=expected,
         )
-        pending = _Pending(request, runs / f"{name}.request.json")
+        pending = _Pending(
+            request,
+            runs / f"{name}.request.json",
+            gres=self.gres,
+            timeout_s=timeout_s,
+            cpus=cpus,
+            candidate_path=candidate_path,
+        )
         request.save(pending.request_path)
+        return pending
+
+    def _execute(self, pendings: list[_Pending]) -> list[ImplementationResult | BaseException]:
+        """Hand ``pendings`` to the poller at once (one array per --gres) and wait for all."""
         with self._lock:
-            self._waiting.append(pending)
+            self._waiting.extend(pendings)
             self._start_poller()
             self._lock.notify_all()
         try:
-            pending.done.wait()
+            for pending in pendings:
+                pending.done.wait()
         finally:
-            for path in (candidate_path, pending.request_path, Path(request.result_path)):
-                path.unlink(missing_ok=True)
-        outcome = pending.outcome
-        if isinstance(outcome, BaseException):
-            raise outcome
-        assert outcome is not None
-        return outcome
+            for pending in pendings:
+                for path in (pending.candidate_path, pending.request_path):
+                    if path is not None:
+                        path.unlink(missing_ok=True)
+                Path(pending.request.result_path).unlink(missing_ok=True)
+        outcomes = []
+        for pending in pendings:
+            assert pending.outcome is not None
+            outcomes.append(pending.outcome)
+        return outcomes
 
     def interrupt(self) -> None:
         """Cancel every job of this evaluation (scancel); finished runs are kept."""
@@ -234,8 +333,8 @@ class SlurmBackend:
                         return
                 self._lock.wait(self.poll_s)
                 batch, self._waiting = self._waiting, []
-            if batch:
-                self._submit(batch)
+            for gres in dict.fromkeys(pending.gres for pending in batch):
+                self._submit([pending for pending in batch if pending.gres == gres], gres)
             try:
                 alive = self._squeue()
             except SlurmError as error:
@@ -246,7 +345,7 @@ class SlurmBackend:
             failing_since = None
             self._collect(alive)
 
-    def _submit(self, batch: list[_Pending]) -> None:
+    def _submit(self, batch: list[_Pending], gres: str | None) -> None:
         """One job array for ``batch``; on failure, each run fails as infrastructure."""
         self._arrays += 1
         array = self.folder / f"array-{self._arrays}"
@@ -265,12 +364,13 @@ class SlurmBackend:
                 self._finish(pending, InfraError(f"cannot write the Slurm job: {error}"))
             return
         # Walltime: the candidate's test and the golden count check, plus start-up.
-        minutes = math.ceil((self.inner.limits().timeout_s * 3 + 600) / 60)
+        minutes = math.ceil((max(p.timeout_s for p in batch) * 3 + 600) / 60)
+        cpus = math.ceil(max(p.cpus for p in batch))
         argv = ["sbatch", "--parsable", f"--array=0-{len(batch) - 1}"]
         argv += [f"--job-name={self.token}", f"--output={array}/%a.out", f"--chdir={array}"]
-        argv += [f"--time={minutes}", f"--cpus-per-task={math.ceil(self.inner.limits().cpus)}"]
-        if self.gres:
-            argv.append(f"--gres={self.gres}")
+        argv += [f"--time={minutes}", f"--cpus-per-task={cpus}"]
+        if gres:
+            argv.append(f"--gres={gres}")
         if self.partition:
             argv.append(f"--partition={self.partition}")
         try:
@@ -372,3 +472,32 @@ class SlurmBackend:
         if progress != self._last_progress:
             self._last_progress = progress
             self.on_progress(progress)
+
+
+class SlurmRunner:
+    """``validate --run --executor slurm``: each batch of raw runs is one job array."""
+
+    def __init__(self, backend: SlurmBackend) -> None:
+        self.backend = backend
+
+    def run_all(
+        self, runs: Sequence[RawRun], on_progress: Callable[[str], None] | None = None
+    ) -> list[ImplementationRun]:
+        if on_progress is not None and runs:
+            first = runs[0].label or runs[0].task.name
+            more = f" and {len(runs) - 1} more" if len(runs) > 1 else ""
+            on_progress(f"{first}{more}: submitted to Slurm")
+        outcomes = []
+        for run, outcome in zip(runs, self.backend.run_raw(runs), strict=True):
+            if isinstance(outcome, RunCancelled):
+                raise outcome
+            if isinstance(outcome, BaseException):
+                # A cluster failure is the run's infrastructure error, as locally.
+                reason = str(outcome) or type(outcome).__name__
+                outcome = ImplementationRun(
+                    verdicts=[], image_id=run.image.image_id, infra_error=reason
+                )
+            if not isinstance(outcome, ImplementationRun):
+                raise TypeError(f"a raw run came back as {outcome!r}")
+            outcomes.append(outcome)
+        return outcomes
