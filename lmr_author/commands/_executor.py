@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
 from lmr_author.executors import EXECUTORS
+from lmr_author.executors.gres import GpuType, parse_gpu_types
 
 if TYPE_CHECKING:
     from lmr_author.executors.slurm import Progress, SlurmBackend
@@ -26,13 +27,30 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
     parser.add_argument(
         "--gres",
         metavar="SPEC",
-        help="with --executor slurm: generic resources per run, e.g. gpu:1 (sbatch --gres)",
+        help="with --executor slurm: generic resources for every run, e.g. gpu:1 (sbatch "
+        "--gres); without it, a run asks for the GPUs its task's info.json declares",
+    )
+    parser.add_argument(
+        "--gpu-types",
+        type=_gpu_types,
+        metavar="MAP",
+        help="with --executor slurm: GPU memory to your cluster's gres type names, e.g. "
+        "16=v100,40=a100: a task declaring GPUs with N GB gets the smallest type with N GB "
+        "(without it, tasks' GPU memory is not asked of Slurm)",
     )
     parser.add_argument(
         "--partition",
         metavar="NAME",
         help="with --executor slurm: the partition the jobs go to (sbatch --partition)",
     )
+
+
+def _gpu_types(text: str) -> tuple[GpuType, ...]:
+    """``--gpu-types`` as argparse reads it: a bad map is a usage error, not a traceback."""
+    try:
+        return parse_gpu_types(text)
+    except UserError as error:
+        raise argparse.ArgumentTypeError(error.render()) from None
 
 
 def slurm_backend(
@@ -47,7 +65,12 @@ def slurm_backend(
     ``shared`` is the folder (on a file system the nodes share) for requests and results.
     """
     if args.executor != "slurm":
-        for option, value in (("--gres", args.gres), ("--partition", args.partition)):
+        given = (
+            ("--gres", args.gres),
+            ("--partition", args.partition),
+            ("--gpu-types", args.gpu_types),
+        )
+        for option, value in given:
             if value:
                 raise UserError(f"{option} is for --executor slurm", hint="Add --executor slurm.")
         return None
@@ -74,6 +97,7 @@ def slurm_backend(
         inner,
         shared,
         gres=args.gres,
+        gpu_types=args.gpu_types or (),
         partition=args.partition,
         on_progress=on_progress,
         on_note=on_note,

@@ -155,6 +155,7 @@ def _validate(args: argparse.Namespace) -> int:
         ("--executor", args.executor != "local"),
         ("--gres", args.gres),
         ("--partition", args.partition),
+        ("--gpu-types", args.gpu_types),
         ("--slurm-dir", args.slurm_dir),
     ):
         if given and not args.run:

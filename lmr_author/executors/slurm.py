@@ -39,6 +39,7 @@ from lmr_author.evaluation.backend import (
     PreparedImage,
     RunCancelled,
 )
+from lmr_author.executors.gres import GpuType, gres_for, unrequested_memory
 from lmr_author.executors.wire import (
     RAW,
     SCORED,
@@ -115,6 +116,7 @@ class SlurmBackend:
         shared: Path,
         *,
         gres: str | None = None,
+        gpu_types: Sequence[GpuType] = (),
         partition: str | None = None,
         retries: int = 2,
         poll_s: float = 0.25,
@@ -123,7 +125,10 @@ class SlurmBackend:
         on_note: Callable[[str], None] | None = None,
     ) -> None:
         self.inner = inner
+        #: ``--gres`` for every run (the user's), else each task's GPUs (`gres_for`).
         self.gres = gres
+        self.gpu_types = tuple(gpu_types)
+        self._noted: set[str] = set()
         self.partition = partition
         self.retries = retries
         self.poll_s = poll_s
@@ -178,27 +183,30 @@ class SlurmBackend:
 
     def run_raw(self, runs: Sequence[RawRun]) -> list[ImplementationResult | BaseException]:
         """``validate``'s runs (`run_tests` on the node), submitted together; in order."""
-        pendings = []
+        prepared: list[_Pending | InfraError] = []
         for run in runs:
-            runtime = selected_runtime()
-            pendings.append(
-                self._pending(
-                    run.task,
-                    run.impl,
-                    run.candidate,
-                    run.image.image_id,
-                    settings=raw_settings(run.limits, run.protocol, runtime),
-                    timeout_s=run.limits.timeout_s,
-                    cpus=run.limits.cpus,
-                    gpus=run.limits.gpus,
-                    hf_cache=run.limits.hf_cache,
-                    kind=RAW,
-                    limits=dataclasses.asdict(run.limits),
-                    expected=expected_to_wire(run.expected),
-                    protocol=run.protocol,
+            try:
+                prepared.append(
+                    self._pending(
+                        run.task,
+                        run.impl,
+                        run.candidate,
+                        run.image.image_id,
+                        settings=raw_settings(run.limits, run.protocol, selected_runtime()),
+                        timeout_s=run.limits.timeout_s,
+                        cpus=run.limits.cpus,
+                        gpus=run.limits.gpus,
+                        hf_cache=run.limits.hf_cache,
+                        kind=RAW,
+                        limits=dataclasses.asdict(run.limits),
+                        expected=expected_to_wire(run.expected),
+                        protocol=run.protocol,
+                    )
                 )
-            )
-        return self._execute(pendings)
+            except InfraError as error:  # e.g. no --gpu-types type has the memory
+                prepared.append(error)
+        done = iter(self._execute([item for item in prepared if isinstance(item, _Pending)]))
+        return [next(done) if isinstance(item, _Pending) else item for item in prepared]
 
     def _pending(
         self,
@@ -218,6 +226,7 @@ class SlurmBackend:
         protocol: str | None = None,
     ) -> _Pending:
         """Write one run's candidate and request into the shared folder."""
+        gres = self._gres(task)
         with self._lock:
             if self._cancelled:
                 raise RunCancelled
@@ -250,13 +259,25 @@ class SlurmBackend:
         pending = _Pending(
             request,
             runs / f"{name}.request.json",
-            gres=self.gres,
+            gres=gres,
             timeout_s=timeout_s,
             cpus=cpus,
             candidate_path=candidate_path,
         )
         request.save(pending.request_path)
         return pending
+
+    def _gres(self, task: Task) -> str | None:
+        """This task's ``--gres``; says once per task what Slurm is not asked for."""
+        hardware = task.hardware
+        note = unrequested_memory(hardware, user_gres=self.gres, gpu_types=self.gpu_types)
+        if note is not None and self.on_note is not None:
+            with self._lock:
+                first = task.name not in self._noted
+                self._noted.add(task.name)
+            if first:
+                self.on_note(f"{task.name} {note}")
+        return gres_for(hardware, user_gres=self.gres, gpu_types=self.gpu_types)
 
     def _execute(self, pendings: list[_Pending]) -> list[ImplementationResult | BaseException]:
         """Hand ``pendings`` to the poller at once (one array per --gres) and wait for all."""

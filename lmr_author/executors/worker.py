@@ -1,7 +1,8 @@
 """Run ONE request on a node: ``python -m lmr_author.executors.worker REQUEST.json``.
 
 The same `DockerBackend` the local executor uses, with the submitter's configuration
-(a raw run of ``validate``: the same `run_tests`, with the request's limits).
+(a raw run of ``validate``: the same `run_tests`, with the request's limits). A run
+that wants GPUs gets the job's own (`gres.container_gpus`).
 Before running, it checks that the node sees the run as the submitter keyed it (same
 image id, same settings); otherwise the result is an infrastructure error, so a
 verdict is never stored under a key it does not belong to. SIGTERM (scancel) ends the
@@ -10,12 +11,15 @@ run through its ``finally`` blocks, which remove its container.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
 
 from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.executors.gres import container_gpus
 from lmr_author.executors.wire import (
     RAW,
     SCORED,
@@ -26,6 +30,7 @@ from lmr_author.executors.wire import (
     sha256,
 )
 from lmr_author.sandbox.engine import selected_runtime, use_runtime
+from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.task import Task, load_task
@@ -57,7 +62,18 @@ def run_request(request: Request) -> ImplementationRun | str:
         image = _keyed_image(backend, task, request)
         if isinstance(image, str):
             return image
-        outcome = backend.run(task, task.implementation(request.implementation), candidate, image)
+        gpus = container_gpus(task.hardware, request.gpus, os.environ, task=task.name)
+        runs = backend
+        if gpus != request.gpus:  # the job's own GPUs; the run key keeps the request's
+            runs = DockerBackend(
+                base_image=request.base_image,
+                timeout_s=request.timeout_s,
+                protocol=request.protocol,
+                gpus=gpus,
+                hf_cache=request.hf_cache,
+                client=backend.client(),
+            )
+        outcome = runs.run(task, task.implementation(request.implementation), candidate, image)
         if not isinstance(outcome, ImplementationRun):
             return "the sandbox returned no run"
         return outcome
@@ -78,12 +94,13 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
         image = _keyed_image(backend, task, request)
         if isinstance(image, str):
             return image
+        gpus = container_gpus(task.hardware, limits.gpus, os.environ, task=task.name)
         return run_tests(
             task,
             task.implementation(request.implementation),
             candidate,
             image=image,
-            limits=limits,
+            limits=dataclasses.replace(limits, gpus=gpus),
             protocol=request.protocol,
             client=backend.client(),
             expected=request.raw_expected(),
@@ -119,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         outcome = run_request(request)
     except SystemExit:
         raise  # cancelled: no result, the submitter knows it cancelled
+    except InfraError as error:  # e.g. a GPU task in a job without GPUs
+        save_infra_error(result, str(error))
+        return 1
     except Exception as error:  # any failure here is the infrastructure's
         save_infra_error(result, f"the worker on the node failed: {error}")
         return 1
