@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -92,5 +94,26 @@ def test_mutants_through_slurm_score_as_locally_in_one_array(tmp_path: Path) -> 
     # Golden, then masked + golden again, then every mutant at once: three arrays.
     assert max(int(n) for n in re.findall(r"(\d+) arrays", remote.stderr)) == 3
     assert "mutant" in remote.stderr and "submitted to Slurm" in remote.stderr
+    assert jobs_of(tmp_path) == []
+    assert list(shared.iterdir()) == []
+
+
+def test_ctrl_c_cancels_validates_jobs(tmp_path: Path) -> None:
+    bench = tmp_path / "bench"
+    write_task(bench, tag="vsint", golden=SCALED)
+    shared = tmp_path / "shared"
+    argv = [sys.executable, "-m", "lmr_author", "validate", RUN_RULES, str(bench), "--run"]
+    argv += ["--mutants", "--executor", "slurm", "--slurm-dir", str(shared)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 600
+    # The masked and second golden runs' array: the proof's first array is done.
+    while not list(shared.glob("*/array-2")) and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=300)
+
+    assert process.returncode == 130, err
+    assert "interrupted" in err
     assert jobs_of(tmp_path) == []
     assert list(shared.iterdir()) == []
