@@ -21,8 +21,8 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
         choices=EXECUTORS,
         default="local",
         help="local: runs here; slurm: each run is a Slurm job-array element (sbatch), its "
-        "result read back through a folder the nodes share (same run keys and verdicts) "
-        "(default: %(default)s)",
+        "result read back through a folder the nodes share (eval: OUTPUT/slurm/; validate: "
+        "--slurm-dir), same run keys and verdicts (default: %(default)s)",
     )
     parser.add_argument(
         "--gres",
@@ -37,6 +37,13 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
         help="with --executor slurm: GPU memory to your cluster's gres type names, e.g. "
         "16=v100,40=a100: a task declaring GPUs with N GB gets the smallest type with N GB "
         "(without it, tasks' GPU memory is not asked of Slurm)",
+    )
+    parser.add_argument(
+        "--images",
+        type=Path,
+        metavar="DIR",
+        help="with --executor slurm: a shared folder 'lmr-author sandbox save' wrote; a "
+        "node whose engine lacks a run's image loads it from there (checked by id)",
     )
     parser.add_argument(
         "--partition",
@@ -69,12 +76,19 @@ def slurm_backend(
             ("--gres", args.gres),
             ("--partition", args.partition),
             ("--gpu-types", args.gpu_types),
+            ("--images", args.images),
         )
         for option, value in given:
             if value:
                 raise UserError(f"{option} is for --executor slurm", hint="Add --executor slurm.")
         return None
     import shutil
+
+    if args.images is not None and not args.images.is_dir():
+        raise UserError(
+            f"--images {args.images}: no such folder",
+            hint="Give the folder 'lmr-author sandbox save BENCHMARK --to DIR' wrote.",
+        )
 
     from lmr_author.evaluation.backend import DockerBackend
     from lmr_author.executors.slurm import SlurmBackend
@@ -99,6 +113,7 @@ def slurm_backend(
         gres=args.gres,
         gpu_types=args.gpu_types or (),
         partition=args.partition,
+        images=args.images,
         on_progress=on_progress,
         on_note=on_note,
     )

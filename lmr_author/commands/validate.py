@@ -156,6 +156,7 @@ def _validate(args: argparse.Namespace) -> int:
         ("--gres", args.gres),
         ("--partition", args.partition),
         ("--gpu-types", args.gpu_types),
+        ("--images", args.images),
         ("--slurm-dir", args.slurm_dir),
     ):
         if given and not args.run:

@@ -57,6 +57,8 @@ from lmr_author.validate.runs import RawRun
 
 #: Seconds of squeue failing in a row before the waiting runs give up (controller gone).
 SQUEUE_PATIENCE_S = 120.0
+#: Seconds ``close`` waits for cancelled or completing jobs to leave the queue.
+CLOSE_PATIENCE_S = 30.0
 
 
 class SlurmError(InfraError):
@@ -118,6 +120,7 @@ class SlurmBackend:
         gres: str | None = None,
         gpu_types: Sequence[GpuType] = (),
         partition: str | None = None,
+        images: Path | None = None,
         retries: int = 2,
         poll_s: float = 0.25,
         python: str = sys.executable,
@@ -130,6 +133,8 @@ class SlurmBackend:
         self.gpu_types = tuple(gpu_types)
         self._noted: set[str] = set()
         self.partition = partition
+        #: Where nodes lacking a run's image load it from (``sandbox save``'s folder).
+        self.images = None if images is None else Path(images).resolve()
         self.retries = retries
         self.poll_s = poll_s
         self.python = python
@@ -255,6 +260,7 @@ class SlurmBackend:
             kind=kind,
             limits=limits,
             expected=expected,
+            images=None if self.images is None else str(self.images),
         )
         pending = _Pending(
             request,
@@ -324,9 +330,22 @@ class SlurmBackend:
             poller.join()
         if self._jobs:
             self._scancel()  # nothing of ours stays queued, whatever happened
+            self._wait_gone()
         if not self._keep_logs:  # the job logs stay when some run failed on a node
             shutil.rmtree(self.folder, ignore_errors=True)
         self.inner.close()
+
+    def _wait_gone(self, patience_s: float = CLOSE_PATIENCE_S) -> None:
+        """Wait (bounded) until squeue lists none of our jobs: a job still completing
+        (its worker exiting after writing its result) is not left behind us."""
+        deadline = time.monotonic() + patience_s
+        while time.monotonic() < deadline:
+            try:
+                if not self._squeue():
+                    return
+            except SlurmError:
+                return  # the controller is gone: nothing more to wait for here
+            time.sleep(self.poll_s)
 
     # --- the poller thread -------------------------------------------------------------
 

@@ -54,6 +54,8 @@ class Request:
     #: Raw runs: the container's limits (`Limits` fields) and the golden counts per test.
     limits: dict[str, Any] | None = None
     expected: dict[str, dict[str, int | None]] | None = None
+    #: ``--images DIR``: where a node lacking ``image_id`` loads it from (shared folder).
+    images: str | None = None
 
     def raw_limits(self) -> Limits:
         return Limits(**(self.limits or {}))

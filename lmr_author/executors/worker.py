@@ -2,7 +2,8 @@
 
 The same `DockerBackend` the local executor uses, with the submitter's configuration
 (a raw run of ``validate``: the same `run_tests`, with the request's limits). A run
-that wants GPUs gets the job's own (`gres.container_gpus`).
+that wants GPUs gets the job's own (`gres.container_gpus`); a node lacking the run's
+image loads it from ``--images DIR`` (`images.ensure_loaded`).
 Before running, it checks that the node sees the run as the submitter keyed it (same
 image id, same settings); otherwise the result is an infrastructure error, so a
 verdict is never stored under a key it does not belong to. SIGTERM (scancel) ends the
@@ -20,6 +21,7 @@ from types import FrameType
 
 from lmr_author.evaluation.backend import DockerBackend
 from lmr_author.executors.gres import container_gpus
+from lmr_author.executors.images import ensure_loaded
 from lmr_author.executors.wire import (
     RAW,
     SCORED,
@@ -111,6 +113,8 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
 
 def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageRef | str:
     """The task's image on this node, or why it is not the one the run was keyed with."""
+    if request.images is not None:  # before prepare, which would build another image
+        ensure_loaded(backend.client(), request.image_id, Path(request.images))
     image = backend.prepare(task)
     if not isinstance(image, ImageRef) or image.image_id != request.image_id:
         return (

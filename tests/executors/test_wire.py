@@ -228,3 +228,23 @@ def test_validate_slurm_options_out_of_place_are_usage_errors(
     task = Path(__file__).resolve().parents[2] / "benchmark" / "03-TopP"
     assert cli(["validate", str(task), "--select=infra", *options]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--gpu-types", "16=v100"], "--gpu-types is for --executor slurm"),
+        (["--images", "."], "--images is for --executor slurm"),
+        (["--gpu-types", "v100"], "is not MEMORY_GB=TYPE"),
+        (["--executor", "slurm", "--images", "no-such-folder"], "--images no-such-folder"),
+    ],
+)
+def test_eval_gpu_types_and_images_out_of_place_are_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    from lmr_author.cli import main as cli
+
+    bench = Path(__file__).resolve().parents[2] / "benchmark"
+    argv = ["eval", str(bench), "-s", str(bench / "submissions" / "correct"), *options]
+    assert cli([*argv, "--output", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err
