@@ -66,10 +66,12 @@ def slurm_backend(
     shared: Path,
     *,
     on_note: Callable[[str], None] | None = None,
+    command: str = "eval",
 ) -> SlurmBackend | None:
     """The Slurm backend ``args`` ask for, or None for the local executor.
 
-    ``shared`` is the folder (on a file system the nodes share) for requests and results.
+    ``shared`` is the folder (on a file system the nodes share) for requests and results;
+    ``command`` names the jobs (``lmr-<command>-<id>``).
     """
     if args.executor != "slurm":
         given = (
@@ -116,4 +118,5 @@ def slurm_backend(
         images=args.images,
         on_progress=on_progress,
         on_note=on_note,
+        command=command,
     )

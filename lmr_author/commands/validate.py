@@ -233,6 +233,7 @@ def _run_in_sandboxes(
         ),
         shared,
         on_note=progress,
+        command="validate",
     )
     runner: Runner | None = None
     if backend is not None:

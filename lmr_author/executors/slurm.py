@@ -126,6 +126,7 @@ class SlurmBackend:
         python: str = sys.executable,
         on_progress: Callable[[Progress], None] | None = None,
         on_note: Callable[[str], None] | None = None,
+        command: str = "eval",
     ) -> None:
         self.inner = inner
         #: ``--gres`` for every run (the user's), else each task's GPUs (`gres_for`).
@@ -142,7 +143,7 @@ class SlurmBackend:
         #: Said once per occasion (e.g. a task's GPU memory that Slurm is not asked for).
         self.on_note = on_note
         #: Unique per evaluation: the jobs' name, and the shared folder's subfolder.
-        self.token = f"lmr-eval-{secrets.token_hex(4)}"
+        self.token = f"lmr-{command}-{secrets.token_hex(4)}"
         self.folder = Path(shared).resolve() / self.token
         self._lock = threading.Condition()
         self._waiting: list[_Pending] = []
