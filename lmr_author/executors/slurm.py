@@ -1,15 +1,18 @@
-"""``eval --executor slurm``: runs as elements of Slurm job arrays, read back into the pool.
+"""``--executor slurm``: runs as elements of Slurm job arrays, read back into the caller.
 
 `SlurmBackend` wraps the local `DockerBackend`: its settings (so the run key) and its
 prepared images are the local ones; only ``run`` differs. Each run writes a request into
 the shared folder (under the results folder, so on a shared file system) and waits; one
-poller thread submits what is waiting as ONE ``sbatch --array --parsable`` job, polls
-``squeue`` for the array's elements and completes a run when its result file appears.
-An element that leaves the queue without a result (node failure, killed, walltime) is
-submitted again up to ``retries`` times, then the run is an infrastructure error — never
-a candidate's verdict. ``interrupt`` (the first Ctrl-C) cancels the jobs with
-``scancel``: runs whose result is there are kept, the others raise `RunCancelled` (not
-written; they run again on resume).
+poller thread submits what is waiting as ONE ``sbatch --array --parsable`` job per
+distinct ``--gres`` (a task's GPUs, `gres.gres_for`: CPU and GPU runs never share an
+array), polls ``squeue`` for the array's elements and completes a run when its result
+file appears. An element that leaves the queue without a result (node failure, killed,
+walltime) is submitted again up to ``retries`` times, then the run is an infrastructure
+error — never a candidate's verdict. ``run_raw`` (`SlurmRunner`) sends ``validate``'s
+raw runs the same way, a whole batch at once (all mutants of an implementation: one
+array). ``interrupt`` (the first Ctrl-C) cancels the jobs with ``scancel``: runs whose
+result is there are kept, the others raise `RunCancelled` (not written; they run again
+on resume).
 
 Plain sbatch/squeue/scancel rather than submitit: submitit pickles a Python callable
 into the shared folder and unpickles its result, which would make the shared folder a
