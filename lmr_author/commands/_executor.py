@@ -1,4 +1,4 @@
-"""``--executor local|slurm`` and ``--gres``: where ``eval`` runs each (task, candidate)."""
+"""``--executor local|slurm`` and ``--gres``: where ``eval`` and ``validate --run`` run."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
 from lmr_author.executors import EXECUTORS
+from lmr_author.executors.gres import GpuType, parse_gpu_types
 
 if TYPE_CHECKING:
     from lmr_author.executors.slurm import Progress, SlurmBackend
@@ -19,14 +20,30 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
         "--executor",
         choices=EXECUTORS,
         default="local",
-        help="local: runs in this process' workers; slurm: each run is a Slurm job-array "
-        "element (sbatch), results read back from OUTPUT/slurm/ (same run keys and "
-        "verdicts; OUTPUT must be on a file system the nodes share) (default: %(default)s)",
+        help="local: runs here; slurm: each run is a Slurm job-array element (sbatch), its "
+        "result read back through a folder the nodes share (eval: OUTPUT/slurm/; validate: "
+        "--slurm-dir), same run keys and verdicts (default: %(default)s)",
     )
     parser.add_argument(
         "--gres",
         metavar="SPEC",
-        help="with --executor slurm: generic resources per run, e.g. gpu:1 (sbatch --gres)",
+        help="with --executor slurm: generic resources for every run, e.g. gpu:1 (sbatch "
+        "--gres); without it, a run asks for the GPUs its task's info.json declares",
+    )
+    parser.add_argument(
+        "--gpu-types",
+        type=_gpu_types,
+        metavar="MAP",
+        help="with --executor slurm: GPU memory to your cluster's gres type names, e.g. "
+        "16=v100,40=a100: a task declaring GPUs with N GB gets the smallest type with N GB "
+        "(without it, tasks' GPU memory is not asked of Slurm)",
+    )
+    parser.add_argument(
+        "--images",
+        type=Path,
+        metavar="DIR",
+        help="with --executor slurm: a shared folder 'lmr-author sandbox save' wrote; a "
+        "node whose engine lacks a run's image loads it from there (checked by id)",
     )
     parser.add_argument(
         "--partition",
@@ -35,16 +52,45 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
     )
 
 
+def _gpu_types(text: str) -> tuple[GpuType, ...]:
+    """``--gpu-types`` as argparse reads it: a bad map is a usage error, not a traceback."""
+    try:
+        return parse_gpu_types(text)
+    except UserError as error:
+        raise argparse.ArgumentTypeError(error.render()) from None
+
+
 def slurm_backend(
-    args: argparse.Namespace, on_progress: Callable[[Progress], None]
+    args: argparse.Namespace,
+    on_progress: Callable[[Progress], None],
+    shared: Path,
+    *,
+    on_note: Callable[[str], None] | None = None,
+    command: str = "eval",
 ) -> SlurmBackend | None:
-    """The Slurm backend ``args`` ask for, or None for the local executor."""
+    """The Slurm backend ``args`` ask for, or None for the local executor.
+
+    ``shared`` is the folder (on a file system the nodes share) for requests and results;
+    ``command`` names the jobs (``lmr-<command>-<id>``).
+    """
     if args.executor != "slurm":
-        for option, value in (("--gres", args.gres), ("--partition", args.partition)):
+        given = (
+            ("--gres", args.gres),
+            ("--partition", args.partition),
+            ("--gpu-types", args.gpu_types),
+            ("--images", args.images),
+        )
+        for option, value in given:
             if value:
                 raise UserError(f"{option} is for --executor slurm", hint="Add --executor slurm.")
         return None
     import shutil
+
+    if args.images is not None and not args.images.is_dir():
+        raise UserError(
+            f"--images {args.images}: no such folder",
+            hint="Give the folder 'lmr-author sandbox save BENCHMARK --to DIR' wrote.",
+        )
 
     from lmr_author.evaluation.backend import DockerBackend
     from lmr_author.executors.slurm import SlurmBackend
@@ -65,8 +111,12 @@ def slurm_backend(
     )
     return SlurmBackend(
         inner,
-        Path(args.output) / "slurm",
+        shared,
         gres=args.gres,
+        gpu_types=args.gpu_types or (),
         partition=args.partition,
+        images=args.images,
         on_progress=on_progress,
+        on_note=on_note,
+        command=command,
     )

@@ -364,6 +364,8 @@ def _run_with_progress(
         lambda p: progress.update(
             bar, note=f"slurm: {p.queued} queued, {p.running} running, {p.submitted_jobs} arrays"
         ),
+        Path(args.output) / "slurm",
+        on_note=lambda line: progress.console.print(line, markup=False, highlight=False),
     )
     try:
         return run_evaluation(

@@ -13,8 +13,10 @@ import argparse
 import json
 import sys
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
+from lmr_author.commands._executor import add_executor_options, slurm_backend
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
@@ -110,6 +112,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "report the share they kill and the survivors (test strength)",
     )
     add_runtime_option(dynamic)
+    add_executor_options(dynamic)
+    dynamic.add_argument(
+        "--slurm-dir",
+        type=Path,
+        metavar="DIR",
+        help="with --executor slurm: the folder for run requests and results, on a file "
+        "system the nodes share (default: slurm/ in lmr-author's cache folder)",
+    )
     parser.set_defaults(handler=_validate)
 
 
@@ -142,6 +152,24 @@ def _validate(args: argparse.Namespace) -> int:
             hint="Use 'validate --run --mutants PATH'.",
             exit_code=EXIT_USAGE,
         )
+    for option, given in (
+        ("--executor", args.executor != "local"),
+        ("--gres", args.gres),
+        ("--partition", args.partition),
+        ("--gpu-types", args.gpu_types),
+        ("--images", args.images),
+        ("--slurm-dir", args.slurm_dir),
+    ):
+        if given and not args.run:
+            raise UserError(
+                f"{option} is for validate --run", hint="Add --run.", exit_code=EXIT_USAGE
+            )
+    if args.slurm_dir is not None and args.executor != "slurm":
+        raise UserError(
+            "--slurm-dir is for --executor slurm",
+            hint="Add --executor slurm.",
+            exit_code=EXIT_USAGE,
+        )
     if args.timeout <= 0:
         raise UserError("--timeout must be a positive number of seconds", exit_code=EXIT_USAGE)
     out = Console(highlight=False)
@@ -166,17 +194,13 @@ def _validate(args: argparse.Namespace) -> int:
             reports.append(validate_task(task_dir, schema_only=args.schema_only, rules=rules))
 
     if args.run:
-        _run_dynamic(args, reports, rules, err)
+        _run_in_sandboxes(args, task_dirs, reports, rules, out, err)
     if args.run and args.fix:  # what only the run shows (the GPU the golden code needs)
         for report in reports:
             for change in apply_run_fixes(report):
                 fixes.append({"task": report.name, **change.to_json()})
                 if not args.json:
                     out.print(f"fixed {report.name}/info.json: {change.description}")
-    if args.run and args.mutants:
-        from lmr_author.commands._mutants import print_mutation_scores
-
-        print_mutation_scores(task_dirs, base_image=args.base_image, out=out, err=err)
 
     if args.json:
         document = to_json(reports)
@@ -190,21 +214,65 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if errors or (args.strict and warnings) else EXIT_OK
 
 
-def _run_dynamic(args: argparse.Namespace, reports: list[Any], rules: list[Any], err: Any) -> None:
+def _run_in_sandboxes(
+    args: argparse.Namespace,
+    task_dirs: list[Path],
+    reports: list[Any],
+    rules: list[Any],
+    out: Any,
+    err: Any,
+) -> None:
+    """``--run`` (and ``--mutants``): here, or through Slurm with ``--executor slurm``."""
+    from lmr_author.locations import cache_dir
+    from lmr_author.sandbox.results import Limits
     from lmr_author.validate.proof import prove_reports
+    from lmr_author.validate.runs import Runner
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)
 
-    prove_reports(
-        reports,
-        rules,
-        base_image=args.base_image,
-        timeout_s=args.timeout,
-        gpus=args.gpus,
-        hf_cache=hub_of(args),
-        on_progress=progress,
+    hf_cache = hub_of(args)
+    shared = args.slurm_dir if args.slurm_dir is not None else cache_dir("slurm")
+    backend = slurm_backend(
+        args,
+        lambda p: progress(
+            f"slurm: {p.queued} queued, {p.running} running, {p.submitted_jobs} arrays"
+        ),
+        shared,
+        on_note=progress,
+        command="validate",
     )
+    runner: Runner | None = None
+    if backend is not None:
+        from lmr_author.executors.slurm import SlurmRunner
+
+        runner = SlurmRunner(backend)
+    try:
+        prove_reports(
+            reports,
+            rules,
+            base_image=args.base_image,
+            timeout_s=args.timeout,
+            gpus=args.gpus,
+            hf_cache=hf_cache,
+            on_progress=progress,
+            runner=runner,
+        )
+        if args.mutants:
+            from lmr_author.commands._mutants import print_mutation_scores
+
+            limits = Limits(timeout_s=args.timeout, gpus=args.gpus, hf_cache=hf_cache)
+            print_mutation_scores(
+                task_dirs,
+                base_image=args.base_image,
+                limits=limits,
+                out=out,
+                err=err,
+                runner=runner,
+            )
+    finally:
+        if backend is not None:
+            backend.close()
 
 
 def _list_rules(args: argparse.Namespace, rules: list[Any]) -> int:

@@ -1,15 +1,18 @@
-"""``eval --executor slurm``: runs as elements of Slurm job arrays, read back into the pool.
+"""``--executor slurm``: runs as elements of Slurm job arrays, read back into the caller.
 
 `SlurmBackend` wraps the local `DockerBackend`: its settings (so the run key) and its
 prepared images are the local ones; only ``run`` differs. Each run writes a request into
 the shared folder (under the results folder, so on a shared file system) and waits; one
-poller thread submits what is waiting as ONE ``sbatch --array --parsable`` job, polls
-``squeue`` for the array's elements and completes a run when its result file appears.
-An element that leaves the queue without a result (node failure, killed, walltime) is
-submitted again up to ``retries`` times, then the run is an infrastructure error — never
-a candidate's verdict. ``interrupt`` (the first Ctrl-C) cancels the jobs with
-``scancel``: runs whose result is there are kept, the others raise `RunCancelled` (not
-written; they run again on resume).
+poller thread submits what is waiting as ONE ``sbatch --array --parsable`` job per
+distinct ``--gres`` (a task's GPUs, `gres.gres_for`: CPU and GPU runs never share an
+array), polls ``squeue`` for the array's elements and completes a run when its result
+file appears. An element that leaves the queue without a result (node failure, killed,
+walltime) is submitted again up to ``retries`` times, then the run is an infrastructure
+error — never a candidate's verdict. ``run_raw`` (`SlurmRunner`) sends ``validate``'s
+raw runs the same way, a whole batch at once (all mutants of an implementation: one
+array). ``interrupt`` (the first Ctrl-C) cancels the jobs with ``scancel``: runs whose
+result is there are kept, the others raise `RunCancelled` (not written; they run again
+on resume).
 
 Plain sbatch/squeue/scancel rather than submitit: submitit pickles a Python callable
 into the shared folder and unpickles its result, which would make the shared folder a
@@ -19,6 +22,7 @@ code-execution path into the submitter; our JSON request/result (`wire`) is data
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import secrets
 import shlex
@@ -38,13 +42,26 @@ from lmr_author.evaluation.backend import (
     PreparedImage,
     RunCancelled,
 )
-from lmr_author.executors.wire import Request, load_result, sha256
+from lmr_author.executors.gres import GpuType, gres_for, unrequested_memory
+from lmr_author.executors.wire import (
+    RAW,
+    SCORED,
+    Request,
+    expected_to_wire,
+    load_result,
+    raw_settings,
+    sha256,
+)
 from lmr_author.sandbox.engine import selected_runtime
 from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.task import Implementation, Task
+from lmr_author.validate.runs import RawRun
 
 #: Seconds of squeue failing in a row before the waiting runs give up (controller gone).
 SQUEUE_PATIENCE_S = 120.0
+#: Seconds ``close`` waits for cancelled or completing jobs to leave the queue.
+CLOSE_PATIENCE_S = 30.0
 
 
 class SlurmError(InfraError):
@@ -71,6 +88,12 @@ class _Pending:
 
     request: Request
     request_path: Path
+    #: ``sbatch --gres`` of this run (runs with different ones go in different arrays).
+    gres: str | None = None
+    #: The run's time limit per test file and CPUs: its array's walltime and CPUs.
+    timeout_s: float = 120.0
+    cpus: float = 1.0
+    candidate_path: Path | None = None
     attempts: int = 0
     #: Polls in a row that found the element gone without its result.
     misses: int = 0
@@ -98,21 +121,32 @@ class SlurmBackend:
         shared: Path,
         *,
         gres: str | None = None,
+        gpu_types: Sequence[GpuType] = (),
         partition: str | None = None,
+        images: Path | None = None,
         retries: int = 2,
         poll_s: float = 0.25,
         python: str = sys.executable,
         on_progress: Callable[[Progress], None] | None = None,
+        on_note: Callable[[str], None] | None = None,
+        command: str = "eval",
     ) -> None:
         self.inner = inner
+        #: ``--gres`` for every run (the user's), else each task's GPUs (`gres_for`).
         self.gres = gres
+        self.gpu_types = tuple(gpu_types)
+        self._noted: set[str] = set()
         self.partition = partition
+        #: Where nodes lacking a run's image load it from (``sandbox save``'s folder).
+        self.images = None if images is None else Path(images).resolve()
         self.retries = retries
         self.poll_s = poll_s
         self.python = python
         self.on_progress = on_progress
+        #: Said once per occasion (e.g. a task's GPU memory that Slurm is not asked for).
+        self.on_note = on_note
         #: Unique per evaluation: the jobs' name, and the shared folder's subfolder.
-        self.token = f"lmr-eval-{secrets.token_hex(4)}"
+        self.token = f"lmr-{command}-{secrets.token_hex(4)}"
         self.folder = Path(shared).resolve() / self.token
         self._lock = threading.Condition()
         self._waiting: list[_Pending] = []
@@ -139,6 +173,69 @@ class SlurmBackend:
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
     ) -> ImplementationResult:
+        limits = self.inner.limits()
+        pending = self._pending(
+            task,
+            implementation,
+            candidate,
+            image.image_id,
+            settings=self.settings(),
+            timeout_s=limits.timeout_s,
+            cpus=limits.cpus,
+            gpus=self.inner.gpus,
+            hf_cache=self.inner.hf_cache,
+        )
+        [outcome] = self._execute([pending])
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def run_raw(self, runs: Sequence[RawRun]) -> list[ImplementationResult | BaseException]:
+        """``validate``'s runs (`run_tests` on the node), submitted together; in order."""
+        prepared: list[_Pending | InfraError] = []
+        for run in runs:
+            try:
+                prepared.append(
+                    self._pending(
+                        run.task,
+                        run.impl,
+                        run.candidate,
+                        run.image.image_id,
+                        settings=raw_settings(run.limits, run.protocol, selected_runtime()),
+                        timeout_s=run.limits.timeout_s,
+                        cpus=run.limits.cpus,
+                        gpus=run.limits.gpus,
+                        hf_cache=run.limits.hf_cache,
+                        kind=RAW,
+                        limits=dataclasses.asdict(run.limits),
+                        expected=expected_to_wire(run.expected),
+                        protocol=run.protocol,
+                    )
+                )
+            except InfraError as error:  # e.g. no --gpu-types type has the memory
+                prepared.append(error)
+        done = iter(self._execute([item for item in prepared if isinstance(item, _Pending)]))
+        return [next(done) if isinstance(item, _Pending) else item for item in prepared]
+
+    def _pending(
+        self,
+        task: Task,
+        implementation: Implementation,
+        candidate: bytes | None,
+        image_id: str,
+        *,
+        settings: dict[str, Any],
+        timeout_s: float,
+        cpus: float,
+        gpus: str | None,
+        hf_cache: str | None,
+        kind: str = SCORED,
+        limits: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+        protocol: str | None = None,
+    ) -> _Pending:
+        """Write one run's candidate and request into the shared folder."""
+        gres = self._gres(task)
         with self._lock:
             if self._cancelled:
                 raise RunCancelled
@@ -146,39 +243,72 @@ class SlurmBackend:
             name = f"r{self._serial}"
         runs = self.folder / "runs"
         runs.mkdir(parents=True, exist_ok=True)
-        candidate_path = runs / f"{name}.candidate"
-        candidate_path.write_bytes(candidate)
+        candidate_path = None
+        if candidate is not None:
+            candidate_path = runs / f"{name}.candidate"
+            candidate_path.write_bytes(candidate)
         request = Request(
             task_path=str(task.path),
             implementation=implementation.index,
-            candidate_path=str(candidate_path),
-            candidate_sha256=sha256(candidate),
+            candidate_path=None if candidate_path is None else str(candidate_path),
+            candidate_sha256=None if candidate is None else sha256(candidate),
             runtime=selected_runtime(),
             base_image=self.inner.base_image,
             timeout_s=self.inner.timeout_s,
-            protocol=self.inner.protocol,
-            image_id=image.image_id,
-            settings=self.settings(),
+            protocol=self.inner.protocol if protocol is None else protocol,
+            image_id=image_id,
+            settings=settings,
             result_path=str(runs / f"{name}.result.json"),
-            gpus=self.inner.gpus,
-            hf_cache=self.inner.hf_cache,
+            gpus=gpus,
+            hf_cache=hf_cache,
+            kind=kind,
+            limits=limits,
+            expected=expected,
+            images=None if self.images is None else str(self.images),
         )
-        pending = _Pending(request, runs / f"{name}.request.json")
+        pending = _Pending(
+            request,
+            runs / f"{name}.request.json",
+            gres=gres,
+            timeout_s=timeout_s,
+            cpus=cpus,
+            candidate_path=candidate_path,
+        )
         request.save(pending.request_path)
+        return pending
+
+    def _gres(self, task: Task) -> str | None:
+        """This task's ``--gres``; says once per task what Slurm is not asked for."""
+        hardware = task.hardware
+        note = unrequested_memory(hardware, user_gres=self.gres, gpu_types=self.gpu_types)
+        if note is not None and self.on_note is not None:
+            with self._lock:
+                first = task.name not in self._noted
+                self._noted.add(task.name)
+            if first:
+                self.on_note(f"{task.name} {note}")
+        return gres_for(hardware, user_gres=self.gres, gpu_types=self.gpu_types)
+
+    def _execute(self, pendings: list[_Pending]) -> list[ImplementationResult | BaseException]:
+        """Hand ``pendings`` to the poller at once (one array per --gres) and wait for all."""
         with self._lock:
-            self._waiting.append(pending)
+            self._waiting.extend(pendings)
             self._start_poller()
             self._lock.notify_all()
         try:
-            pending.done.wait()
+            for pending in pendings:
+                pending.done.wait()
         finally:
-            for path in (candidate_path, pending.request_path, Path(request.result_path)):
-                path.unlink(missing_ok=True)
-        outcome = pending.outcome
-        if isinstance(outcome, BaseException):
-            raise outcome
-        assert outcome is not None
-        return outcome
+            for pending in pendings:
+                for path in (pending.candidate_path, pending.request_path):
+                    if path is not None:
+                        path.unlink(missing_ok=True)
+                Path(pending.request.result_path).unlink(missing_ok=True)
+        outcomes = []
+        for pending in pendings:
+            assert pending.outcome is not None
+            outcomes.append(pending.outcome)
+        return outcomes
 
     def interrupt(self) -> None:
         """Cancel every job of this evaluation (scancel); finished runs are kept."""
@@ -204,9 +334,22 @@ class SlurmBackend:
             poller.join()
         if self._jobs:
             self._scancel()  # nothing of ours stays queued, whatever happened
+            self._wait_gone()
         if not self._keep_logs:  # the job logs stay when some run failed on a node
             shutil.rmtree(self.folder, ignore_errors=True)
         self.inner.close()
+
+    def _wait_gone(self, patience_s: float = CLOSE_PATIENCE_S) -> None:
+        """Wait (bounded) until squeue lists none of our jobs: a job still completing
+        (its worker exiting after writing its result) is not left behind us."""
+        deadline = time.monotonic() + patience_s
+        while time.monotonic() < deadline:
+            try:
+                if not self._squeue():
+                    return
+            except SlurmError:
+                return  # the controller is gone: nothing more to wait for here
+            time.sleep(self.poll_s)
 
     # --- the poller thread -------------------------------------------------------------
 
@@ -234,8 +377,8 @@ class SlurmBackend:
                         return
                 self._lock.wait(self.poll_s)
                 batch, self._waiting = self._waiting, []
-            if batch:
-                self._submit(batch)
+            for gres in dict.fromkeys(pending.gres for pending in batch):
+                self._submit([pending for pending in batch if pending.gres == gres], gres)
             try:
                 alive = self._squeue()
             except SlurmError as error:
@@ -246,7 +389,7 @@ class SlurmBackend:
             failing_since = None
             self._collect(alive)
 
-    def _submit(self, batch: list[_Pending]) -> None:
+    def _submit(self, batch: list[_Pending], gres: str | None) -> None:
         """One job array for ``batch``; on failure, each run fails as infrastructure."""
         self._arrays += 1
         array = self.folder / f"array-{self._arrays}"
@@ -265,12 +408,13 @@ class SlurmBackend:
                 self._finish(pending, InfraError(f"cannot write the Slurm job: {error}"))
             return
         # Walltime: the candidate's test and the golden count check, plus start-up.
-        minutes = math.ceil((self.inner.limits().timeout_s * 3 + 600) / 60)
+        minutes = math.ceil((max(p.timeout_s for p in batch) * 3 + 600) / 60)
+        cpus = math.ceil(max(p.cpus for p in batch))
         argv = ["sbatch", "--parsable", f"--array=0-{len(batch) - 1}"]
         argv += [f"--job-name={self.token}", f"--output={array}/%a.out", f"--chdir={array}"]
-        argv += [f"--time={minutes}", f"--cpus-per-task={math.ceil(self.inner.limits().cpus)}"]
-        if self.gres:
-            argv.append(f"--gres={self.gres}")
+        argv += [f"--time={minutes}", f"--cpus-per-task={cpus}"]
+        if gres:
+            argv.append(f"--gres={gres}")
         if self.partition:
             argv.append(f"--partition={self.partition}")
         try:
@@ -372,3 +516,32 @@ class SlurmBackend:
         if progress != self._last_progress:
             self._last_progress = progress
             self.on_progress(progress)
+
+
+class SlurmRunner:
+    """``validate --run --executor slurm``: each batch of raw runs is one job array."""
+
+    def __init__(self, backend: SlurmBackend) -> None:
+        self.backend = backend
+
+    def run_all(
+        self, runs: Sequence[RawRun], on_progress: Callable[[str], None] | None = None
+    ) -> list[ImplementationRun]:
+        if on_progress is not None and runs:
+            first = runs[0].label or runs[0].task.name
+            more = f" and {len(runs) - 1} more" if len(runs) > 1 else ""
+            on_progress(f"{first}{more}: submitted to Slurm")
+        outcomes = []
+        for run, outcome in zip(runs, self.backend.run_raw(runs), strict=True):
+            if isinstance(outcome, RunCancelled):
+                raise outcome
+            if isinstance(outcome, BaseException):
+                # A cluster failure is the run's infrastructure error, as locally.
+                reason = str(outcome) or type(outcome).__name__
+                outcome = ImplementationRun(
+                    verdicts=[], image_id=run.image.image_id, infra_error=reason
+                )
+            if not isinstance(outcome, ImplementationRun):
+                raise TypeError(f"a raw run came back as {outcome!r}")
+            outcomes.append(outcome)
+        return outcomes

@@ -3,22 +3,32 @@
 A request names the task folder, the implementation, the candidate file (with its
 SHA-256), the backend's configuration and what the submitter expects (image id and
 settings, the two run-key parts a node could see differently). A result is the
-`ImplementationRun` the node's `DockerBackend` returned. Both are JSON written
-atomically; a malformed result is an infrastructure error, never a verdict.
+`ImplementationRun` the node returned. Both are JSON written atomically; a malformed
+result is an infrastructure error, never a verdict.
+
+Two kinds of run: ``scored`` (``eval``: the node's `DockerBackend.run`, held to the
+golden counts) and ``raw`` (``validate --run`` and mutants: `run_tests` with the
+request's ``limits`` and ``expected`` counts, no candidate file for a masked run). The
+kind was added without a new `WIRE_VERSION`: a request without it is a scored one, and
+an older worker refuses a request with fields it does not know (it cannot misread one).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
+from lmr_author.sandbox.verdicts import Expected
 
 WIRE_VERSION = 1
+SCORED = "scored"
+RAW = "raw"
 
 
 @dataclass(frozen=True)
@@ -27,8 +37,9 @@ class Request:
 
     task_path: str
     implementation: int
-    candidate_path: str
-    candidate_sha256: str
+    #: None (raw runs only): the image's masked goal file.
+    candidate_path: str | None
+    candidate_sha256: str | None
     runtime: str
     base_image: str | None
     timeout_s: float | None
@@ -39,6 +50,20 @@ class Request:
     #: ``--gpus`` and the ``--hf-cache`` hub folder (a path the nodes share), if given.
     gpus: str | None = None
     hf_cache: str | None = None
+    kind: str = SCORED
+    #: Raw runs: the container's limits (`Limits` fields) and the golden counts per test.
+    limits: dict[str, Any] | None = None
+    expected: dict[str, dict[str, int | None]] | None = None
+    #: ``--images DIR``: where a node lacking ``image_id`` loads it from (shared folder).
+    images: str | None = None
+
+    def raw_limits(self) -> Limits:
+        return Limits(**(self.limits or {}))
+
+    def raw_expected(self) -> dict[str, Expected] | None:
+        if self.expected is None:
+            return None
+        return {name: Expected(**counts) for name, counts in self.expected.items()}
 
     def save(self, path: Path) -> None:
         atomic_write_json(path, {"wire_version": WIRE_VERSION, **asdict(self)})
@@ -49,6 +74,24 @@ class Request:
         if data.pop("wire_version", None) != WIRE_VERSION:
             raise ValueError(f"{path}: not a request of this lmr-author version")
         return cls(**data)
+
+
+def raw_settings(limits: Limits, protocol: str, runtime: str) -> dict[str, Any]:
+    """What a raw run's outcome depends on besides its files (checked again on the node)."""
+    from lmr_author.sandbox import harness
+
+    return {
+        "harness": harness.version(),
+        "protocol": protocol,
+        "limits": asdict(limits),
+        "runtime": runtime,
+    }
+
+
+def expected_to_wire(expected: Mapping[str, Expected] | None) -> dict[str, Any] | None:
+    if expected is None:
+        return None
+    return {name: asdict(counts) for name, counts in expected.items()}
 
 
 def sha256(data: bytes) -> str:
@@ -89,17 +132,24 @@ def load_result(path: Path) -> ImplementationRun:
         raise ValueError(f"unreadable result {path}: {error}") from None
 
 
-_VERDICT_FIELDS = {
-    "test_file": str,
-    "verdict": str,
-    "reason": str,
-    "duration_s": float,
-    "log": str,
+#: Each field's types; the counts matter: a raw golden run's are kept as the proof.
+_VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
+    "test_file": (str,),
+    "verdict": (str,),
+    "reason": (str,),
+    "duration_s": (float, int),
+    "log": (str,),
+    "exit_code": (int, type(None)),
+    "legacy_log": (str, type(None)),
+    "protocol": (str,),
+    "tests_run": (int,),
+    "legacy_passed": (int, type(None)),
 }
 
 
 def _verdict(item: dict[str, Any]) -> TestVerdict:
-    for name, kind in _VERDICT_FIELDS.items():
-        if not isinstance(item[name], kind | int if kind is float else kind):
-            raise ValueError(f"field {name} is not a {kind.__name__}")
+    for name, kinds in _VERDICT_FIELDS.items():
+        value = item[name]  # every field: a node writes them all
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise ValueError(f"field {name} is not a {kinds[0].__name__}")
     return TestVerdict(**item)

@@ -1,6 +1,9 @@
 """Run ONE request on a node: ``python -m lmr_author.executors.worker REQUEST.json``.
 
-The same `DockerBackend` the local executor uses, with the submitter's configuration.
+The same `DockerBackend` the local executor uses, with the submitter's configuration
+(a raw run of ``validate``: the same `run_tests`, with the request's limits). A run
+that wants GPUs gets the job's own (`gres.container_gpus`); a node lacking the run's
+image loads it from ``--images DIR`` (`images.ensure_loaded`).
 Before running, it checks that the node sees the run as the submitter keyed it (same
 image id, same settings); otherwise the result is an infrastructure error, so a
 verdict is never stored under a key it does not belong to. SIGTERM (scancel) ends the
@@ -9,25 +12,44 @@ run through its ``finally`` blocks, which remove its container.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
 
 from lmr_author.evaluation.backend import DockerBackend
-from lmr_author.executors.wire import Request, save_infra_error, save_result, sha256
-from lmr_author.sandbox.engine import use_runtime
+from lmr_author.executors.gres import container_gpus
+from lmr_author.executors.images import ensure_loaded
+from lmr_author.executors.wire import (
+    RAW,
+    SCORED,
+    Request,
+    raw_settings,
+    save_infra_error,
+    save_result,
+    sha256,
+)
+from lmr_author.sandbox.engine import selected_runtime, use_runtime
+from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import ImplementationRun
-from lmr_author.task import load_task
+from lmr_author.task import Task, load_task
 
 
 def run_request(request: Request) -> ImplementationRun | str:
     """The run's outcome, or why it could not be run faithfully here."""
     use_runtime(request.runtime)
-    candidate = Path(request.candidate_path).read_bytes()
-    if sha256(candidate) != request.candidate_sha256:
-        return "the candidate file in the shared folder changed after submission"
+    candidate: bytes | None = None
+    if request.candidate_path is not None:
+        candidate = Path(request.candidate_path).read_bytes()
+        if sha256(candidate) != request.candidate_sha256:
+            return "the candidate file in the shared folder changed after submission"
+    if request.kind == RAW:
+        return _run_raw(request, candidate)
+    if request.kind != SCORED or candidate is None:
+        return f"not a run this worker knows ({request.kind}, candidate {request.candidate_path})"
     backend = DockerBackend(
         base_image=request.base_image,
         timeout_s=request.timeout_s,
@@ -39,18 +61,67 @@ def run_request(request: Request) -> ImplementationRun | str:
         if backend.settings() != request.settings:
             return "this node's sandbox settings (harness, limits) differ from the submitter's"
         task = load_task(request.task_path)
-        image = backend.prepare(task)
-        if not isinstance(image, ImageRef) or image.image_id != request.image_id:
-            return (
-                f"this node's image of task {task.name} is not the one the run was keyed "
-                f"with ({request.image_id[:19]})"
+        image = _keyed_image(backend, task, request)
+        if isinstance(image, str):
+            return image
+        gpus = container_gpus(task.hardware, request.gpus, os.environ, task=task.name)
+        runs = backend
+        if gpus != request.gpus:  # the job's own GPUs; the run key keeps the request's
+            runs = DockerBackend(
+                base_image=request.base_image,
+                timeout_s=request.timeout_s,
+                protocol=request.protocol,
+                gpus=gpus,
+                hf_cache=request.hf_cache,
+                client=backend.client(),
             )
-        outcome = backend.run(task, task.implementation(request.implementation), candidate, image)
+        outcome = runs.run(task, task.implementation(request.implementation), candidate, image)
         if not isinstance(outcome, ImplementationRun):
             return "the sandbox returned no run"
         return outcome
     finally:
         backend.close()
+
+
+def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | str:
+    """``validate``'s run: the tests with the request's limits and expected counts."""
+    from lmr_author.sandbox.runner import run_tests
+
+    limits = request.raw_limits()
+    if raw_settings(limits, request.protocol, selected_runtime()) != request.settings:
+        return "this node's sandbox settings (harness, limits) differ from the submitter's"
+    backend = DockerBackend(base_image=request.base_image)
+    try:
+        task = load_task(request.task_path)
+        image = _keyed_image(backend, task, request)
+        if isinstance(image, str):
+            return image
+        gpus = container_gpus(task.hardware, limits.gpus, os.environ, task=task.name)
+        return run_tests(
+            task,
+            task.implementation(request.implementation),
+            candidate,
+            image=image,
+            limits=dataclasses.replace(limits, gpus=gpus),
+            protocol=request.protocol,
+            client=backend.client(),
+            expected=request.raw_expected(),
+        )
+    finally:
+        backend.close()
+
+
+def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageRef | str:
+    """The task's image on this node, or why it is not the one the run was keyed with."""
+    if request.images is not None:  # before prepare, which would build another image
+        ensure_loaded(backend.client(), request.image_id, Path(request.images))
+    image = backend.prepare(task)
+    if not isinstance(image, ImageRef) or image.image_id != request.image_id:
+        return (
+            f"this node's image of task {task.name} is not the one the run was keyed "
+            f"with ({request.image_id[:19]})"
+        )
+    return image
 
 
 def _terminate(_signum: int, _frame: FrameType | None) -> None:
@@ -69,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         outcome = run_request(request)
     except SystemExit:
         raise  # cancelled: no result, the submitter knows it cancelled
+    except InfraError as error:  # e.g. a GPU task in a job without GPUs
+        save_infra_error(result, str(error))
+        return 1
     except Exception as error:  # any failure here is the infrastructure's
         save_infra_error(result, f"the worker on the node failed: {error}")
         return 1

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lmr_author.mutation.mutants import Mutant, mutants_of
+from lmr_author.sandbox.results import Limits
 from lmr_author.task import Task
+from lmr_author.validate.runs import LocalRunner, RawRun, Runner
 
 if TYPE_CHECKING:
     import docker
@@ -35,16 +37,24 @@ def mutation_test(
     *,
     base_image: str | None = None,
     limit: int = 40,
+    limits: Limits | None = None,
     on_progress: Callable[[str], None] | None = None,
     client: docker.DockerClient | None = None,
+    runner: Runner | None = None,
 ) -> list[MutationReport]:
-    """Mutation reports of the task's implementations (or of one, by index)."""
+    """Mutation reports of the task's implementations (or of one, by index).
+
+    ``limits`` are the test containers' (timeout, ``--gpus``, ``--hf-cache``): a mutant
+    runs as the golden code does. The mutants of an implementation are one batch of
+    ``runner`` (default: here, one by one), so a cluster gets them all at once.
+    """
     from lmr_author.sandbox.engine import get_client
     from lmr_author.sandbox.images import ensure_image
-    from lmr_author.sandbox.runner import run_tests
 
     client = client or get_client()
     image = ensure_image(task, client=client, base_image=base_image)
+    runner = runner or LocalRunner(client)
+    limits = limits or Limits()
     reports = []
     for impl in task.implementations:
         if impl_index is not None and impl.index != impl_index:
@@ -53,10 +63,18 @@ def mutation_test(
         golden = impl.golden_path.read_bytes()
         mutants = mutants_of(golden, impl.goal_function, impl.class_name, limit=limit)
         report.total = len(mutants)
-        for mutant in mutants:
-            if on_progress is not None:
-                on_progress(f"{task.name} #{impl.index}: mutant {mutant.index}/{len(mutants)}")
-            run = run_tests(task, impl, mutant.source, image=image, client=client)
+        runs = [
+            RawRun(
+                task,
+                impl,
+                mutant.source,
+                image,
+                limits,
+                label=f"{task.name} #{impl.index}: mutant {mutant.index}/{len(mutants)}",
+            )
+            for mutant in mutants
+        ]
+        for mutant, run in zip(mutants, runner.run_all(runs, on_progress), strict=True):
             if run.infra_error is not None:
                 report.errors += 1
             elif run.passed:

@@ -34,6 +34,7 @@ from lmr_author.validate.rules_run import (
     run_finding,
     undeclared_gpu_findings,
 )
+from lmr_author.validate.runs import LocalRunner, RawRun, Runner
 
 if TYPE_CHECKING:
     import docker
@@ -50,15 +51,16 @@ def run_dynamic_checks(
     hf_cache: str | None = None,
     on_progress: Callable[[str], None] | None = None,
     on_log: Callable[[str], None] | None = None,
+    runner: Runner | None = None,
 ) -> list[Finding]:
     """Build the task's image and prove, per implementation, that its tests discriminate.
 
     ``on_progress`` gets a line as each run starts; ``on_log`` the lines of the image
-    build as they come (nothing when the image is cached).
+    build as they come (nothing when the image is cached). ``runner`` is where the runs
+    execute (default: here, with ``client``); the image is built here either way.
     """
     from lmr_author.sandbox.engine import get_client
     from lmr_author.sandbox.images import ensure_image
-    from lmr_author.sandbox.runner import run_tests
 
     limits = Limits(timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache)
     if (declared := unmet_hardware(task, limits)) is not None:
@@ -68,6 +70,7 @@ def run_dynamic_checks(
         image = ensure_image(task, client=client, base_image=base_image, on_log=on_log)
     except InfraError as error:
         return [_infra_finding(error.render(), file="Dockerfile")]
+    runner = runner or LocalRunner(client)
     findings: list[Finding] = []
     for impl in task.implementations:
         golden_file = _relative(task, impl.golden_path)
@@ -84,36 +87,47 @@ def run_dynamic_checks(
                 )
             )
             continue
-        runs: list[ImplementationRun] = []
-        expected: dict[str, Expected] | None = None
-        for label, candidate in (("golden", golden), ("masked", None), ("golden again", golden)):
-            if on_progress is not None:
-                on_progress(f"{task.name} #{impl.index}: {label}")
-            run = run_tests(
-                task,
-                impl,
-                candidate,
-                image=image,
-                limits=limits,
-                protocol=protocol,
-                client=client,
-                expected=expected,
-            )
-            runs.append(run)
-            if run.infra_error is not None:
-                break
-            if label == "golden" and (reason := missing_resource(impl, run, limits)):
-                # Not the tests' fault: the task cannot run on this machine as given.
-                runs[-1] = dataclasses.replace(run, infra_error=reason)
-                findings.extend(undeclared_gpu_findings(task, impl, run))
-                break
-            if label == "golden":
-                # The proof: what the golden code runs is what candidates are held to.
-                key = proof_key(task, impl, image, limits)
-                if save_proof(key, run):
-                    expected = load_expected(key)
+        proof = RawRun(
+            task, impl, golden, image, limits, protocol, label=f"{task.name} #{impl.index}: "
+        )
+        [golden_run] = runner.run_all([_labelled(proof, "golden")], on_progress)
+        runs: list[ImplementationRun] = [golden_run]
+        if golden_run.infra_error is None and (
+            reason := missing_resource(impl, golden_run, limits)
+        ):
+            # Not the tests' fault: the task cannot run on this machine as given.
+            runs[-1] = dataclasses.replace(golden_run, infra_error=reason)
+            findings.extend(undeclared_gpu_findings(task, impl, golden_run))
+        elif golden_run.infra_error is None:
+            # The proof: what the golden code runs is what candidates are held to; the
+            # masked and second golden runs are held to it already (and run together).
+            expected = None
+            key = proof_key(task, impl, image, limits)
+            if save_proof(key, golden_run):
+                expected = load_expected(key)
+            followers = [
+                _labelled(proof, "masked", candidate=None, expected=expected),
+                _labelled(proof, "golden again", expected=expected),
+            ]
+            runs += runner.run_all(followers, on_progress)
         findings.extend(findings_from_runs(task, impl, runs))
     return findings
+
+
+_KEEP = object()
+
+
+def _labelled(
+    run: RawRun,
+    label: str,
+    *,
+    candidate: bytes | object | None = _KEEP,
+    expected: dict[str, Expected] | None = None,
+) -> RawRun:
+    """``run`` (the golden run) as its follower ``label``: another candidate, expected counts."""
+    source = run.candidate if candidate is _KEEP else candidate
+    assert source is None or isinstance(source, bytes)
+    return dataclasses.replace(run, label=run.label + label, candidate=source, expected=expected)
 
 
 def findings_from_runs(

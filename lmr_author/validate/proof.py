@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from lmr_author.validate.registry import Rule
+from lmr_author.validate.runs import Runner
 from lmr_author.validate.static import TaskReport
 
 
@@ -21,10 +22,12 @@ def prove_reports(
     gpus: str | None = None,
     hf_cache: str | None = None,
     on_progress: Callable[[str], None] | None = None,
+    runner: Runner | None = None,
 ) -> None:
     """Run the Docker proof of every task without static errors; add its findings.
 
-    ``on_progress`` gets one line per task skipped or started and per run.
+    ``on_progress`` gets one line per task skipped or started and per run; ``runner`` is
+    where the runs execute (default: here).
     """
     from lmr_author.task import load_task
     from lmr_author.validate.dynamic import run_dynamic_checks
@@ -54,5 +57,6 @@ def prove_reports(
             gpus=gpus,
             hf_cache=hf_cache,
             on_progress=progress,
+            runner=runner,
         )
         report.findings.extend(f for f in findings if f.rule in wanted)

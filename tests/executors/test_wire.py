@@ -124,3 +124,127 @@ def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path
     saved = tmp_path / "req.json"
     given.save(saved)
     assert Request.load(saved) == given
+
+
+def test_a_raw_request_reads_back_with_its_limits_and_expected_counts(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.verdicts import Expected
+
+    limits = Limits(timeout_s=30.0, gpus="all")
+    request = _request(
+        tmp_path,
+        kind="raw",
+        candidate_path=None,
+        candidate_sha256=None,
+        limits=asdict(limits),
+        expected={"unit_test/unit_test_1.py": {"tests": 3, "legacy_passed": None}},
+    )
+    request.save(tmp_path / "req.json")
+    loaded = Request.load(tmp_path / "req.json")
+    assert loaded == request
+    assert loaded.raw_limits() == limits
+    assert loaded.raw_expected() == {"unit_test/unit_test_1.py": Expected(tests=3)}
+
+
+def test_a_request_written_before_raw_runs_is_a_scored_one(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    request.save(tmp_path / "req.json")
+    data = json.loads((tmp_path / "req.json").read_text())
+    for name in ("kind", "limits", "expected"):
+        data.pop(name)
+    (tmp_path / "req.json").write_text(json.dumps(data))
+    assert Request.load(tmp_path / "req.json").kind == "scored"
+
+
+def test_a_field_the_worker_does_not_know_is_refused_not_misread(tmp_path: Path) -> None:
+    # What an older worker does with a raw request: it cannot run it as a scored one.
+    request = _request(tmp_path)
+    request.save(tmp_path / "req.json")
+    data = json.loads((tmp_path / "req.json").read_text())
+    data["kind_of_the_future"] = "x"
+    (tmp_path / "req.json").write_text(json.dumps(data))
+    with pytest.raises(TypeError):
+        Request.load(tmp_path / "req.json")
+
+
+def test_the_worker_refuses_a_raw_run_under_other_limits(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from lmr_author.executors.wire import raw_settings
+    from lmr_author.sandbox.results import Limits
+
+    keyed = raw_settings(Limits(timeout_s=30.0), "auto", "docker")
+    request = _request(tmp_path, kind="raw", settings=keyed, limits=asdict(Limits()))
+    assert "settings" in str(run_request(request))
+    accepted = _request(tmp_path, kind="raw", settings=keyed, limits=asdict(Limits(timeout_s=30.0)))
+    from lmr_author.task import TaskLoadError
+
+    with pytest.raises(TaskLoadError):  # past the check: the task folder is missing
+        run_request(accepted)
+
+
+def test_a_scored_request_needs_a_candidate(tmp_path: Path) -> None:
+    request = _request(tmp_path, candidate_path=None, candidate_sha256=None)
+    assert "not a run this worker knows" in str(run_request(request))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda v: v.update(tests_run="3"),
+        lambda v: v.update(tests_run=True),
+        lambda v: v.update(legacy_passed=1.5),
+        lambda v: v.pop("protocol"),
+    ],
+)
+def test_a_result_with_bad_counts_is_refused(tmp_path: Path, change: object) -> None:
+    # A raw golden run's counts become the proof candidates are held to.
+    path = tmp_path / "r.json"
+    save_result(path, _run())
+    data = json.loads(path.read_text())
+    change(data["verdicts"][0])  # type: ignore[operator]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="unreadable result"):
+        load_result(path)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--executor", "slurm"], "--executor is for validate --run"),
+        (["--gres", "gpu:1"], "--gres is for validate --run"),
+        (["--run", "--gres", "gpu:1"], "--gres is for --executor slurm"),
+        (["--run", "--partition", "p"], "--partition is for --executor slurm"),
+        (["--run", "--slurm-dir", "x"], "--slurm-dir is for --executor slurm"),
+    ],
+)
+def test_validate_slurm_options_out_of_place_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    from lmr_author.cli import main as cli
+
+    task = Path(__file__).resolve().parents[2] / "benchmark" / "03-TopP"
+    assert cli(["validate", str(task), "--select=infra", *options]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--gpu-types", "16=v100"], "--gpu-types is for --executor slurm"),
+        (["--images", "."], "--images is for --executor slurm"),
+        (["--gpu-types", "v100"], "is not MEMORY_GB=TYPE"),
+        (["--executor", "slurm", "--images", "no-such-folder"], "--images no-such-folder"),
+    ],
+)
+def test_eval_gpu_types_and_images_out_of_place_are_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    from lmr_author.cli import main as cli
+
+    bench = Path(__file__).resolve().parents[2] / "benchmark"
+    argv = ["eval", str(bench), "-s", str(bench / "submissions" / "correct"), *options]
+    assert cli([*argv, "--output", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err

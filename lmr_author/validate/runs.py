@@ -1,0 +1,80 @@
+"""Where ``validate --run``'s test runs execute: here, or elsewhere (Slurm), same outcome.
+
+The dynamic proof and mutation testing run a task's tests raw (`run_tests` with the
+given limits and, for the golden proof's followers, the expected counts): the golden
+run IS the proof, so no count is enforced on it. A `Runner` takes a batch of such
+runs and returns their outcomes in order; a batch is what may run at once (all
+mutants of an implementation, the masked and second golden runs), so a remote runner
+submits it together. `LocalRunner` runs them one by one against this machine's engine;
+``lmr_author.executors.slurm.SlurmRunner`` sends them to Slurm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.results import ImplementationRun, Limits
+from lmr_author.sandbox.verdicts import Expected
+from lmr_author.task import Implementation, Task
+
+if TYPE_CHECKING:
+    import docker
+
+
+@dataclass(frozen=True)
+class RawRun:
+    """One raw run of an implementation's tests: ``candidate`` None keeps the masked file."""
+
+    task: Task
+    impl: Implementation
+    candidate: bytes | None
+    image: ImageRef
+    limits: Limits
+    protocol: str = "auto"
+    expected: Mapping[str, Expected] | None = None
+    #: What progress lines call it ("01-DPO #1: masked").
+    label: str = ""
+
+
+class Runner(Protocol):
+    """Runs a batch of `RawRun` and returns their outcomes, in order.
+
+    An engine or cluster failure is the outcome's ``infra_error``, never an exception.
+    """
+
+    def run_all(
+        self, runs: Sequence[RawRun], on_progress: Callable[[str], None] | None = None
+    ) -> list[ImplementationRun]: ...
+
+
+class LocalRunner:
+    """Runs each run here, one after the other, against this machine's engine."""
+
+    def __init__(self, client: docker.DockerClient | None = None) -> None:
+        self.client = client
+
+    def run_all(
+        self, runs: Sequence[RawRun], on_progress: Callable[[str], None] | None = None
+    ) -> list[ImplementationRun]:
+        from lmr_author.sandbox.runner import run_tests
+
+        outcomes = []
+        for run in runs:
+            if on_progress is not None and run.label:
+                on_progress(run.label)
+            outcomes.append(
+                run_tests(
+                    run.task,
+                    run.impl,
+                    run.candidate,
+                    image=run.image,
+                    limits=run.limits,
+                    protocol=run.protocol,
+                    client=self.client,
+                    expected=run.expected,
+                )
+            )
+        return outcomes
