@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from types import FrameType
 
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.evaluation.backend import DockerBackend, PreparedImage
 from lmr_author.executors.gres import container_gpus
 from lmr_author.executors.images import ensure_loaded
 from lmr_author.executors.wire import (
@@ -33,7 +33,7 @@ from lmr_author.executors.wire import (
 )
 from lmr_author.sandbox.engine import selected_runtime, use_runtime
 from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.images import ImageRef, image_by_id
 from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.task import Task, load_task
 
@@ -113,9 +113,14 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
 
 def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageRef | str:
     """The task's image on this node, or why it is not the one the run was keyed with."""
+    client = backend.client()
     if request.images is not None:  # before prepare, which would build another image
-        ensure_loaded(backend.client(), request.image_id, Path(request.images))
-    image = backend.prepare(task)
+        ensure_loaded(client, request.image_id, Path(request.images))
+    # The very image, by its id: recomputing its content tag here would depend on this
+    # node's base images, which a node that only loaded task images lacks.
+    image: PreparedImage | None = image_by_id(client, task, request.image_id)
+    if image is None:
+        image = backend.prepare(task)  # an engine the submitter shares, or builds alike
     if not isinstance(image, ImageRef) or image.image_id != request.image_id:
         return (
             f"this node's image of task {task.name} is not the one the run was keyed "

@@ -6,6 +6,7 @@ infrastructure error. The image is removed from the engine between submission an
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -104,4 +105,45 @@ def test_a_wrong_or_missing_archive_is_an_infrastructure_error(
     [run] = forged["runs"]
     assert run["verdict"] == "infra-error", run
     assert "not the one its name says" in run["reason"], run
+    assert jobs_of(tmp_path) == []
+
+
+def test_a_node_without_the_submitters_base_image_runs_the_keyed_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, docker_client: Any
+) -> None:
+    """A node that only loaded the task image (not its base) finds it by id: the content
+    tag it would compute differs there, and building again would not give that id."""
+    base = f"lmr-author-test-base:{tmp_path.name.lower()[-20:]}"
+    docker_client.images.get("python:3.11-slim").tag(base)
+    try:
+        task = write_task(tmp_path / "bench", tag="nobase")
+        target = tmp_path / "subs" / "golden" / task.name / "calc_repo" / "calc.py"
+        target.parent.mkdir(parents=True)
+        target.write_text(GOLDEN)
+        image_id = ensure_image(task, client=docker_client, base_image=base).image_id
+        images = tmp_path / "images"
+        save_image(docker_client, image_id, images)
+        victim = _sbatch_removing(image_id, tmp_path, monkeypatch)
+        # Also take the base image's name away, as on a node that never had it.
+        wrapper = victim.parent / "bin" / "sbatch"
+        untag = f"{shutil.which('docker')} image rm {base} >/dev/null 2>&1\nexec "
+        wrapper.write_text(wrapper.read_text().replace("exec ", untag, 1))
+        results = eval_json(
+            task.path.parent,
+            [tmp_path / "subs" / "golden"],
+            tmp_path / "out",
+            capsys,
+            "--base-image",
+            base,
+            "--executor",
+            "slurm",
+            "--images",
+            str(images),
+        )
+        [run] = results["runs"]
+        assert run["verdict"] == "pass" and run["image_id"] == image_id, run
+        assert base not in str(docker_client.images.list())  # the node really lacked it
+    finally:
+        with contextlib.suppress(Exception):
+            docker_client.images.remove(base, noprune=True)
     assert jobs_of(tmp_path) == []
