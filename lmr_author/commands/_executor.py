@@ -46,10 +46,27 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
         "node whose engine lacks a run's image loads it from there (checked by id)",
     )
     parser.add_argument(
+        "--registry",
+        type=_registry,
+        metavar="HOST[:PORT][/NS]",
+        help="with --executor slurm: a registry 'lmr-author sandbox push' pushed the task "
+        "images to; a node whose engine lacks a run's image pulls it from there (checked "
+        "by id)",
+    )
+    parser.add_argument(
         "--partition",
         metavar="NAME",
         help="with --executor slurm: the partition the jobs go to (sbatch --partition)",
     )
+
+
+def _registry(text: str) -> str:
+    from lmr_author.sandbox.registry import check_registry
+
+    try:
+        return check_registry(text)
+    except UserError as error:
+        raise argparse.ArgumentTypeError(error.render()) from None
 
 
 def _gpu_types(text: str) -> tuple[GpuType, ...]:
@@ -79,6 +96,7 @@ def slurm_backend(
             ("--partition", args.partition),
             ("--gpu-types", args.gpu_types),
             ("--images", args.images),
+            ("--registry", args.registry),
         )
         for option, value in given:
             if value:
@@ -116,6 +134,7 @@ def slurm_backend(
         gpu_types=args.gpu_types or (),
         partition=args.partition,
         images=args.images,
+        registry=args.registry,
         on_progress=on_progress,
         on_note=on_note,
         command=command,

@@ -119,6 +119,27 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _image_options(save)
     save.set_defaults(handler=_save)
 
+    push = actions.add_parser(
+        "push",
+        help="push task images to a registry (for engines on other machines)",
+        description=(
+            "Build (if needed) the images of the tasks at PATH and push each to REGISTRY "
+            "as REGISTRY/<task image name>:sha256-<image id>. 'eval --executor slurm "
+            "--registry REGISTRY' then lets a node that lacks a run's image pull it, and "
+            "accepts it only with that very id."
+        ),
+    )
+    push.add_argument("paths", nargs="+", metavar="PATH", help="task or benchmark folders")
+    push.add_argument(
+        "--to",
+        required=True,
+        type=_registry,
+        metavar="HOST[:PORT][/NS]",
+        help="the registry (and namespace) to push to",
+    )
+    _image_options(push)
+    push.set_defaults(handler=_push)
+
     load = actions.add_parser(
         "load",
         help="load saved task images into this engine",
@@ -211,6 +232,36 @@ def _save(args: argparse.Namespace) -> int:
             )
             target, wrote = save_image(client, image.image_id, args.to)
             print(f"{task.name}: {target} ({'saved' if wrote else 'already there'})")
+    return EXIT_FINDINGS if skipped else EXIT_OK
+
+
+def _registry(text: str) -> str:
+    from lmr_author.sandbox.registry import check_registry
+
+    try:
+        return check_registry(text)
+    except UserError as error:
+        raise argparse.ArgumentTypeError(error.render()) from None
+
+
+def _push(args: argparse.Namespace) -> int:
+    from lmr_author.benchmark import load_benchmark
+    from lmr_author.commands._benchmark import print_skipped
+    from lmr_author.sandbox.engine import get_client
+    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.sandbox.registry import push_image
+
+    client = get_client()
+    skipped = False
+    for path in args.paths:
+        loaded = load_benchmark(path)
+        print_skipped(loaded)  # first, one line each
+        skipped = skipped or bool(loaded.broken)
+        for task in loaded.tasks:
+            image = ensure_image(
+                task, client=client, base_image=args.base_image, rebuild=args.rebuild
+            )
+            print(f"{task.name}: {push_image(client, args.to, task, image)}")
     return EXIT_FINDINGS if skipped else EXIT_OK
 
 

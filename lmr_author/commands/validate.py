@@ -158,6 +158,7 @@ def _validate(args: argparse.Namespace) -> int:
         ("--partition", args.partition),
         ("--gpu-types", args.gpu_types),
         ("--images", args.images),
+        ("--registry", args.registry),
         ("--slurm-dir", args.slurm_dir),
     ):
         if given and not args.run:

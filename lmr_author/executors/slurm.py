@@ -124,6 +124,7 @@ class SlurmBackend:
         gpu_types: Sequence[GpuType] = (),
         partition: str | None = None,
         images: Path | None = None,
+        registry: str | None = None,
         retries: int = 2,
         poll_s: float = 0.25,
         python: str = sys.executable,
@@ -139,6 +140,8 @@ class SlurmBackend:
         self.partition = partition
         #: Where nodes lacking a run's image load it from (``sandbox save``'s folder).
         self.images = None if images is None else Path(images).resolve()
+        #: Where nodes lacking a run's image pull it from (``sandbox push``'s registry).
+        self.registry = registry
         self.retries = retries
         self.poll_s = poll_s
         self.python = python
@@ -265,6 +268,7 @@ class SlurmBackend:
             limits=limits,
             expected=expected,
             images=None if self.images is None else str(self.images),
+            registry=self.registry,
         )
         pending = _Pending(
             request,

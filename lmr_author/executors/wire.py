@@ -56,6 +56,8 @@ class Request:
     expected: dict[str, dict[str, int | None]] | None = None
     #: ``--images DIR``: where a node lacking ``image_id`` loads it from (shared folder).
     images: str | None = None
+    #: ``--registry``: where a node lacking ``image_id`` pulls it from (by its id tag).
+    registry: str | None = None
 
     def raw_limits(self) -> Limits:
         return Limits(**(self.limits or {}))

@@ -34,6 +34,7 @@ from lmr_author.executors.wire import (
 from lmr_author.sandbox.engine import selected_runtime, use_runtime
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef, image_by_id
+from lmr_author.sandbox.registry import pull_image
 from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.task import Task, load_task
 
@@ -119,6 +120,8 @@ def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageR
     # The very image, by its id: recomputing its content tag here would depend on this
     # node's base images, which a node that only loaded task images lacks.
     image: PreparedImage | None = image_by_id(client, task, request.image_id)
+    if image is None and request.registry is not None:
+        image = pull_image(client, request.registry, task, request.image_id)
     if image is None:
         image = backend.prepare(task)  # an engine the submitter shares, or builds alike
     if not isinstance(image, ImageRef) or image.image_id != request.image_id:

@@ -1,7 +1,8 @@
-"""``eval --executor slurm --images DIR``: a node whose engine lacks the run's image
-loads it from what ``lmr-author sandbox save`` wrote, checked by id, instead of an
-infrastructure error. The image is removed from the engine between submission and run
-(by an ``sbatch`` in front of the real one), so the node really lacks it.
+"""``eval --executor slurm --images DIR`` / ``--registry REGISTRY``: a node whose engine
+lacks the run's image loads it from what ``lmr-author sandbox save`` wrote (or pulls what
+``sandbox push`` pushed), checked by id, instead of an infrastructure error. The image
+is removed from the engine between submission and run (by an ``sbatch`` in front of the
+real one), so the node really lacks it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ import pytest
 
 from lmr_author.sandbox.archives import archive_name, save_image
 from lmr_author.sandbox.images import ensure_image
+from lmr_author.sandbox.registry import push_image
 from lmr_author.task import Task
 from tests.cluster.slurm.conftest import jobs_of
 from tests.support.eval_cli import eval_json
+from tests.support.registry import registry
 from tests.support.sandbox_tasks import GOLDEN, write_task
+
+__all__ = ["registry"]
 
 pytestmark = [
     pytest.mark.docker,
@@ -146,4 +151,32 @@ def test_a_node_without_the_submitters_base_image_runs_the_keyed_image(
     finally:
         with contextlib.suppress(Exception):
             docker_client.images.remove(base, noprune=True)
+    assert jobs_of(tmp_path) == []
+
+
+def test_a_node_pulls_the_missing_image_from_the_registry(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: Any,
+    docker_client: Any,
+    registry: str,
+) -> None:
+    task, system, image_id = _setup(tmp_path, docker_client)
+    push_image(docker_client, registry, task, ensure_image(task, client=docker_client))
+    _sbatch_removing(image_id, tmp_path, monkeypatch)
+
+    results = eval_json(
+        task.path.parent,
+        [system],
+        tmp_path / "out",
+        capsys,
+        "--executor",
+        "slurm",
+        "--registry",
+        registry,
+    )
+
+    [run] = results["runs"]
+    assert run["verdict"] == "pass" and run["image_id"] == image_id, run
+    assert docker_client.images.get(image_id).id == image_id  # pulled by the node
     assert jobs_of(tmp_path) == []
