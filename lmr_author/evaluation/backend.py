@@ -110,6 +110,16 @@ class DockerBackend:
                 self._client = get_client()
             return self._client
 
+    def run_client(self) -> Any:
+        """The client runs use: none under Apptainer unless one exists already (a node
+        may run cached SIFs without any engine; the runner makes one if it must)."""
+        from lmr_author.sandbox.engine import selected_runtime
+
+        if selected_runtime() == "apptainer":
+            with self._lock:
+                return self._client
+        return self.client()
+
     def limits(self) -> Limits:
         if self._limits is None:
             from lmr_author.sandbox.results import Limits
@@ -170,7 +180,7 @@ class DockerBackend:
             image=image,
             limits=self.limits(),
             protocol=self.protocol,
-            client=self.client(),
+            client=self.run_client(),
         )
         return outcome
 

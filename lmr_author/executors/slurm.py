@@ -54,6 +54,7 @@ from lmr_author.executors.wire import (
 )
 from lmr_author.sandbox.engine import selected_runtime
 from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.task import Implementation, Task
 from lmr_author.validate.runs import RawRun
@@ -182,6 +183,7 @@ class SlurmBackend:
             implementation,
             candidate,
             image.image_id,
+            workdir=image.workdir if isinstance(image, ImageRef) else None,
             settings=self.settings(),
             timeout_s=limits.timeout_s,
             cpus=limits.cpus,
@@ -204,6 +206,7 @@ class SlurmBackend:
                         run.impl,
                         run.candidate,
                         run.image.image_id,
+                        workdir=run.image.workdir,
                         settings=raw_settings(run.limits, run.protocol, selected_runtime()),
                         timeout_s=run.limits.timeout_s,
                         cpus=run.limits.cpus,
@@ -227,6 +230,7 @@ class SlurmBackend:
         candidate: bytes | None,
         image_id: str,
         *,
+        workdir: str | None = None,
         settings: dict[str, Any],
         timeout_s: float,
         cpus: float,
@@ -260,6 +264,7 @@ class SlurmBackend:
             timeout_s=self.inner.timeout_s,
             protocol=self.inner.protocol if protocol is None else protocol,
             image_id=image_id,
+            workdir=workdir,
             settings=settings,
             result_path=str(runs / f"{name}.result.json"),
             gpus=gpus,

@@ -58,6 +58,9 @@ class Request:
     images: str | None = None
     #: ``--registry``: where a node lacking ``image_id`` pulls it from (by its id tag).
     registry: str | None = None
+    #: The repository folder inside the image: an Apptainer node without a Docker engine
+    #: runs the image's SIF from the shared cache, and cannot ask an engine for it.
+    workdir: str | None = None
 
     def raw_limits(self) -> Limits:
         return Limits(**(self.limits or {}))

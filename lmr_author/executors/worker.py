@@ -74,7 +74,7 @@ def run_request(request: Request) -> ImplementationRun | str:
                 protocol=request.protocol,
                 gpus=gpus,
                 hf_cache=request.hf_cache,
-                client=backend.client(),
+                client=backend.run_client(),
             )
         outcome = runs.run(task, task.implementation(request.implementation), candidate, image)
         if not isinstance(outcome, ImplementationRun):
@@ -105,7 +105,7 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
             image=image,
             limits=dataclasses.replace(limits, gpus=gpus),
             protocol=request.protocol,
-            client=backend.client(),
+            client=backend.run_client(),
             expected=request.raw_expected(),
         )
     finally:
@@ -114,7 +114,21 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
 
 def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageRef | str:
     """The task's image on this node, or why it is not the one the run was keyed with."""
-    client = backend.client()
+    if (from_sif := _sif_image(request)) is not None:
+        return from_sif  # Apptainer: the SIF named by the id is the image; no engine needed
+    try:
+        client = backend.client()
+    except InfraError as error:
+        if request.runtime != "apptainer":
+            raise
+        from lmr_author.sandbox.apptainer import default_cache_folder
+
+        raise InfraError(
+            f"no SIF of image {request.image_id[:19]} in {default_cache_folder()}, and no "
+            f"Docker engine on this node to convert it ({error.message})",
+            hint="Run eval --runtime apptainer with a --sif-cache folder the nodes share: "
+            "it converts every image there before submitting.",
+        ) from None
     if request.images is not None:  # before prepare, which would build another image
         ensure_loaded(client, request.image_id, Path(request.images))
     # The very image, by its id: recomputing its content tag here would depend on this
@@ -130,6 +144,19 @@ def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageR
             f"with ({request.image_id[:19]})"
         )
     return image
+
+
+def _sif_image(request: Request) -> ImageRef | None:
+    """Under Apptainer, the run's image when its SIF is in the shared cache already."""
+    from lmr_author.sandbox.apptainer import SifCache, default_cache_folder
+
+    if request.runtime != "apptainer" or request.workdir is None:
+        return None
+    if not SifCache(default_cache_folder()).path_for(request.image_id).is_file():
+        return None
+    return ImageRef(
+        tag=request.image_id, image_id=request.image_id, built=False, workdir=request.workdir
+    )
 
 
 def _terminate(_signum: int, _frame: FrameType | None) -> None:

@@ -34,25 +34,45 @@ if TYPE_CHECKING:
     import docker
 
 
-def sif_of(client: docker.DockerClient, image: ImageRef) -> Path:
-    """The SIF of ``image``, converted from the engine's copy (saved by id) when absent."""
+def sif_of(client: docker.DockerClient | None, image: ImageRef) -> Path:
+    """The SIF of ``image``: from the cache, else converted from the engine's copy (saved
+    by id). A node without an engine (``client`` None and none reachable) runs only
+    images whose SIF is cached already."""
     import docker.errors
     import requests
 
+    cache = SifCache(default_cache_folder())
+    cached = cache.path_for(image.image_id)
+    if cached.is_file():
+        return cached
+    if client is None:
+        from lmr_author.sandbox.engine import get_client
+
+        try:
+            client = get_client()
+        except InfraError as error:
+            raise InfraError(
+                f"no SIF of image {image.image_id[:19]} in {cache.folder}, and no Docker "
+                f"engine here to convert it ({error.message})",
+                hint="Convert the images where Docker runs (eval --runtime apptainer "
+                "converts them while preparing) into a --sif-cache folder the nodes share.",
+            ) from None
+    engine = client
+
     def save(archive: Path) -> None:
         try:
-            chunks = client.images.get(image.image_id).save(named=False)
+            chunks = engine.images.get(image.image_id).save(named=False)
             with archive.open("wb") as handle:
                 for chunk in chunks:
                     handle.write(chunk)
         except (docker.errors.DockerException, requests.RequestException) as error:
             raise InfraError(f"could not save the task image {image.tag}: {error}") from None
 
-    return SifCache(default_cache_folder()).ensure(image.image_id, save)
+    return cache.ensure(image.image_id, save)
 
 
 def run_in_apptainer(
-    client: docker.DockerClient,
+    client: docker.DockerClient | None,
     *,
     image: ImageRef,
     command: Sequence[str],

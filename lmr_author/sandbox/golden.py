@@ -145,9 +145,12 @@ def run_against_golden_counts(
     image: ImageRef,
     limits: Limits,
     protocol: str,
-    client: docker.DockerClient,
+    client: docker.DockerClient | None,
 ) -> ImplementationRun:
-    """Run a candidate held to the golden code's test counts (proven once, then kept)."""
+    """Run a candidate held to the golden code's test counts (proven once, then kept).
+
+    ``client`` None makes one when needed (an Apptainer node may have no engine).
+    """
     from lmr_author.sandbox.runner import run_tests
 
     if (declared := unmet_hardware(task, limits)) is not None:

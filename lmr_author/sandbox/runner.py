@@ -142,15 +142,16 @@ def run_tests(
     files = list(test_files) if test_files is not None else [impl.unit_test_file]
     verdicts: list[TestVerdict] = []
     try:
-        if client is None:
-            from lmr_author.sandbox.engine import get_client
-
-            client = get_client()
         if selected_runtime() == "apptainer":
             from lmr_author.sandbox.apptainer_run import sif_of
 
-            sif_of(client, image)  # converted once per image, and not on the run's clock
+            # Converted once per image (an engine is needed only then), off the clock.
+            sif_of(client, image)
             started = time.monotonic()
+        elif client is None:
+            from lmr_author.sandbox.engine import get_client
+
+            client = get_client()
         for test_file in files:
             chosen = _choose_protocol(impl, test_file, protocol)
             outcome = _run_one(
@@ -230,7 +231,7 @@ def _verdict(
 
 
 def _run_one(
-    client: docker.DockerClient,
+    client: docker.DockerClient | None,
     *,
     task: Task,
     impl: Implementation,
@@ -294,6 +295,7 @@ def _run_one(
             gid=gid,
             nonce=nonce,
         )
+    assert client is not None  # run_tests makes one for every runtime but Apptainer
     if limits.hf_cache is not None:
         try:
             provisions.ensure_visible(client, image.image_id or image.tag, limits.hf_cache)
@@ -361,7 +363,7 @@ def _run_one(
 
 
 def _run_in_apptainer(
-    client: docker.DockerClient,
+    client: docker.DockerClient | None,
     *,
     image: ImageRef,
     command: list[str],
