@@ -230,7 +230,7 @@ def _save(args: argparse.Namespace) -> int:
             image = ensure_image(
                 task, client=client, base_image=args.base_image, rebuild=args.rebuild
             )
-            target, wrote = save_image(client, image.image_id, args.to)
+            target, wrote = save_image(image.image_id, args.to)
             print(f"{task.name}: {target} ({'saved' if wrote else 'already there'})")
     return EXIT_FINDINGS if skipped else EXIT_OK
 
@@ -267,13 +267,12 @@ def _push(args: argparse.Namespace) -> int:
 
 def _load(args: argparse.Namespace) -> int:
     from lmr_author.sandbox.archives import load_images
-    from lmr_author.sandbox.engine import get_client
 
     if not args.folder.is_dir():
         raise UserError(
             "no such folder", file=args.folder, hint="Give a folder 'sandbox save' wrote."
         )
-    done = load_images(get_client(), args.folder)
+    done = load_images(args.folder)
     print(f"{len(done.loaded)} image(s) loaded, {len(done.present)} already present")
     return EXIT_OK
 

@@ -162,7 +162,7 @@ class DockerBackend:
             from lmr_author.sandbox.images import ImageRef
 
             if isinstance(image, ImageRef):
-                sif_of(self.client(), image)  # once, before any run (and any Slurm job)
+                sif_of(image)  # once, before any run (and any Slurm job)
         return image
 
     def run(

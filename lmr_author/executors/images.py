@@ -32,9 +32,11 @@ def ensure_loaded(client: docker.DockerClient, image_id: str, folder: Path) -> b
         raise InfraError(f"the container engine on this node failed: {error}") from None
     path = folder / archive_name(image_id)
     hint = f"Save the images there first: 'lmr-author sandbox save BENCHMARK --to {folder}'."
+    from lmr_author.sandbox.engine import bulk_client
+
     try:
-        with path.open("rb") as archive:
-            images = client.images.load(archive)
+        with path.open("rb") as archive, bulk_client() as loader:  # GBs take minutes
+            images = loader.images.load(archive)
     except FileNotFoundError:
         raise InfraError(
             f"this node's engine lacks image {image_id[:19]} and {folder} has no {path.name}",

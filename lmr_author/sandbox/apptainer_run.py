@@ -14,7 +14,6 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from lmr_author.sandbox import harness, provisions
 from lmr_author.sandbox.apptainer import (
@@ -30,41 +29,32 @@ from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import Limits
 
-if TYPE_CHECKING:
-    import docker
 
-
-def sif_of(client: docker.DockerClient | None, image: ImageRef) -> Path:
+def sif_of(image: ImageRef) -> Path:
     """The SIF of ``image``: from the cache, else converted from the engine's copy (saved
-    by id). A node without an engine (``client`` None and none reachable) runs only
-    images whose SIF is cached already."""
+    by id). A node without an engine runs only images whose SIF is cached already."""
     import docker.errors
     import requests
+
+    from lmr_author.sandbox.engine import bulk_client
 
     cache = SifCache(default_cache_folder())
     cached = cache.path_for(image.image_id)
     if cached.is_file():
         return cached
-    if client is None:
-        from lmr_author.sandbox.engine import get_client
 
+    def save(archive: Path) -> None:
         try:
-            client = get_client()
-        except InfraError as error:
+            with bulk_client() as client, archive.open("wb") as handle:
+                for chunk in client.images.get(image.image_id).save(named=False):
+                    handle.write(chunk)
+        except InfraError as error:  # no engine here
             raise InfraError(
                 f"no SIF of image {image.image_id[:19]} in {cache.folder}, and no Docker "
                 f"engine here to convert it ({error.message})",
                 hint="Convert the images where Docker runs (eval --runtime apptainer "
                 "converts them while preparing) into a --sif-cache folder the nodes share.",
             ) from None
-    engine = client
-
-    def save(archive: Path) -> None:
-        try:
-            chunks = engine.images.get(image.image_id).save(named=False)
-            with archive.open("wb") as handle:
-                for chunk in chunks:
-                    handle.write(chunk)
         except (docker.errors.DockerException, requests.RequestException) as error:
             raise InfraError(f"could not save the task image {image.tag}: {error}") from None
 
@@ -72,7 +62,6 @@ def sif_of(client: docker.DockerClient | None, image: ImageRef) -> Path:
 
 
 def run_in_apptainer(
-    client: docker.DockerClient | None,
     *,
     image: ImageRef,
     command: Sequence[str],
@@ -88,7 +77,7 @@ def run_in_apptainer(
 ) -> Finished:
     """Run ``command`` (the supervisor's) in the task's SIF with ``files`` (container
     path, bytes) bound read-only and ``writable`` folders of its own."""
-    sif = sif_of(client, image)
+    sif = sif_of(image)
     as_root = os.geteuid() == 0
     stage = Path(tempfile.mkdtemp(prefix="lmr-apptainer-"))
     try:

@@ -33,9 +33,12 @@ def _image_id(path: Path) -> str:
     return path.name.removesuffix(SUFFIX).replace("-", ":", 1)
 
 
-def save_image(client: docker.DockerClient, image_id: str, folder: Path) -> tuple[Path, bool]:
-    """The archive of ``image_id`` in ``folder`` and whether this call wrote it."""
+def save_image(image_id: str, folder: Path) -> tuple[Path, bool]:
+    """The archive of ``image_id`` (of the selected engine) in ``folder`` and whether
+    this call wrote it."""
     import docker.errors
+
+    from lmr_author.sandbox.engine import bulk_client
 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / archive_name(image_id)
@@ -43,7 +46,7 @@ def save_image(client: docker.DockerClient, image_id: str, folder: Path) -> tupl
         return target, False
     fd, scratch = tempfile.mkstemp(prefix=".saving-", suffix=SUFFIX, dir=folder)
     try:
-        with os.fdopen(fd, "wb") as out:
+        with os.fdopen(fd, "wb") as out, bulk_client() as client:
             for chunk in client.images.get(image_id).save(named=True):
                 out.write(chunk)
             out.flush()
@@ -66,8 +69,15 @@ class Loaded:
     present: list[str]
 
 
-def load_images(client: docker.DockerClient, folder: Path) -> Loaded:
-    """Load every ``<id>.tar`` of ``folder`` the engine lacks; check each id."""
+def load_images(folder: Path) -> Loaded:
+    """Load every ``<id>.tar`` of ``folder`` the selected engine lacks; check each id."""
+    from lmr_author.sandbox.engine import bulk_client
+
+    with bulk_client() as client:
+        return _load_missing(client, folder)
+
+
+def _load_missing(client: docker.DockerClient, folder: Path) -> Loaded:
     import docker.errors
 
     loaded: list[str] = []

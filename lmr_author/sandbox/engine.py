@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.sandbox.errors import InfraError
@@ -74,6 +76,21 @@ def get_client(*, timeout: float = 60.0, max_pool_size: int = 16) -> docker.Dock
             "then run the command again.",
         ) from None
     return client
+
+
+#: Seconds an engine call that moves a whole image may take: the engine can take minutes
+#: before it streams the first byte of a task image of many GB (a CUDA stack).
+BULK_TIMEOUT_S = 3600.0
+
+
+@contextmanager
+def bulk_client() -> Iterator[docker.DockerClient]:
+    """A client of the selected engine for saving or loading whole images, closed after."""
+    client = get_client(timeout=BULK_TIMEOUT_S, max_pool_size=2)
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 #: Podman's compatible API asks for nofile and nproc of 1048576 in every container whose

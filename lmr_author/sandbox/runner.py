@@ -146,7 +146,7 @@ def run_tests(
             from lmr_author.sandbox.apptainer_run import sif_of
 
             # Converted once per image (an engine is needed only then), off the clock.
-            sif_of(client, image)
+            sif_of(image)
             started = time.monotonic()
         elif client is None:
             from lmr_author.sandbox.engine import get_client
@@ -284,7 +284,6 @@ def _run_one(
     )
     if in_apptainer:
         return _run_in_apptainer(
-            client,
             image=image,
             command=command,
             environment=environment,
@@ -363,7 +362,6 @@ def _run_one(
 
 
 def _run_in_apptainer(
-    client: docker.DockerClient | None,
     *,
     image: ImageRef,
     command: list[str],
@@ -380,7 +378,6 @@ def _run_in_apptainer(
     from lmr_author.sandbox.apptainer_run import run_in_apptainer
 
     finished = run_in_apptainer(
-        client,
         image=image,
         command=command,
         environment=environment,

@@ -39,7 +39,7 @@ def test_a_saved_image_loads_back_under_its_id(
     assert main(["sandbox", "load", str(shelf)]) == 0
     assert "1 image(s) loaded, 0 already present" in capsys.readouterr().out
     assert docker_client.images.get(image.image_id).id == image.image_id
-    assert load_images(docker_client, shelf).present == [image.image_id]
+    assert load_images(shelf).present == [image.image_id]
     # The loaded image is the task's: no rebuild.
     assert not ensure_image(task, client=docker_client).built
 
@@ -55,7 +55,7 @@ def test_an_archive_whose_content_is_another_image_is_refused(
         for chunk in docker_client.images.get(image.image_id).save(named=True):
             out.write(chunk)
     with pytest.raises(InfraError, match="not the one its name says"):
-        load_images(docker_client, shelf)
+        load_images(shelf)
 
 
 def test_a_node_finds_the_keyed_image_by_its_id_and_nothing_else(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,16 @@ def slurm() -> None:
         if IN_CI:
             pytest.fail(f"CI=true but Slurm does not answer (run .ci/slurm-setup): {error}")
         pytest.skip(f"no Slurm cluster: {error}")
-    if not any(state in ("idle", "mix", "alloc") for state in states):
-        pytest.fail(f"Slurm answers but no node takes jobs: {states}")
+    # "comp" (completing) is a node finishing another test's job: it takes jobs again
+    # in a moment, so wait a little for a usable state before calling the cluster broken.
+    deadline = time.monotonic() + 60
+    while not any(state.rstrip("*") in ("idle", "mix", "alloc", "comp") for state in states):
+        if time.monotonic() > deadline:
+            pytest.fail(f"Slurm answers but no node takes jobs: {states}")
+        time.sleep(1)
+        states = subprocess.run(
+            ["sinfo", "-h", "-o", "%t"], capture_output=True, text=True, timeout=30, check=True
+        ).stdout.split()
 
 
 def jobs_of(folder: Path) -> list[str]:

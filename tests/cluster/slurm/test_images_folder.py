@@ -65,7 +65,7 @@ def test_a_node_loads_the_missing_image_from_the_folder(
 ) -> None:
     task, system, image_id = _setup(tmp_path, docker_client)
     images = tmp_path / "images"
-    save_image(docker_client, image_id, images)
+    save_image(image_id, images)
     _sbatch_removing(image_id, tmp_path, monkeypatch)
 
     results = eval_json(
@@ -104,7 +104,7 @@ def test_a_wrong_or_missing_archive_is_an_infrastructure_error(
     image_id = ensure_image(task, client=docker_client).image_id  # built again here
     victim.write_text(image_id)
     base = docker_client.images.get("python:3.11-slim").id
-    other, _ = save_image(docker_client, base, tmp_path / "other")
+    other, _ = save_image(base, tmp_path / "other")
     other.rename(images / archive_name(image_id))
     forged = eval_json(bench, [system], tmp_path / "out", capsys, *slurm, status=1)
     [run] = forged["runs"]
@@ -127,7 +127,7 @@ def test_a_node_without_the_submitters_base_image_runs_the_keyed_image(
         target.write_text(GOLDEN)
         image_id = ensure_image(task, client=docker_client, base_image=base).image_id
         images = tmp_path / "images"
-        save_image(docker_client, image_id, images)
+        save_image(image_id, images)
         victim = _sbatch_removing(image_id, tmp_path, monkeypatch)
         # Also take the base image's name away, as on a node that never had it.
         wrapper = victim.parent / "bin" / "sbatch"
