@@ -60,7 +60,12 @@ def get_client(*, timeout: float = 60.0, max_pool_size: int = 16) -> docker.Dock
                 base_url=podman_host(), timeout=int(timeout), max_pool_size=max_pool_size
             )
         else:
-            client = docker.from_env(timeout=int(timeout), max_pool_size=max_pool_size)
+            # DOCKER_HOST=ssh://user@host: the system's ssh, which reads the user's own
+            # configuration, agent and known hosts (the SDK's default needs paramiko).
+            remote = os.environ.get("DOCKER_HOST", "").startswith("ssh://")
+            client = docker.from_env(
+                timeout=int(timeout), max_pool_size=max_pool_size, use_ssh_client=remote
+            )
         client.ping()
     except (docker.errors.DockerException, requests.RequestException) as error:
         if _selected == "podman":
