@@ -80,7 +80,41 @@ def get_client(*, timeout: float = 60.0, max_pool_size: int = 16) -> docker.Dock
             hint="Start dockerd (or Docker Desktop) and check DOCKER_HOST; "
             "then run the command again.",
         ) from None
+    if _selected == "podman":
+        _refuse_unenforced_limits(client)
     return client
+
+
+#: What the sandbox's limits need of a Podman (its libpod info's cgroupControllers).
+NEEDED_CONTROLLERS = frozenset({"memory", "pids", "cpu"})
+
+
+def _refuse_unenforced_limits(client: docker.DockerClient) -> None:
+    """A Podman that would ignore the memory, process or CPU limit (rootless on cgroups
+    v1, or v2 without those controllers delegated) is refused: there a candidate that
+    exhausts memory would not fail as it does everywhere else. Docker-compatible /info
+    claims the limits anyway; libpod's own info says which controllers it holds."""
+    import requests
+
+    try:
+        info = client.api.get(f"{client.api.base_url}/v4.0.0/libpod/info", timeout=30)
+        host = info.json()["host"]
+        controllers = set(host.get("cgroupControllers") or [])
+        rootless = bool((host.get("security") or {}).get("rootless"))
+    except (requests.RequestException, ValueError, KeyError, TypeError) as error:
+        client.close()
+        raise InfraError(f"cannot read this Podman's info ({error})") from None
+    missing = sorted(NEEDED_CONTROLLERS - controllers)
+    if missing:
+        client.close()
+        raise InfraError(
+            f"this Podman ({'rootless' if rootless else 'rootful'}, {host.get('cgroupVersion')} "
+            f"cgroups) cannot enforce the sandbox's limits: it lacks the cgroup "
+            f"controller(s) {', '.join(missing)}, so it would ignore them",
+            hint="Use a rootful Podman, or a rootless one on cgroups v2 with memory, pids "
+            "and cpu delegated to the user (systemd: Delegate=memory pids cpu), or "
+            "--runtime docker.",
+        )
 
 
 #: Seconds an engine call that moves a whole image may take: the engine can take minutes
