@@ -10,14 +10,19 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 from lmr_author.sandbox.verdicts import PROTOCOLS
+
+if TYPE_CHECKING:
+    from lmr_author.sandbox.images import ImageRef
+    from lmr_author.task import Task
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -213,10 +218,13 @@ def _build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _save(args: argparse.Namespace) -> int:
+def _each_task_image(
+    args: argparse.Namespace, publish: Callable[[Any, Task, ImageRef], str]
+) -> int:
+    """Build (if needed) the image of every task at ``args.paths`` and ``publish`` it
+    (save or push), printing one line per task; broken tasks are listed first."""
     from lmr_author.benchmark import load_benchmark
     from lmr_author.commands._benchmark import print_skipped
-    from lmr_author.sandbox.archives import save_image
     from lmr_author.sandbox.engine import get_client
     from lmr_author.sandbox.images import ensure_image
 
@@ -230,9 +238,18 @@ def _save(args: argparse.Namespace) -> int:
             image = ensure_image(
                 task, client=client, base_image=args.base_image, rebuild=args.rebuild
             )
-            target, wrote = save_image(image.image_id, args.to)
-            print(f"{task.name}: {target} ({'saved' if wrote else 'already there'})")
+            print(f"{task.name}: {publish(client, task, image)}")
     return EXIT_FINDINGS if skipped else EXIT_OK
+
+
+def _save(args: argparse.Namespace) -> int:
+    from lmr_author.sandbox.archives import save_image
+
+    def save(_client: Any, _task: Task, image: ImageRef) -> str:
+        target, wrote = save_image(image.image_id, args.to)
+        return f"{target} ({'saved' if wrote else 'already there'})"
+
+    return _each_task_image(args, save)
 
 
 def _registry(text: str) -> str:
@@ -245,24 +262,12 @@ def _registry(text: str) -> str:
 
 
 def _push(args: argparse.Namespace) -> int:
-    from lmr_author.benchmark import load_benchmark
-    from lmr_author.commands._benchmark import print_skipped
-    from lmr_author.sandbox.engine import get_client
-    from lmr_author.sandbox.images import ensure_image
     from lmr_author.sandbox.registry import push_image
 
-    client = get_client()
-    skipped = False
-    for path in args.paths:
-        loaded = load_benchmark(path)
-        print_skipped(loaded)  # first, one line each
-        skipped = skipped or bool(loaded.broken)
-        for task in loaded.tasks:
-            image = ensure_image(
-                task, client=client, base_image=args.base_image, rebuild=args.rebuild
-            )
-            print(f"{task.name}: {push_image(client, args.to, task, image)}")
-    return EXIT_FINDINGS if skipped else EXIT_OK
+    def push(client: Any, task: Task, image: ImageRef) -> str:
+        return push_image(client, args.to, task, image)
+
+    return _each_task_image(args, push)
 
 
 def _load(args: argparse.Namespace) -> int:
