@@ -147,10 +147,6 @@ def main() -> int:
     container = subprocess.run(
         [
             *("docker", "run", "-d", "--label", LABEL, "-v", f"{socket}:{socket}"),
-            # The engine is this machine's: share its network, so that what the tests
-            # serve on loopback (a registry, an sshd) is the engine's loopback too, as
-            # on a machine with its own engine.
-            *("--network", "host"),
             *("-v", f"{work}:/src", "-w", "/src/lmr-author"),
             *pip_settings(work),
             *(IMAGE, "sleep", "infinity"),

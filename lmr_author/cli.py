@@ -14,13 +14,18 @@ resort here prints it as one "internal error" paragraph with exit 2, never a tra
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from lmr_author import __version__
+from lmr_author.commands._runtime import check_runtime_args
 from lmr_author.errors import EXIT_USAGE, UserError
 
 #: Command modules, in the order their commands appear in ``--help``.
@@ -82,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return int(handler(args))
+        with _hangups_interrupt():
+            check_runtime_args(args)
+            return int(handler(args))
     except UserError as error:
         print(f"lmr-author: error: {error}", file=sys.stderr)
         return error.exit_code
@@ -91,11 +98,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as error:
+        if error.filename is None:
+            print(internal_error(error, argv), file=sys.stderr)
+        else:  # a path the user gave (or its folder) that cannot be used as asked
+            print(path_error(error), file=sys.stderr)
+        return EXIT_USAGE
     except (Exception, RecursionError) as error:  # the last resort: a bug, not bad input
         if os.environ.get("LMR_AUTHOR_DEBUG"):
             traceback.print_exc()
         print(internal_error(error, argv), file=sys.stderr)
         return EXIT_USAGE
+
+
+@contextlib.contextmanager
+def _hangups_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a closed terminal, a dropped ssh session) end a command as
+    Ctrl-C does: its clean-up runs (Slurm jobs cancelled, containers removed), and what
+    finished is kept. Commands with their own handling (eval's pool) install theirs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def path_error(error: OSError) -> str:
+    """One paragraph for a path that cannot be used: which, why, what to do."""
+    why = error.strerror or type(error).__name__
+    return (
+        f"lmr-author: error: cannot use {error.filename}: {why}. Check the path (a folder "
+        "option needs a folder, not a file) and that you may read and write there, then "
+        "run the command again."
+    )
 
 
 def internal_error(error: BaseException, argv: Sequence[str] | None) -> str:

@@ -69,6 +69,34 @@ def _registry(text: str) -> str:
         raise argparse.ArgumentTypeError(error.render()) from None
 
 
+def _check_with_slurm(args: argparse.Namespace) -> None:
+    """``--partition`` and ``--gres`` as Slurm reads them (``sbatch --test-only``, which
+    submits nothing): a wrong one is said once, before any image is built."""
+    import subprocess
+
+    asked = [f"--partition={args.partition}"] if args.partition else []
+    asked += [f"--gres={args.gres}"] if args.gres else []
+    if not asked:
+        return
+    try:
+        done = subprocess.run(
+            ["sbatch", "--test-only", *asked, "--wrap", "true"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise UserError(f"sbatch --test-only failed: {error}") from None
+    if done.returncode != 0:
+        said = " ".join(line for line in done.stderr.splitlines() if "error" in line.lower())
+        raise UserError(
+            f"Slurm refuses {' '.join(asked)}: {' '.join(said.split()) or done.stderr.strip()}",
+            hint="Check the name with 'sinfo -s' (partitions) or 'sinfo -o \"%P %G\"' "
+            "(generic resources).",
+        )
+
+
 def _gpu_types(text: str) -> tuple[GpuType, ...]:
     """``--gpu-types`` as argparse reads it: a bad map is a usage error, not a traceback."""
     try:
@@ -118,6 +146,7 @@ def slurm_backend(
             "--executor slurm needs Slurm's sbatch, squeue and scancel on PATH",
             hint="Run on a Slurm login node, or use --executor local.",
         )
+    _check_with_slurm(args)
     from lmr_author.commands._provisions import hub_of
 
     # The same sandbox as the local executor's, provisions included: same run keys.

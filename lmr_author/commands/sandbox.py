@@ -114,7 +114,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="save task images as files (for engines on other machines)",
         description=(
             "Build (if needed) the images of the tasks at PATH and save each as "
-            "DIR/<image id>.tar, which 'lmr-author sandbox load DIR' loads into another "
+            "DIR/sha256-<image digest>.tar, which 'lmr-author sandbox load DIR' loads into another "
             "engine under the same id (a cluster node's, say): runs there are keyed "
             "with the same image. Archives already in DIR are kept."
         ),
@@ -278,6 +278,12 @@ def _load(args: argparse.Namespace) -> int:
             "no such folder", file=args.folder, hint="Give a folder 'sandbox save' wrote."
         )
     done = load_images(args.folder)
+    if not done.loaded and not done.present:
+        raise UserError(
+            "no image archives (sha256-*.tar) here",
+            file=args.folder,
+            hint="Give the folder 'lmr-author sandbox save PATH --to DIR' wrote.",
+        )
     print(f"{len(done.loaded)} image(s) loaded, {len(done.present)} already present")
     return EXIT_OK
 

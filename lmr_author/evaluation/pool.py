@@ -238,7 +238,8 @@ def _stop_on_signals(
     on_interrupt: Callable[[], None] | None,
     on_abort: Callable[[], None] | None = None,
 ) -> Iterator[None]:
-    """While inside, SIGINT and SIGTERM set ``stop`` instead of raising (main thread only);
+    """While inside, SIGINT, SIGTERM and SIGHUP set ``stop`` instead of raising (main
+    thread only);
     a second one calls ``on_abort`` (kill the running containers at once)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -253,7 +254,9 @@ def _stop_on_signals(
         if on_interrupt is not None:
             on_interrupt()
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # SIGHUP too: a closed terminal or a dropped ssh session is an interrupt, not a kill.
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
     try:
         yield
     finally:

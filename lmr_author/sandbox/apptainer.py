@@ -129,6 +129,29 @@ def _gpu_env(spec: str) -> dict[str, str]:
     )
 
 
+def host_gpus() -> list[str]:
+    """The NVIDIA GPUs this host has (``nvidia-smi -L``), none without the driver."""
+    try:
+        listed = subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line for line in listed.stdout.splitlines() if line.startswith("GPU ")]
+
+
+def check_gpus_here(spec: str) -> None:
+    """``--gpus`` under Apptainer on a host without GPUs: ``--nv`` would run the test on
+    the CPU (Docker refuses such a request); refuse it as an infrastructure error."""
+    if not host_gpus():
+        raise InfraError(
+            f"--gpus {spec}: this host has no NVIDIA GPU for Apptainer to give (nvidia-smi "
+            "lists none), so the test would run without one",
+            hint="Run on a GPU node (with --executor slurm, ask for GPUs with --gres), or "
+            "leave out --gpus.",
+        )
+
+
 def _check_bind(bind: Bind) -> None:
     for path in (bind.source, bind.target):
         if not PurePosixPath(path).is_absolute() or "," in path or ":" in path:
@@ -251,7 +274,11 @@ Runner = Callable[[list[str]], None]
 
 def _run(argv: list[str]) -> None:
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        # Its own session: a Ctrl-C of ours must not kill a conversion halfway and have it
+        # reported as a failed build; it finishes, or goes with the process.
+        done = subprocess.run(
+            argv, capture_output=True, text=True, check=False, start_new_session=True
+        )
     except OSError as error:
         raise InfraError(f"cannot start {argv[0]}: {error}") from None
     if done.returncode != 0:

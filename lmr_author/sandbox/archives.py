@@ -51,6 +51,7 @@ def save_image(image_id: str, folder: Path) -> tuple[Path, bool]:
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
+        os.chmod(scratch, 0o644)  # mkstemp's 0600 would hide it from the nodes' users
         os.replace(scratch, target)
     except docker.errors.DockerException as error:
         os.unlink(scratch)

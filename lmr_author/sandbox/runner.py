@@ -374,8 +374,11 @@ def _run_in_apptainer(
     nonce: str,
 ) -> _Outcome:
     """The Apptainer twin of the Docker run above: same command, report and limits."""
-    from lmr_author.sandbox.apptainer import fatal_message
+    from lmr_author.sandbox.apptainer import check_gpus_here, fatal_message
     from lmr_author.sandbox.apptainer_run import run_in_apptainer
+
+    if limits.gpus is not None:
+        check_gpus_here(limits.gpus)
 
     finished = run_in_apptainer(
         image=image,

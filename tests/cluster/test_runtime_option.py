@@ -85,3 +85,32 @@ def test_apptainer_runs_are_their_own_and_sif_cache_is_handed_to_jobs(
     assert DockerBackend().settings()["runtime"] == "apptainer"
     assert default_cache_folder() == tmp_path / "sif"
     assert os.environ[SIF_CACHE_ENV] == str(tmp_path / "sif")
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--sif-cache", "SIF"], "--sif-cache is for --runtime apptainer"),
+        (["--runtime", "apptainer", "--gpus", "2"], "Apptainer cannot pick a number of GPUs"),
+        (["--runtime", "apptainer", "--images", "IMG"], "--images is not needed"),
+        (["--runtime", "apptainer", "--sif-cache", "FILE/sif"], "--sif-cache FILE/sif: cannot"),
+    ],
+)
+def test_runtime_options_that_cannot_work_are_usage_errors_before_anything_runs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    words: str,
+) -> None:
+    from lmr_author.cli import main
+    from lmr_author.sandbox.apptainer import SIF_CACHE_ENV
+
+    monkeypatch.setenv(SIF_CACHE_ENV, "before")  # the option sets it; restored after
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE").write_text("a file where a folder should be")
+    (tmp_path / "IMG").mkdir()
+    argv = ["eval", str(tmp_path / "no-benchmark"), "-s", str(tmp_path), *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err

@@ -73,3 +73,14 @@ def test_a_node_finds_the_keyed_image_by_its_id_and_nothing_else(
     base = docker_client.images.get("python:3.11-slim").id
     assert image_by_id(docker_client, task, base) is None  # not a task image at all
     assert image_by_id(docker_client, task, "sha256:" + "0" * 64) is None
+
+
+def test_saving_to_a_file_is_a_clear_error_not_a_bug(
+    task_factory: Callable[..., Task], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = task_factory(tag="savefile")
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    assert main(["sandbox", "save", str(task.path), "--to", str(taken)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot use {taken}" in err and "internal error" not in err

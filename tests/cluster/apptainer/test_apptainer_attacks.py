@@ -100,3 +100,17 @@ def test_filling_the_scratch_is_the_candidates_error(
     assert_not_passed(run)
     assert run.verdict == "error"
     assert "No space left on device" in run.reason or "killed by signal 9" in run.reason, run
+
+
+def test_gpus_on_a_host_without_them_are_refused_not_run_on_the_cpu(
+    unittest_task: tuple[Task, ImageRef], docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Docker refuses a GPU request it cannot meet; Apptainer's --nv would just run the
+    test on the CPU, and a GPU task's verdict would be counted. Refused instead."""
+    from lmr_author.sandbox import apptainer
+    from lmr_author.sandbox.results import Limits
+
+    monkeypatch.setattr(apptainer, "host_gpus", lambda: [])  # whatever this host has
+    run = score(unittest_task, candidate(""), docker_client, limits=Limits(gpus="all"))
+    assert run.infra_error is not None and "no NVIDIA GPU" in run.infra_error, run
+    assert run.verdicts == []

@@ -75,7 +75,11 @@ def test_slurm_gives_the_local_keys_verdicts_and_accuracies(tmp_path: Path) -> N
     assert list((tmp_path / "slurm" / "slurm").iterdir()) == []
 
 
-def test_ctrl_c_cancels_the_jobs_keeps_finished_runs_and_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "hangup"])
+def test_ctrl_c_cancels_the_jobs_keeps_finished_runs_and_resumes(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """Ctrl-C, or the terminal closing (SIGHUP: a dropped ssh session on a login node)."""
     out = tmp_path / "out"
     argv = _argv(out, "--executor", "slurm", "--workers", "1")
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -83,7 +87,7 @@ def test_ctrl_c_cancels_the_jobs_keeps_finished_runs_and_resumes(tmp_path: Path)
     while not list(out.glob("runs/*/*/*/run.json")) and time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()
         time.sleep(0.2)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _, err = process.communicate(timeout=300)
 
     assert process.returncode == 130, err
@@ -124,4 +128,18 @@ def test_a_job_that_dies_on_the_node_is_an_infrastructure_error(tmp_path: Path) 
     assert run.verdict == "infra-error", run
     assert "ended without a result 2 time(s)" in run.reason
     assert not run.counted
+    assert jobs_of(tmp_path) == []
+
+
+def test_a_partition_slurm_does_not_know_is_a_usage_error_before_any_build(
+    tmp_path: Path,
+) -> None:
+    """Said once, by sbatch --test-only, not once per run after the images are built."""
+    out = tmp_path / "out"
+    argv = _argv(out, "--executor", "slurm", "--partition", "no-such-partition")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "Slurm refuses --partition=no-such-partition" in done.stderr
+    assert "invalid partition" in done.stderr and "sinfo" in done.stderr
+    assert not (out / "runs").exists()
     assert jobs_of(tmp_path) == []

@@ -98,7 +98,10 @@ def test_mutants_through_slurm_score_as_locally_in_one_array(tmp_path: Path) -> 
     assert list(shared.iterdir()) == []
 
 
-def test_ctrl_c_cancels_validates_jobs(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "stop", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM], ids=["ctrl-c", "hangup", "term"]
+)
+def test_ctrl_c_cancels_validates_jobs(tmp_path: Path, stop: signal.Signals) -> None:
     bench = tmp_path / "bench"
     write_task(bench, tag="vsint", golden=SCALED)
     shared = tmp_path / "shared"
@@ -110,7 +113,7 @@ def test_ctrl_c_cancels_validates_jobs(tmp_path: Path) -> None:
     while not list(shared.glob("*/array-2")) and time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()
         time.sleep(0.1)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _, err = process.communicate(timeout=300)
 
     assert process.returncode == 130, err
