@@ -77,6 +77,10 @@ class RunRecord:
     tests: list[TestRecord] = field(default_factory=list)
     started_at: str = ""
     duration_s: float = 0.0
+    #: Where and in what the tests ran (not part of the run key's inputs beyond what
+    #: the sandbox settings hold): docker, podman or apptainer; local or slurm.
+    runtime: str = "docker"
+    executor: str = "local"
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -114,6 +118,8 @@ class RunRecord:
             tests=[TestRecord.from_json(t) for t in data.get("tests", []) if isinstance(t, dict)],
             started_at=str(data.get("started_at", "")),
             duration_s=float(data.get("duration_s", 0.0)),
+            runtime=str(data.get("runtime", "docker")),
+            executor=str(data.get("executor", "local")),
         )
 
 

@@ -171,6 +171,8 @@ class _Evaluator:
             verdict=ERROR,
             reason=candidate.reason,
             started_at=started_at,
+            runtime=str(self.settings.get("runtime", "docker")),
+            executor=str(getattr(self.backend, "executor", "local")),
         )
         logs: dict[str, str] = {}
         if infra_reason:

@@ -116,6 +116,9 @@ class Progress:
 class SlurmBackend:
     """A `Backend` whose runs execute as Slurm job-array elements (see the module doc)."""
 
+    #: What run.json records as where a run executed.
+    executor = "slurm"
+
     def __init__(
         self,
         inner: DockerBackend,

@@ -63,6 +63,13 @@ def test_apptainer_gives_the_designed_verdicts_locally_and_through_slurm(
     remote = _eval(tmp_path / "slurm", sif_cache, "--executor", "slurm", "--workers", "4")
     assert _verdicts(remote) == _verdicts(local)
     assert jobs_of(tmp_path / "slurm") == []
+    for folder, executor in (("local", "local"), ("slurm", "slurm")):
+        recorded = {
+            (record["runtime"], record["executor"])
+            for path in (tmp_path / folder / "runs").rglob("run.json")
+            for record in [json.loads(path.read_text())]
+        }
+        assert recorded == {("apptainer", executor)}  # run.json says where and in what
     keys = {
         json.loads(p.read_text())["run_key"] for p in (tmp_path / "local" / "runs").rglob("*.json")
     }
