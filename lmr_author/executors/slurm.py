@@ -476,8 +476,10 @@ class SlurmBackend:
 
     def _lost(self, element: str, pending: _Pending) -> None:
         """The element left the queue without a result: submit again, or give up."""
-        self._keep_logs = True
         with self._lock:
+            # Its log explains a failure, unless our own scancel ended it (a Ctrl-C racing
+            # this poll): then nothing is kept behind.
+            self._keep_logs = self._keep_logs or not self._cancelled
             self._outstanding.pop(element, None)
             if pending.attempts <= self.retries and not self._cancelled:
                 self._waiting.append(pending)
