@@ -349,6 +349,9 @@ class SlurmBackend:
             self._wait_gone()
         if not self._keep_logs:  # the job logs stay when some run failed on a node
             shutil.rmtree(self.folder, ignore_errors=True)
+            if self.folder.exists():  # a job's output file landed during the removal
+                self._wait_gone()
+                shutil.rmtree(self.folder, ignore_errors=True)
         self.inner.close()
 
     def _wait_gone(self, patience_s: float = CLOSE_PATIENCE_S) -> None:
@@ -429,6 +432,12 @@ class SlurmBackend:
             argv.append(f"--gres={gres}")
         if self.partition:
             argv.append(f"--partition={self.partition}")
+        with self._lock:
+            cancelled = self._cancelled
+        if cancelled:  # Ctrl-C came while this batch was being written: submit nothing
+            for pending in batch:
+                self._finish(pending, RunCancelled())
+            return
         try:
             job = slurm_command([*argv, str(script)]).strip().split(";")[0]
         except SlurmError as error:
@@ -437,6 +446,11 @@ class SlurmBackend:
             return
         with self._lock:
             self._jobs.append(job)
+            cancelled = self._cancelled
+        if cancelled:  # the scancel by name may have run before this job existed
+            with contextlib.suppress(SlurmError):
+                slurm_command(["scancel", job])
+        with self._lock:
             for position, pending in enumerate(batch):
                 pending.attempts += 1
                 pending.element = f"{job}_{position}"

@@ -23,6 +23,12 @@ def eval_json(
     """``eval --json``'s results; ``status`` 1 when runs end in infrastructure errors."""
     code = main(eval_argv(bench, systems, out, *extra))
     captured = capsys.readouterr()
-    assert code == status, captured.err
+    if code != status:  # say which runs ended how, not only the progress lines
+        try:
+            runs = json.loads(captured.out)["runs"]
+        except (ValueError, KeyError):
+            runs = []
+        odd = [(r["system"], r["task"], r["verdict"], r.get("reason", "")[:300]) for r in runs]
+        raise AssertionError(f"exit {code}, not {status}: {captured.err[-2000:]}\n{odd}")
     data: dict[str, Any] = json.loads(captured.out)
     return data
