@@ -15,8 +15,11 @@ an older worker refuses a request with fields it does not know (it cannot misrea
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -112,7 +115,22 @@ def save_result(path: Path, run: ImplementationRun) -> None:
         "wall_s": run.wall_s,
         "verdicts": [asdict(verdict) for verdict in run.verdicts],
     }
-    atomic_write_json(path, data)
+    # Into the existing folder only: a worker that outlived its evaluation (cancelled
+    # as it finished) must not recreate the shared folder the submitter has removed.
+    try:
+        fd, scratch = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except FileNotFoundError:
+        return  # nobody reads it any more
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(scratch, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
+        raise
 
 
 def save_infra_error(path: Path, message: str) -> None:
