@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
-from lmr_author.sandbox.apptainer import SIF_CACHE_ENV
+from lmr_author.sandbox.apptainer import SIF_CACHE_ENV, gpus_choosable
 from lmr_author.sandbox.engine import RUNTIMES, use_runtime
 
 
@@ -69,11 +69,7 @@ def check_runtime_args(args: argparse.Namespace) -> None:
     if getattr(args, "sif_cache", None) is not None and runtime != "apptainer":
         raise UserError("--sif-cache is for --runtime apptainer", hint="Add --runtime apptainer.")
     gpus = getattr(args, "gpus", None)
-    if (
-        runtime == "apptainer"
-        and gpus is not None
-        and not (gpus == "all" or str(gpus).startswith("device="))
-    ):
+    if runtime == "apptainer" and gpus is not None and not gpus_choosable(str(gpus)):
         raise UserError(
             f"--gpus {gpus}: Apptainer cannot pick a number of GPUs",
             hint="Use --gpus all (all the host's, or those Slurm gave the job) or "

@@ -152,7 +152,7 @@ def _sif_image(request: Request) -> ImageRef | None:
 
     if request.runtime != "apptainer" or request.workdir is None:
         return None
-    if not SifCache(default_cache_folder()).path_for(request.image_id).is_file():
+    if SifCache(default_cache_folder()).cached(request.image_id) is None:
         return None
     return ImageRef(
         tag=request.image_id, image_id=request.image_id, built=False, workdir=request.workdir

@@ -16,6 +16,7 @@ docs/threat-model.md for what that changes). Settings that would weaken a verdic
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import secrets
@@ -115,12 +116,18 @@ def exec_command(
     return [*argv, str(sif), *command]
 
 
+def gpus_choosable(spec: str) -> bool:
+    """Whether Apptainer can give the GPUs ``--gpus spec`` asks for: all of them, or
+    named devices; it cannot pick a number of them."""
+    return spec == "all" or spec.startswith("device=")
+
+
 def _gpu_env(spec: str) -> dict[str, str]:
     """Which GPUs the test sees: ``device=0,1`` names them; ``all`` keeps the node's
     (under Slurm, the job's ``CUDA_VISIBLE_DEVICES``); a bare count cannot be chosen."""
     if spec.startswith("device="):
         return {"CUDA_VISIBLE_DEVICES": spec.removeprefix("device=")}
-    if spec == "all":
+    if gpus_choosable(spec):
         visible = os.environ.get("CUDA_VISIBLE_DEVICES")
         return {"CUDA_VISIBLE_DEVICES": visible} if visible else {}
     raise ApptainerRefused(
@@ -129,15 +136,17 @@ def _gpu_env(spec: str) -> dict[str, str]:
     )
 
 
-def host_gpus() -> list[str]:
-    """The NVIDIA GPUs this host has (``nvidia-smi -L``), none without the driver."""
+@functools.cache
+def host_gpus() -> tuple[str, ...]:
+    """The NVIDIA GPUs this host has (``nvidia-smi -L``), none without the driver; asked
+    once per process, not once per test file."""
     try:
         listed = subprocess.run(
             ["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60, check=False
         )
     except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [line for line in listed.stdout.splitlines() if line.startswith("GPU ")]
+        return ()
+    return tuple(line for line in listed.stdout.splitlines() if line.startswith("GPU "))
 
 
 def check_gpus_here(spec: str) -> None:
@@ -314,6 +323,11 @@ class SifCache:
                 hint="Give the id of a built task image (lmr-author sandbox list).",
             )
         return self.folder / f"{image_id.removeprefix('sha256:')}.sif"
+
+    def cached(self, image_id: str) -> Path | None:
+        """The SIF of ``image_id`` if the cache holds it (a whole file: builds rename)."""
+        path = self.path_for(image_id)
+        return path if path.is_file() else None
 
     def ensure(self, image_id: str, save_archive: Callable[[Path], None]) -> Path:
         """The SIF of ``image_id``; built from the archive ``save_archive`` writes if absent."""

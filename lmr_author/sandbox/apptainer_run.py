@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from lmr_author.sandbox import harness, provisions
 from lmr_author.sandbox.apptainer import (
@@ -39,8 +39,7 @@ def sif_of(image: ImageRef) -> Path:
     from lmr_author.sandbox.engine import bulk_client
 
     cache = SifCache(default_cache_folder())
-    cached = cache.path_for(image.image_id)
-    if cached.is_file():
+    if (cached := cache.cached(image.image_id)) is not None:
         return cached
 
     def save(archive: Path) -> None:
@@ -128,8 +127,3 @@ def _stage_harness(stage: Path) -> Path:
     folder.chmod(0o555)
     stage.chmod(0o711)  # the test user reaches nothing here but what is bound
     return folder
-
-
-def goal_target(workdir: str, goal_file: str) -> str:
-    """Where the candidate is bound: the goal file inside the image's repository."""
-    return str(PurePosixPath(workdir) / goal_file)

@@ -262,7 +262,8 @@ def _run_one(
         for path, part in SCRATCH.items()
     }
     outputs_dir: str | None = None
-    owner = "" if selected_runtime() == "apptainer" else tmpfs_owner(client, uid, gid)
+    in_apptainer = selected_runtime() == "apptainer"
+    owner = "" if in_apptainer else tmpfs_owner(client, uid, gid)
     # Every test gets the logs folder beside it, fresh and its own, as each published
     # Dockerfile prepares it for its USER: published tests open their log at import, so
     # without it every one of them errors. Nothing of the build context is visible there.
@@ -272,7 +273,6 @@ def _run_one(
         scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
         environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
     nonce = harness.new_nonce()
-    in_apptainer = selected_runtime() == "apptainer"
     command = harness.command(
         test_file=test_file,
         workdir=str(workdir),
