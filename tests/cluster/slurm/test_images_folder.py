@@ -51,12 +51,14 @@ def _sbatch_removing(image_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     return victim
 
 
-def _setup(tmp_path: Path, docker_client: Any) -> tuple[Task, Path, str]:
-    task = write_task(tmp_path / "bench", tag="imgdir")
+def _setup(
+    tmp_path: Path, docker_client: Any, *, tag: str = "imgdir", base_image: str | None = None
+) -> tuple[Task, Path, str]:
+    task = write_task(tmp_path / "bench", tag=tag)
     target = tmp_path / "subs" / "golden" / task.name / "calc_repo" / "calc.py"
     target.parent.mkdir(parents=True)
     target.write_text(GOLDEN)
-    image_id = ensure_image(task, client=docker_client).image_id
+    image_id = ensure_image(task, client=docker_client, base_image=base_image).image_id
     return task, tmp_path / "subs" / "golden", image_id
 
 
@@ -121,11 +123,7 @@ def test_a_node_without_the_submitters_base_image_runs_the_keyed_image(
     base = f"lmr-author-test-base:{tmp_path.name.lower()[-20:]}"
     docker_client.images.get("python:3.11-slim").tag(base)
     try:
-        task = write_task(tmp_path / "bench", tag="nobase")
-        target = tmp_path / "subs" / "golden" / task.name / "calc_repo" / "calc.py"
-        target.parent.mkdir(parents=True)
-        target.write_text(GOLDEN)
-        image_id = ensure_image(task, client=docker_client, base_image=base).image_id
+        task, system, image_id = _setup(tmp_path, docker_client, tag="nobase", base_image=base)
         images = tmp_path / "images"
         save_image(image_id, images)
         victim = _sbatch_removing(image_id, tmp_path, monkeypatch)
@@ -135,7 +133,7 @@ def test_a_node_without_the_submitters_base_image_runs_the_keyed_image(
         wrapper.write_text(wrapper.read_text().replace("exec ", untag, 1))
         results = eval_json(
             task.path.parent,
-            [tmp_path / "subs" / "golden"],
+            [system],
             tmp_path / "out",
             capsys,
             "--base-image",
