@@ -47,7 +47,7 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
     )
     parser.add_argument(
         "--registry",
-        type=_registry,
+        type=registry_arg,
         metavar="HOST[:PORT][/NS]",
         help="with --executor slurm: a registry 'lmr-author sandbox push' pushed the task "
         "images to; a node whose engine lacks a run's image pulls it from there (checked "
@@ -60,7 +60,8 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
     )
 
 
-def _registry(text: str) -> str:
+def registry_arg(text: str) -> str:
+    """A registry option as argparse reads it (``--registry``, ``sandbox push --to``)."""
     from lmr_author.sandbox.registry import check_registry
 
     try:

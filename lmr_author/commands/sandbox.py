@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._executor import registry_arg
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
@@ -138,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     push.add_argument(
         "--to",
         required=True,
-        type=_registry,
+        type=registry_arg,
         metavar="HOST[:PORT][/NS]",
         help="the registry (and namespace) to push to",
     )
@@ -250,15 +251,6 @@ def _save(args: argparse.Namespace) -> int:
         return f"{target} ({'saved' if wrote else 'already there'})"
 
     return _each_task_image(args, save)
-
-
-def _registry(text: str) -> str:
-    from lmr_author.sandbox.registry import check_registry
-
-    try:
-        return check_registry(text)
-    except UserError as error:
-        raise argparse.ArgumentTypeError(error.render()) from None
 
 
 def _push(args: argparse.Namespace) -> int:
