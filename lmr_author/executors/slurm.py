@@ -310,6 +310,11 @@ class SlurmBackend:
         try:
             for pending in pendings:
                 pending.done.wait()
+        except BaseException:
+            # An abandoned wait (Ctrl-C, SIGTERM, SIGHUP): cancel before the request
+            # files go, or the poller resubmits runs whose requests are gone.
+            self.interrupt()
+            raise
         finally:
             for pending in pendings:
                 for path in (pending.candidate_path, pending.request_path):
