@@ -20,7 +20,7 @@ read at all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
@@ -209,6 +209,25 @@ class Task:
             del data["repo_commit"]
         data.update(self.extra)
         return data
+
+
+def goal_is_test_file(task: Task, impl: Implementation) -> bool:
+    """Whether ``impl``'s goal file is part of the task's tests (published 03-DoLa,
+    06-RepE and 20-CAD put the goal function in ``unit_test/unit_test_1.py``).
+
+    A unit test file of any implementation, anything under the repository's
+    ``unit_test/`` folder or a folder holding a unit test file, and files pytest or
+    unittest would collect or load on their own (``test_*.py``, ``*_test.py``,
+    ``conftest.py``) all count: a submission must not be able to change a test.
+    """
+    goal = PurePosixPath(impl.goal_file)
+    tests = [PurePosixPath(other.unit_test_file) for other in task.implementations]
+    if goal in tests or goal.parts[:1] == ("unit_test",):
+        return True
+    if any(goal.parent == test.parent and test.parent.parts for test in tests):
+        return True
+    name = goal.name
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
 
 
 def read_info(task_dir: Path) -> dict[str, Any]:

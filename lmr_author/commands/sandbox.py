@@ -282,7 +282,7 @@ def _load(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from lmr_author.sandbox.errors import InfraError
-    from lmr_author.sandbox.golden import load_expected, proof_key
+    from lmr_author.sandbox.golden import load_proof, proof_key
     from lmr_author.sandbox.images import ensure_image
     from lmr_author.sandbox.results import Limits
     from lmr_author.sandbox.runner import pass_env, run_tests
@@ -308,8 +308,8 @@ def _run(args: argparse.Namespace) -> int:
     limits = Limits(
         memory_mb=args.memory, timeout_s=args.timeout, gpus=args.gpus, hf_cache=hub_of(args)
     )
-    # Held to the golden counts when validate --run (or eval) has proven them.
-    expected = load_expected(proof_key(task, impl, image, limits))
+    # Held to the golden counts, and isolated or not, as validate --run (or eval) proved.
+    proof = load_proof(proof_key(task, impl, image, limits))
     result = run_tests(
         task,
         impl,
@@ -318,7 +318,8 @@ def _run(args: argparse.Namespace) -> int:
         limits=limits,
         protocol=args.protocol,
         env=pass_env(args.env, os.environ),
-        expected=expected,
+        expected=None if proof is None else proof.expected,
+        isolated=True if proof is None else proof.isolated,
     )
     if result.infra_error and not args.json:
         raise InfraError(result.infra_error, hint="The candidate was not tested.")
@@ -339,7 +340,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.show_log and item.log:
                 print(item.log.rstrip())
         print(f"{task.name} #{impl.index}: {result.verdict}")
-        if expected is None:
+        if proof is None:
             print("(not held to the golden test count: none proven yet; run validate --run)")
     if result.infra_error:
         return EXIT_USAGE

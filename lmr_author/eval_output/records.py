@@ -81,6 +81,10 @@ class RunRecord:
     #: the sandbox settings hold): docker, podman or apptainer; local or slurm.
     runtime: str = "docker"
     executor: str = "local"
+    #: Whether the candidate ran in a process of its own (None: no candidate ran, or a
+    #: record from before isolation), and why not when it did not.
+    isolated: bool | None = None
+    not_isolated_why: str = ""
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -120,6 +124,8 @@ class RunRecord:
             duration_s=float(data.get("duration_s", 0.0)),
             runtime=str(data.get("runtime", "docker")),
             executor=str(data.get("executor", "local")),
+            isolated=data.get("isolated") if isinstance(data.get("isolated"), bool) else None,
+            not_isolated_why=str(data.get("not_isolated_why", "")),
         )
 
 

@@ -51,6 +51,10 @@ class SystemSummary:
     verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
     categories: dict[str, CategorySummary] = field(default_factory=dict)
     infra_errors: list[dict[str, Any]] = field(default_factory=list)
+    #: The counted runs by where the candidate ran: in a process of its own, or in the
+    #: test's (a goal that cannot cross; a candidate there can forge its verdict).
+    isolated: CategorySummary = field(default_factory=CategorySummary)
+    in_process: CategorySummary = field(default_factory=CategorySummary)
 
     @property
     def accuracy(self) -> float | None:
@@ -64,6 +68,8 @@ class SystemSummary:
             "verdicts": dict(self.verdicts),
             "categories": {name: c.to_json() for name, c in sorted(self.categories.items())},
             "infra_errors": list(self.infra_errors),
+            "isolated": self.isolated.to_json(),
+            "in_process": self.in_process.to_json(),
         }
 
 
@@ -109,6 +115,10 @@ def summarize(runs: list[RunRecord]) -> dict[str, SystemSummary]:
         category = summary.categories.setdefault(run.category or UNCATEGORIZED, CategorySummary())
         category.implementations += 1
         category.passed += passed
+        if run.isolated is not None:
+            where = summary.isolated if run.isolated else summary.in_process
+            where.implementations += 1
+            where.passed += passed
     return systems
 
 

@@ -222,6 +222,8 @@ class _Evaluator:
                 )
             )
             logs[test.test_file] = _kept_log(test)
+        record.isolated = bool(outcome.isolated)
+        record.not_isolated_why = "" if outcome.isolated else str(outcome.not_isolated_why)
         infra = outcome.infra_error
         if infra:
             record.verdict = INFRA_ERROR

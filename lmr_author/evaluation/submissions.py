@@ -16,7 +16,7 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from lmr_author.cst.goal_lines import GoalLine, GoalLines, resolve_goal_lines
@@ -24,7 +24,7 @@ from lmr_author.errors import UserError
 from lmr_author.eval_output import NO_SUBMISSION
 from lmr_author.evaluation.submission_files import MAX_GOAL_FILE_BYTES, Member, read_member
 from lmr_author.json_input import parse_json, split_lines
-from lmr_author.task import Implementation, Task
+from lmr_author.task import Implementation, Task, goal_is_test_file
 
 #: Larger predictions files are refused as a whole (they are read into memory).
 MAX_PREDICTIONS_BYTES = 256 << 20
@@ -113,7 +113,7 @@ def _from_folder(
                 candidates.append(Candidate(system, task, impl, None, reason=NO_SUBMISSION))
                 continue
             found_any = True
-            if member.data is not None and is_test_file(task, impl):
+            if member.data is not None and goal_is_test_file(task, impl):
                 # The goal lives in a test file: the rest of the submitted file is the
                 # test itself, so only the goal function is taken from it.
                 line = lines.get((task.name, impl.index))
@@ -159,25 +159,6 @@ def collected_system(root: Path) -> str | None:
             hint=hint,
         )
     return check_system_name(system, origin=f"{record}, $.system")
-
-
-def is_test_file(task: Task, impl: Implementation) -> bool:
-    """Whether ``impl``'s goal file is part of the task's tests (published 03-DoLa,
-    06-RepE and 20-CAD put the goal function in ``unit_test/unit_test_1.py``).
-
-    A unit test file of any implementation, anything under the repository's
-    ``unit_test/`` folder or a folder holding a unit test file, and files pytest or
-    unittest would collect or load on their own (``test_*.py``, ``*_test.py``,
-    ``conftest.py``) all count: a submission must not be able to change a test.
-    """
-    goal = PurePosixPath(impl.goal_file)
-    tests = [PurePosixPath(other.unit_test_file) for other in task.implementations]
-    if goal in tests or goal.parts[:1] == ("unit_test",):
-        return True
-    if any(goal.parent == test.parent and test.parent.parts for test in tests):
-        return True
-    name = goal.name
-    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
 
 
 def _function_only(
@@ -430,7 +411,7 @@ def _splice(
             impl.class_name,
             line=line,
             filename=f"{task.name}/{task.repo_folder_name}/{impl.goal_file}",
-            helpers=not is_test_file(task, impl),
+            helpers=not goal_is_test_file(task, impl),
         )
     except Exception as error:  # SpliceError, or anything libcst raises on odd input
         what = "prediction" if prediction is not None else "goal function"

@@ -219,6 +219,7 @@ class SlurmBackend:
                         limits=dataclasses.asdict(run.limits),
                         expected=expected_to_wire(run.expected),
                         protocol=run.protocol,
+                        isolated=run.isolated,
                     )
                 )
             except InfraError as error:  # e.g. no --gpu-types type has the memory
@@ -243,6 +244,7 @@ class SlurmBackend:
         limits: dict[str, Any] | None = None,
         expected: dict[str, Any] | None = None,
         protocol: str | None = None,
+        isolated: bool = True,
     ) -> _Pending:
         """Write one run's candidate and request into the shared folder."""
         gres = self._gres(task)
@@ -277,6 +279,7 @@ class SlurmBackend:
             expected=expected,
             images=None if self.images is None else str(self.images),
             registry=self.registry,
+            isolated=isolated,
         )
         pending = _Pending(
             request,

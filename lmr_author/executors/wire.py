@@ -64,6 +64,8 @@ class Request:
     #: The repository folder inside the image: an Apptainer node without a Docker engine
     #: runs the image's SIF from the shared cache, and cannot ask an engine for it.
     workdir: str | None = None
+    #: Raw runs: the candidate in a process of its own (else in the test's).
+    isolated: bool = True
 
     def raw_limits(self) -> Limits:
         return Limits(**(self.limits or {}))
@@ -113,6 +115,8 @@ def save_result(path: Path, run: ImplementationRun) -> None:
         "image_id": run.image_id,
         "infra_error": run.infra_error,
         "wall_s": run.wall_s,
+        "isolated": run.isolated,
+        "not_isolated_why": run.not_isolated_why,
         "verdicts": [asdict(verdict) for verdict in run.verdicts],
     }
     # Into the existing folder only: a worker that outlived its evaluation (cancelled
@@ -145,11 +149,16 @@ def load_result(path: Path) -> ImplementationRun:
             raise ValueError("another wire version")
         verdicts = [_verdict(item) for item in data["verdicts"]]
         infra = data["infra_error"]
+        isolated = data["isolated"]
+        if not isinstance(isolated, bool):
+            raise ValueError("isolated is not a boolean")
         return ImplementationRun(
             verdicts=verdicts,
             image_id=str(data["image_id"]),
             infra_error=None if infra is None else str(infra),
             wall_s=float(data["wall_s"]),
+            isolated=isolated,
+            not_isolated_why=str(data["not_isolated_why"]),
         )
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"unreadable result {path}: {error}") from None
@@ -167,12 +176,16 @@ _VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "protocol": (str,),
     "tests_run": (int,),
     "legacy_passed": (int, type(None)),
+    "isolated": (bool,),
+    "crossings": (list,),
 }
 
 
 def _verdict(item: dict[str, Any]) -> TestVerdict:
     for name, kinds in _VERDICT_FIELDS.items():
         value = item[name]  # every field: a node writes them all
-        if isinstance(value, bool) or not isinstance(value, kinds):
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
             raise ValueError(f"field {name} is not a {kinds[0].__name__}")
-    return TestVerdict(**item)
+    if not all(isinstance(text, str) for text in item["crossings"]):
+        raise ValueError("field crossings is not a list of strings")
+    return TestVerdict(**{**item, "crossings": tuple(item["crossings"])})

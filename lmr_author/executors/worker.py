@@ -107,6 +107,7 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
             protocol=request.protocol,
             client=backend.run_client(),
             expected=request.raw_expected(),
+            isolated=request.isolated,
         )
     finally:
         backend.close()

@@ -1,8 +1,10 @@
-"""What the golden code does under the harness: the expected test count of a task.
+"""What the golden code does under the harness: the proof every candidate is held to.
 
 A candidate passes only when the harness records as many tests as the golden code does
 (and, for a legacy test, as many "Passed" lines): a candidate that stops the test file
-early, or removes tests, cannot pass with fewer. The counts are proven by running the
+early, or removes tests, cannot pass with fewer. The proof also says where candidates
+run: in a process of their own (`lmr_author.sandbox.isolation`) when the golden code
+passes so, else in the test's process, with why (`prove`). It is made by running the
 golden goal file (``validate --run`` does it as part of its proof; ``eval`` does it once
 when no proof is kept) and kept in the user cache under a key that hashes the task image
 tag (which hashes every file of the task folder), the golden file, the test file and the
@@ -12,10 +14,12 @@ writing a proof into the task folder would change the image's content hash.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +37,36 @@ if TYPE_CHECKING:
 
 _LOCK = threading.Lock()
 _LOCKS: dict[str, threading.Lock] = {}
+#: Proof keys whose golden code failed in this process (nothing kept on disk): the
+#: other candidates of the implementation do not run it again.
+_FAILED: set[Path] = set()
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What the golden code does, per test file, and where candidates run."""
+
+    expected: dict[str, Expected]
+    #: Candidates run in a process of their own; if not, why not.
+    isolated: bool = True
+    not_isolated_why: str = ""
+
+
+def prove(run_golden: Callable[[bool], ImplementationRun]) -> ImplementationRun:
+    """The golden run that proves an implementation: isolated (``run_golden(True)``)
+    when the golden code passes so; else, when it passes in the test's process
+    (``run_golden(False)``), that run, saying why the goal cannot cross. A golden run
+    that fails both ways is returned as it ran in the test's process, as published
+    harnesses run it."""
+    isolated = run_golden(True)
+    if isolated.passed or isolated.infra_error is not None or not isolated.isolated:
+        return isolated
+    in_process = run_golden(False)
+    crossed = isolated.crossings
+    why = "; ".join(crossed) if crossed else f"it fails only when isolated ({isolated.reason})"
+    return dataclasses.replace(in_process, not_isolated_why=why)
+
+
 #: Why the golden code of a proof key (which includes GPUs and model cache) cannot run
 #: here, so that the other candidates of the task do not run it again in this process.
 _NOT_RUNNABLE: dict[str, str] = {}
@@ -65,11 +99,11 @@ def _path(key: str, folder: Path | None) -> Path:
     return (folder or cache_dir("golden-proofs")) / f"{key}.json"
 
 
-def load_expected(key: str, *, folder: Path | None = None) -> dict[str, Expected] | None:
+def load_proof(key: str, *, folder: Path | None = None) -> Proof | None:
     """The kept proof of ``key``: per test file, what the golden code does."""
     try:
         data = json.loads(_path(key, folder).read_text(encoding="utf-8"))
-        return {
+        expected = {
             str(test_file): Expected(
                 tests=int(entry["tests"]),
                 legacy_passed=None
@@ -78,6 +112,10 @@ def load_expected(key: str, *, folder: Path | None = None) -> dict[str, Expected
             )
             for test_file, entry in data["test_files"].items()
         }
+        isolated = data["isolated"]
+        if not isinstance(isolated, bool):
+            return None
+        return Proof(expected, isolated, str(data.get("not_isolated_why", "")))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -94,47 +132,55 @@ def save_proof(key: str, run: ImplementationRun, *, folder: Path | None = None) 
         }
         for verdict in run.verdicts
     }
-    atomic_write_json(_path(key, folder), {"key": key, "test_files": entries})
+    proof = {
+        "key": key,
+        "test_files": entries,
+        "isolated": run.isolated,
+        "not_isolated_why": run.not_isolated_why,
+    }
+    atomic_write_json(_path(key, folder), proof)
     return True
 
 
-def expected_for(
+def proof_for(
     task: Task,
     impl: Implementation,
     image: ImageRef,
-    run_golden: Callable[[bytes], ImplementationRun],
+    run_golden: Callable[[bytes, bool], ImplementationRun],
     *,
     limits: Limits | None = None,
     folder: Path | None = None,
-) -> dict[str, Expected] | None:
-    """The proven counts of ``impl``, running the golden code once if none are kept.
+) -> Proof | None:
+    """The proof of ``impl``, running the golden code (``run_golden(source, isolated)``)
+    once if none is kept.
 
     None when the golden code does not pass (then there is nothing to hold candidates
     to; ``validate --run`` reports that task as broken).
     """
-    return _expected_under(proof_key(task, impl, image, limits), impl, run_golden, folder)
+    return _proof_under(proof_key(task, impl, image, limits), impl, run_golden, folder)
 
 
-def _expected_under(
+def _proof_under(
     key: str,
     impl: Implementation,
-    run_golden: Callable[[bytes], ImplementationRun],
+    run_golden: Callable[[bytes, bool], ImplementationRun],
     folder: Path | None = None,
-) -> dict[str, Expected] | None:
-    """`expected_for` with its proof key already computed (it hashes files)."""
+) -> Proof | None:
+    """`proof_for` with its proof key already computed (it hashes files)."""
     with _LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
-        found = load_expected(key, folder=folder)
-        if found is not None:
+        found = load_proof(key, folder=folder)
+        if found is not None or _path(key, folder) in _FAILED:
             return found
         try:
             golden = impl.golden_path.read_bytes()
         except OSError:
             return None
-        if not save_proof(key, run_golden(golden), folder=folder):
+        if not save_proof(key, prove(lambda isolated: run_golden(golden, isolated)), folder=folder):
+            _FAILED.add(_path(key, folder))
             return None
-        return load_expected(key, folder=folder)
+        return load_proof(key, folder=folder)
 
 
 def run_against_golden_counts(
@@ -161,7 +207,9 @@ def run_against_golden_counts(
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
     golden_runs: list[ImplementationRun] = []
 
-    def run(source: bytes, expected: dict[str, Expected] | None = None) -> ImplementationRun:
+    def run(
+        source: bytes, isolated: bool, expected: dict[str, Expected] | None = None
+    ) -> ImplementationRun:
         return run_tests(
             task,
             impl,
@@ -171,14 +219,15 @@ def run_against_golden_counts(
             protocol=protocol,
             client=client,
             expected=expected,
+            isolated=isolated,
         )
 
-    def run_golden(source: bytes) -> ImplementationRun:
-        golden_runs.append(run(source))
+    def run_golden(source: bytes, isolated: bool) -> ImplementationRun:
+        golden_runs.append(run(source, isolated))
         return golden_runs[-1]
 
-    expected = _expected_under(key, impl, run_golden)
-    if expected is None and golden_runs:
+    proof = _proof_under(key, impl, run_golden)
+    if proof is None and golden_runs:
         # The golden code fails here: if for want of a GPU, a model or data, no candidate
         # can pass, and that is the machine's doing, not the candidate's.
         reason = missing_resource(impl, golden_runs[-1], limits)
@@ -186,4 +235,9 @@ def run_against_golden_counts(
             with _LOCK:
                 _NOT_RUNNABLE[key] = reason
             return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=reason)
-    return run(candidate, expected)
+    if proof is None:  # a broken task: its candidates run isolated, held to nothing
+        return run(candidate, True)
+    outcome = run(candidate, proof.isolated, proof.expected)
+    if proof.not_isolated_why and not outcome.isolated:
+        outcome = dataclasses.replace(outcome, not_isolated_why=proof.not_isolated_why)
+    return outcome

@@ -53,6 +53,10 @@ class TestVerdict:
     #: Tests the harness recorded ("<script>" included), and "Passed" lines of a legacy log.
     tests_run: int = 0
     legacy_passed: int | None = None
+    #: Whether the candidate ran in a process of its own (`lmr_author.sandbox.isolation`),
+    #: and what could not cross between the two processes when something could not.
+    isolated: bool = False
+    crossings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +67,7 @@ class TestVerdict:
             "exit_code": self.exit_code,
             "protocol": self.protocol,
             "tests_run": self.tests_run,
+            "isolated": self.isolated,
         }
 
 
@@ -75,6 +80,9 @@ class ImplementationRun:
     infra_error: str | None = None
     #: Wall-clock seconds of the whole run, container creation to removal.
     wall_s: float = 0.0
+    #: Whether the candidate ran in a process of its own; if not, why not.
+    isolated: bool = False
+    not_isolated_why: str = ""
 
     @property
     def verdict(self) -> Verdict:
@@ -82,6 +90,11 @@ class ImplementationRun:
         if self.infra_error is not None:
             return INFRA_ERROR
         return worst_of(v.verdict for v in self.verdicts)
+
+    @property
+    def crossings(self) -> list[str]:
+        """What could not cross between the test's process and the candidate's."""
+        return [item for verdict in self.verdicts for item in verdict.crossings]
 
     @property
     def passed(self) -> bool:

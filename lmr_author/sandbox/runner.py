@@ -44,6 +44,7 @@ from lmr_author.sandbox import (
     OWNER_LABEL,
     TASK_LABEL,
     harness,
+    isolation,
     provisions,
 )
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
@@ -85,6 +86,10 @@ _ENGINE_SLACK_S = 15.0
 SCRATCH = {"/tmp": 4, "/var/tmp": 8, "/run/lock": 64}
 
 
+#: Output of the candidate's process kept in a verdict's log (its tail).
+MAX_CANDIDATE_LOG_CHARS = 64_000
+
+
 @dataclass(frozen=True)
 class _Outcome:
     exit_code: int | None
@@ -93,6 +98,9 @@ class _Outcome:
     duration_s: float
     timed_out: bool
     oom_killed: bool
+    #: Isolated runs: the candidate's process's output, and whether memory killed it.
+    candidate_output: str = ""
+    candidate_oom: bool = False
 
 
 def legacy_log_path(test_file: str) -> str:
@@ -120,8 +128,14 @@ def run_tests(
     uid: int = RUN_UID,
     gid: int = RUN_GID,
     expected: Mapping[str, Expected] | None = None,
+    isolated: bool = True,
 ) -> ImplementationRun:
     """Run the unit tests of ``impl`` with ``candidate`` as its goal file.
+
+    ``isolated``: the candidate runs in a process (and container) of its own, which the
+    test's process calls through a proxy (`lmr_author.sandbox.isolation`), unless the
+    task's files show it cannot; False runs it in the test's process (for goals the
+    golden run showed cannot cross). The run says which it was.
 
     ``candidate`` is the whole goal file (None keeps the image's masked file).
     ``protocol`` is "auto" (replay when the task has recorded expected outputs for the
@@ -141,6 +155,7 @@ def run_tests(
     started = time.monotonic()
     files = list(test_files) if test_files is not None else [impl.unit_test_file]
     verdicts: list[TestVerdict] = []
+    why_not = isolation.not_isolatable(task, impl) if isolated else "run in the test's process"
     try:
         if selected_runtime() == "apptainer":
             from lmr_author.sandbox.apptainer_run import sif_of
@@ -154,6 +169,7 @@ def run_tests(
             client = get_client()
         for test_file in files:
             chosen = _choose_protocol(impl, test_file, protocol)
+            plan = None if why_not else isolation.plan(task, impl, image.workdir)
             outcome = _run_one(
                 client,
                 task=task,
@@ -166,18 +182,25 @@ def run_tests(
                 protocol=chosen,
                 uid=uid,
                 gid=gid,
+                plan=plan,
             )
             wanted = (expected or {}).get(test_file)
-            verdicts.append(_verdict(task, test_file, outcome, chosen, limits, wanted))
+            verdicts.append(_verdict(task, test_file, outcome, chosen, limits, wanted, plan))
     except InfraError as error:
         return ImplementationRun(
             verdicts=verdicts,
             image_id=image.image_id,
             infra_error=error.message,
             wall_s=time.monotonic() - started,
+            isolated=why_not is None,
+            not_isolated_why=why_not or "",
         )
     return ImplementationRun(
-        verdicts=verdicts, image_id=image.image_id, wall_s=time.monotonic() - started
+        verdicts=verdicts,
+        image_id=image.image_id,
+        wall_s=time.monotonic() - started,
+        isolated=why_not is None,
+        not_isolated_why=why_not or "",
     )
 
 
@@ -200,6 +223,7 @@ def _verdict(
     protocol: str,
     limits: Limits,
     expected: Expected | None,
+    plan: isolation.Isolation | None,
 ) -> TestVerdict:
     report = outcome.report
     if outcome.oom_killed or (report.exit_status == -9 and not report.timed_out):
@@ -215,18 +239,35 @@ def _verdict(
         decided = harness_verdict(
             report, protocol=protocol, expected=expected, replay_problems=problems
         )
+    if outcome.candidate_oom and decided.verdict in ("fail", "error"):
+        decided = Classified(
+            "error", f"the candidate's process was killed: out of memory ({limits.memory_mb} MB)"
+        )
     legacy = report.legacy_log or {}
+    log = outcome.output
+    if outcome.candidate_output:
+        log += "\n--- output of the candidate's process ---\n" + outcome.candidate_output
     return TestVerdict(
         test_file=test_file,
         verdict=decided.verdict,
         reason=decided.reason,
         duration_s=outcome.duration_s,
-        log=outcome.output,
+        log=log,
         exit_code=None if outcome.timed_out or report.timed_out else report.exit_status,
         legacy_log=str(legacy["text"]) if "text" in legacy else None,
         protocol=protocol,
         tests_run=len(report.records),
         legacy_passed=str(legacy.get("text", "")).count("Passed") if legacy else None,
+        isolated=plan is not None,
+        crossings=tuple(report.crossings)
+        + (_not_proxied(plan) if plan is not None and report.proxied == 0 else ()),
+    )
+
+
+def _not_proxied(plan: isolation.Isolation) -> tuple[str, ...]:
+    return (
+        f"goal: the test never imported {PurePosixPath(plan.goal_path).name} through "
+        "Python's import system, so no proxy stood in for the goal function",
     )
 
 
@@ -243,6 +284,7 @@ def _run_one(
     protocol: str,
     uid: int,
     gid: int,
+    plan: isolation.Isolation | None = None,
 ) -> _Outcome:
     import docker.errors
     import requests
@@ -280,6 +322,7 @@ def _run_one(
         log_dir=legacy_dir if protocol in LOG_PROTOCOLS else None,
         outputs_dir=outputs_dir,
         preload=_preload(impl, test_file),
+        isolate=None if plan is None else plan.harness_options(),
         **({"nonce_file": APPTAINER_NONCE_FILE} if in_apptainer else {}),
     )
     if in_apptainer:
@@ -300,26 +343,47 @@ def _run_one(
             provisions.ensure_visible(client, image.image_id or image.tag, limits.hf_cache)
         except (docker.errors.DockerException, requests.RequestException) as error:
             raise InfraError(f"could not check the --hf-cache mount: {error}") from None
-    extra = []
-    if candidate is not None:
-        extra.append((str(workdir / impl.goal_file), candidate, 0o444))
+    goal = None if candidate is None else (str(workdir / impl.goal_file), candidate, 0o444)
+    labels = run_labels(task.name, limits.timeout_s + _ENGINE_SLACK_S)
     try:
-        with _container(
-            client,
-            image=image,
-            command=command,
-            workdir=str(workdir),
-            environment=environment,
-            user=f"{uid}:{gid}",
-            limits=limits,
-            tmpfs=scratch,
-            labels=run_labels(task.name, limits.timeout_s + _ENGINE_SLACK_S),
-        ) as container:
+        with contextlib.ExitStack() as stack:
+            container = stack.enter_context(
+                _container(
+                    client,
+                    image=image,
+                    command=command,
+                    workdir=str(workdir),
+                    environment=environment,
+                    user=f"{uid}:{gid}",
+                    limits=limits,
+                    tmpfs=scratch,
+                    labels=labels,
+                )
+            )
+            # Isolated, the candidate goes to its own container, never to the test's.
+            extra = [goal] if goal is not None and plan is None else []
             staged = harness.archive(nonce=nonce, uid=uid, gid=gid, extra=extra)
             if not container.put_archive("/", staged):
                 raise InfraError("could not copy the harness and the candidate into the container")
+            other = None
+            if plan is not None:
+                other = stack.enter_context(
+                    _candidate_container(
+                        client,
+                        test=container,
+                        plan=plan,
+                        goal=goal,
+                        image=image,
+                        environment={k: v for k, v in environment.items() if k != "LMR_REPLAY_OUT"},
+                        user=f"{uid}:{gid}",
+                        limits=limits,
+                        labels=labels,
+                    )
+                )
             begun = time.monotonic()
             container.start()
+            if other is not None:
+                _start_candidate(container, other)
             timed_out = False
             exit_code: int | None = None
             try:
@@ -338,6 +402,7 @@ def _run_one(
             report = harness.parse_report(report_text, nonce)
             if report.found and report.exit_status is None:
                 report.exit_status = exit_code
+            candidate_output, candidate_oom = ("", False) if other is None else _finish(other)
             return _Outcome(
                 exit_code=exit_code,
                 output=output,
@@ -345,6 +410,8 @@ def _run_one(
                 duration_s=report.duration_s or _run_time(state) or wall,
                 timed_out=timed_out,
                 oom_killed=bool(state.get("OOMKilled")),
+                candidate_output=candidate_output,
+                candidate_oom=candidate_oom,
             )
     except docker.errors.ImageNotFound:
         raise InfraError(
@@ -435,6 +502,70 @@ def _preload(impl: Implementation, test_file: str) -> list[str]:
     return wanted
 
 
+@contextmanager
+def _candidate_container(
+    client: docker.DockerClient,
+    *,
+    test: Container,
+    plan: isolation.Isolation,
+    goal: tuple[str, bytes, int] | None,
+    image: ImageRef,
+    environment: dict[str, str],
+    user: str,
+    limits: Limits,
+    labels: dict[str, str],
+) -> Iterator[Container]:
+    """The candidate's container: same image, user and limits as the test's, sharing
+    only its network namespace (for the socket); the tests hidden, the candidate's goal
+    file (or the masked one, None) where the goal file is."""
+    scratch = {
+        path: _tmpfs(f"{max(1, limits.memory_mb // part)}m", 0o1777)
+        for path, part in SCRATCH.items()
+    }
+    for folder in plan.hidden_folders:
+        scratch[folder] = _tmpfs("64k", 0o555)
+    with _container(
+        client,
+        image=image,
+        command=plan.candidate_command(),
+        workdir=image.workdir,
+        environment=environment,
+        user=user,
+        limits=limits,
+        tmpfs=scratch,
+        labels=labels,
+        network_mode=f"container:{test.id}",
+    ) as container:
+        extra = [(path, b"", 0o444) for path in plan.emptied_files]
+        if goal is not None:
+            extra.append(goal)
+        if not container.put_archive("/", harness.candidate_archive(extra)):
+            raise InfraError("could not copy the candidate into its container")
+        yield container
+
+
+def _start_candidate(test: Container, other: Container) -> None:
+    """Start the candidate's container beside the running test's. If the test's has
+    ended already (a test that fails at once), there is nothing to join: fine."""
+    import docker.errors
+
+    try:
+        other.start()
+    except docker.errors.APIError as error:
+        test.reload()
+        if test.status == "running":
+            raise InfraError(f"could not start the candidate's container: {error}") from None
+
+
+def _finish(other: Container) -> tuple[str, bool]:
+    """The candidate's container's output (its tail) and whether memory killed it."""
+    _kill(other)
+    state = _state(other)
+    output = _read_stream(other, stdout=True, cap=MAX_CANDIDATE_LOG_CHARS, tail=True)
+    output += _read_stream(other, stdout=False, cap=MAX_CANDIDATE_LOG_CHARS, tail=True)
+    return output, bool(state.get("OOMKilled"))
+
+
 def run_labels(task_name: str, seconds: float) -> dict[str, str]:
     """Labels of a run container: what it is, whose it is, and when it must be gone."""
     return {
@@ -458,8 +589,12 @@ def _container(
     limits: Limits,
     tmpfs: dict[str, str],
     labels: dict[str, str],
+    network_mode: str | None = None,
 ) -> Iterator[Container]:
-    """A created (not started) container that is removed on the way out, however it ends."""
+    """A created (not started) container that is removed on the way out, however it ends.
+
+    ``network_mode`` None: none (or bridge when the limits allow a network).
+    """
     from docker.types import LogConfig, Ulimit
 
     from lmr_author.sandbox.engine import runtime_ulimits
@@ -474,7 +609,7 @@ def _container(
             environment=environment,
             user=user,
             labels=labels,
-            network_mode="bridge" if limits.network else "none",
+            network_mode=network_mode or ("bridge" if limits.network else "none"),
             mem_limit=memory,
             memswap_limit=memory,
             nano_cpus=int(limits.cpus * 1e9),

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.golden import load_expected, proof_key, save_proof
+from lmr_author.sandbox.golden import load_proof, proof_key, prove, save_proof
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.verdicts import Expected
@@ -90,7 +90,14 @@ def run_dynamic_checks(
         proof = RawRun(
             task, impl, golden, image, limits, protocol, label=f"{task.name} #{impl.index}: "
         )
-        [golden_run] = runner.run_all([_labelled(proof, "golden")], on_progress)
+
+        def run_golden(isolated: bool, proof: RawRun = proof) -> ImplementationRun:
+            label = "golden" if isolated else "golden, in the test's process"
+            run = dataclasses.replace(_labelled(proof, label), isolated=isolated)
+            [outcome] = runner.run_all([run], on_progress)
+            return outcome
+
+        golden_run = prove(run_golden)
         runs: list[ImplementationRun] = [golden_run]
         if golden_run.infra_error is None and (
             reason := missing_resource(impl, golden_run, limits)
@@ -103,11 +110,14 @@ def run_dynamic_checks(
             # masked and second golden runs are held to it already (and run together).
             expected = None
             key = proof_key(task, impl, image, limits)
-            if save_proof(key, golden_run):
-                expected = load_expected(key)
+            if save_proof(key, golden_run) and (kept := load_proof(key)) is not None:
+                expected = kept.expected
             followers = [
                 _labelled(proof, "masked", candidate=None, expected=expected),
                 _labelled(proof, "golden again", expected=expected),
+            ]
+            followers = [
+                dataclasses.replace(run, isolated=golden_run.isolated) for run in followers
             ]
             runs += runner.run_all(followers, on_progress)
         findings.extend(findings_from_runs(task, impl, runs))

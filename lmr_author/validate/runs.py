@@ -37,6 +37,8 @@ class RawRun:
     expected: Mapping[str, Expected] | None = None
     #: What progress lines call it ("01-DPO #1: masked").
     label: str = ""
+    #: The candidate in a process of its own (else in the test's: `sandbox.golden.prove`).
+    isolated: bool = True
 
 
 class Runner(Protocol):
@@ -75,6 +77,7 @@ class LocalRunner:
                     protocol=run.protocol,
                     client=self.client,
                     expected=run.expected,
+                    isolated=run.isolated,
                 )
             )
         return outcomes

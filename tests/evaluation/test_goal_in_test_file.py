@@ -13,7 +13,7 @@ import pytest
 
 from lmr_author.benchmark import load_benchmark
 from lmr_author.evaluation import Submission, load_candidates, run_evaluation
-from lmr_author.evaluation.submissions import is_test_file
+from lmr_author.task import goal_is_test_file
 from tests.evaluation.evaltasks import DOCKERFILE, LocalBackend
 
 MASKED_TEST = '''\
@@ -110,7 +110,7 @@ def test_what_counts_as_a_test_file(
     impl = task.implementations[0]
     impl.goal_file = goal_file
     impl.unit_test_file = tests[0]
-    assert is_test_file(task, impl) is expected
+    assert goal_is_test_file(task, impl) is expected
 
 
 def test_only_the_goal_function_of_a_submitted_test_file_is_taken(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.golden import load_expected, proof_key
+from lmr_author.sandbox.golden import Proof, load_proof, proof_key
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.sandbox.verdicts import Expected
@@ -32,8 +32,8 @@ def test_a_sound_task_has_no_findings(
         (legacy_task, Expected(tests=1, legacy_passed=2)),
     ):
         impl = task.implementations[0]
-        kept = load_expected(proof_key(task, impl, image))
-        assert kept == {impl.unit_test_file: wanted}
+        kept = load_proof(proof_key(task, impl, image))
+        assert kept == Proof({impl.unit_test_file: wanted}, isolated=True)
 
 
 @pytest.mark.docker

@@ -3,9 +3,12 @@
 ``supervise.py`` (PID 1 of the container, never runs candidate code) and
 ``runtest.py`` (runs the unit test file and records each test) are standard-library
 scripts copied by `archive` into ``HARNESS_DIR``, owned by root and read-only, outside
-the repository. The verdict comes from the one line the supervisor writes to stdout
-with the run's nonce (`parse_report`), never from the exit status or from files the
-candidate can write. See docs/threat-model.md.
+the repository. In an isolated run (`lmr_author.sandbox.isolation`) the test's process
+stands ``proxy.py`` in for the goal function, and ``candidate.py`` runs the candidate
+in a container of its own; ``crossing.py`` is what passes between them. The verdict
+comes from the one line the supervisor writes to stdout with the run's nonce
+(`parse_report`), never from the exit status or from files the candidate can write.
+See docs/threat-model.md.
 """
 
 from __future__ import annotations
@@ -26,7 +29,13 @@ HARNESS_DIR = PurePosixPath("/opt/lmr-harness")
 NONCE_DIR = PurePosixPath("/opt/lmr-run")
 NONCE_FILE = NONCE_DIR / "nonce"
 MARKER = "@@lmr-harness@@"
-_FILES = ("supervise.py", "runtest.py")
+_FILES = ("supervise.py", "runtest.py", "crossing.py", "proxy.py", "candidate.py")
+#: What the candidate's container gets of the harness (nothing of the test's side).
+_CANDIDATE_FILES = ("crossing.py", "candidate.py")
+#: Outcomes a test record may carry; anything else is garbage (forged).
+OUTCOMES = frozenset(
+    ("passed", "failed", "errored", "skipped", "expected failure", "unexpected success")
+)
 
 
 @cache
@@ -56,6 +65,26 @@ def archive(*, nonce: str, uid: int, gid: int, extra: list[tuple[str, bytes, int
     """One tar for ``put_archive`` at ``/``: the harness (root, 0444/0555), the nonce
     (test user, 0400 in a 0700 folder) and ``extra`` root-owned 0444 files (path, data,
     mode)."""
+    return _tar(_FILES, nonce=(nonce, uid, gid), extra=extra)
+
+
+def candidate_archive(extra: list[tuple[str, bytes, int]]) -> bytes:
+    """The tar for the candidate's container: the candidate's half of the harness and
+    ``extra`` root-owned files (the candidate's goal file, emptied test files)."""
+    return _tar(_CANDIDATE_FILES, nonce=None, extra=extra)
+
+
+def candidate_sources() -> tuple[tuple[str, bytes], ...]:
+    """The candidate's half of the harness (name, bytes), for runtimes that bind."""
+    return tuple(item for item in _sources() if item[0] in _CANDIDATE_FILES)
+
+
+def _tar(
+    names: tuple[str, ...],
+    *,
+    nonce: tuple[str, int, int] | None,
+    extra: list[tuple[str, bytes, int]],
+) -> bytes:
     buffer = io.BytesIO()
     now = int(time.time())
 
@@ -78,9 +107,12 @@ def archive(*, nonce: str, uid: int, gid: int, extra: list[tuple[str, bytes, int
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         add_dir(HARNESS_DIR, 0o555, (0, 0))
         for name, data in _sources():
-            add_file(str(HARNESS_DIR / name), data, 0o444, (0, 0))
-        add_dir(NONCE_DIR, 0o700, (uid, gid))
-        add_file(str(NONCE_FILE), nonce.encode("ascii") + b"\n", 0o400, (uid, gid))
+            if name in names:
+                add_file(str(HARNESS_DIR / name), data, 0o444, (0, 0))
+        if nonce is not None:
+            value, uid, gid = nonce
+            add_dir(NONCE_DIR, 0o700, (uid, gid))
+            add_file(str(NONCE_FILE), value.encode("ascii") + b"\n", 0o400, (uid, gid))
         for path, data, mode in extra:
             add_file(path, data, mode, (0, 0))
     return buffer.getvalue()
@@ -95,17 +127,29 @@ def command(
     outputs_dir: str | None,
     preload: list[str],
     nonce_file: str = str(NONCE_FILE),
+    isolate: dict[str, Any] | None = None,
 ) -> list[str]:
-    """The container's command: the supervisor with its options as one JSON argument."""
+    """The container's command: the supervisor with its options as one JSON argument.
+
+    ``isolate`` (`Isolation.harness_options`): the test's process gets the proxy.
+    """
+    test: dict[str, Any] = {"test_file": test_file, "preload": preload}
+    if isolate is not None:
+        test["isolate"] = isolate
     options = {
         "nonce_file": nonce_file,
         "cwd": workdir,
         "timeout_s": timeout_s,
         "log_dir": log_dir,
         "outputs_dir": outputs_dir,
-        "test": {"test_file": test_file, "preload": preload},
+        "test": test,
     }
     return ["python", "-I", "-S", str(HARNESS_DIR / "supervise.py"), json.dumps(options)]
+
+
+def candidate_command(options: dict[str, Any]) -> list[str]:
+    """The candidate's container's command (``candidate.py``, site packages on)."""
+    return ["python", "-I", str(HARNESS_DIR / "candidate.py"), json.dumps(options)]
 
 
 @dataclass(frozen=True)
@@ -138,13 +182,20 @@ class HarnessReport:
     outputs: dict[str, Any] | None = None
     duration_s: float | None = None
     harness_error: str = ""
+    #: In an isolated run: what could not cross between the test's process and the
+    #: candidate's (`proxy.py` says it), and how many times the proxy was installed.
+    crossings: list[str] = field(default_factory=list)
+    proxied: int | None = None
 
 
 def parse_report(stdout: str, nonce: str) -> HarnessReport:
     """The supervisor's result line from the container's stdout, checked against ``nonce``.
 
     Only the supervisor can write to stdout; still, anything but exactly one line with
-    the right nonce is no report (and so no pass).
+    the right nonce is no report (and so no pass). The records inside came from the
+    test's process, where (in a run that is not isolated) the candidate runs too: every
+    field is checked before use, and one that is off is garbage, which fails the run.
+    Nothing in it can raise here.
     """
     found: list[str] = []
     for line in stdout.splitlines():
@@ -156,49 +207,79 @@ def parse_report(stdout: str, nonce: str) -> HarnessReport:
         return HarnessReport(found=False, problem="more than one harness report (forged?)")
     _, _, rest = found[0].partition(" ")
     got_nonce, _, payload = rest.partition(" ")
-    if not secrets.compare_digest(got_nonce, nonce):
+    if not secrets.compare_digest(got_nonce.encode(), nonce.encode()):
         return HarnessReport(found=False, problem="a harness report with a wrong nonce (forged)")
     try:
         data = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):
         return HarnessReport(found=False, problem="the harness report is cut or garbled")
     if not isinstance(data, dict):
         return HarnessReport(found=False, problem="the harness report is garbled")
     report = HarnessReport(
         found=True,
-        exit_status=data.get("exit_status"),
-        timed_out=bool(data.get("timed_out")),
-        overflow=bool(data.get("report_overflow")),
-        legacy_log=data.get("legacy_log"),
-        outputs=data.get("outputs"),
-        duration_s=data.get("duration_s"),
-        harness_error=str(data.get("harness_error") or ""),
+        exit_status=_integer(data.get("exit_status")),
+        timed_out=data.get("timed_out") is True,
+        overflow=data.get("report_overflow") is True,
+        legacy_log=_mapping(data.get("legacy_log")),
+        outputs=_mapping(data.get("outputs")),
+        duration_s=_seconds(data.get("duration_s")),
+        harness_error=str(data.get("harness_error") or "")[:2000],
     )
-    for record in data.get("records") or []:
-        if not isinstance(record, dict):
-            report.garbage += 1
-            continue
-        event = record.get("event")
-        if report.ended:
-            report.garbage += 1  # nothing may follow the end record
-        elif event == "test":
-            report.records.append(
-                TestRecord(
-                    id=str(record.get("id", "")),
-                    outcome=str(record.get("outcome", "")),
-                    detail=str(record.get("detail", ""))[-2000:],
-                )
-            )
-        elif event == "end":
-            report.ended = True
-            report.tampered = [str(item) for item in record.get("tampered") or []]
-            logged = record.get("logged")
-            if isinstance(logged, dict):
-                report.logged = {
-                    word: int(logged[word])
-                    for word in ("Passed", "Failed")
-                    if isinstance(logged.get(word), int)
-                }
-        else:
-            report.garbage += 1
+    records = data.get("records")
+    for record in records if isinstance(records, list) else []:
+        if report.ended or not _take_record(report, record):
+            report.garbage += 1  # nothing may follow the end record; nothing else is ours
     return report
+
+
+def _take_record(report: HarnessReport, record: Any) -> bool:
+    """Add one record of the test's process to ``report``; False if it is not one."""
+    if not isinstance(record, dict):
+        return False
+    event = record.get("event")
+    if event == "test":
+        test_id, outcome, detail = record.get("id"), record.get("outcome"), record.get("detail")
+        if not isinstance(test_id, str) or outcome not in OUTCOMES:
+            return False
+        detail = detail if isinstance(detail, str) else ""
+        report.records.append(TestRecord(id=test_id[:500], outcome=outcome, detail=detail[-2000:]))
+        return True
+    if event == "crossing":
+        where, detail = record.get("where"), record.get("detail")
+        if not isinstance(where, str) or not isinstance(detail, str):
+            return False
+        if len(report.crossings) < 20:
+            report.crossings.append(f"{where[:40]}: {detail[:600]}")
+        return True
+    if event != "end":
+        return False
+    tampered, logged, proxied = record.get("tampered"), record.get("logged"), record.get("proxied")
+    if not isinstance(tampered, list) or not all(isinstance(item, str) for item in tampered):
+        return False
+    if logged is not None:
+        if not isinstance(logged, dict):
+            return False
+        counts = {word: logged.get(word) for word in ("Passed", "Failed")}
+        if not all(type(n) is int and 0 <= n < 1 << 31 for n in counts.values()):
+            return False
+        report.logged = {word: int(n) for word, n in counts.items() if n is not None}
+    if proxied is not None and (type(proxied) is not int or proxied < 0):
+        return False
+    report.ended = True
+    report.tampered = [item[:200] for item in tampered[:50]]
+    report.proxied = proxied
+    return True
+
+
+def _integer(value: Any) -> int | None:
+    return value if type(value) is int and abs(value) < 1 << 31 else None
+
+
+def _seconds(value: Any) -> float | None:
+    if type(value) in (int, float) and 0 <= value < 1e9:
+        return float(value)
+    return None
+
+
+def _mapping(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None

@@ -13,9 +13,12 @@ body. Records go to the supervisor through a pipe, one JSON line each; the last 
 (``end``) carries what was found tampered with. Nothing printed or exited by the
 candidate counts: a process that ends before ``end`` is a failure.
 
-This runs in the same process as the candidate, so a candidate written against this
-file could still forge records; the tamper checks make that deliberate work, and
-replay-mode tests (expected outputs outside the container) make it useless.
+In an isolated run (option ``isolate``) no candidate code runs in this process: the
+goal module's goal function is replaced by a proxy to the candidate's process
+(``proxy.py``), and what could not cross is recorded (``crossing`` records). Otherwise
+(a goal that cannot cross) the candidate runs here, where a candidate written against
+this file could still forge records; the tamper checks make that deliberate work, and
+such runs are marked as not isolated.
 """
 
 from __future__ import annotations
@@ -78,6 +81,14 @@ def main(argv: list[str]) -> None:
     entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     sys.path[:0] = [os.path.dirname(path), *entries]
     _add_image_user_sites()
+    goal = None
+    if options.get("isolate"):
+
+        def crossing_problem(where: str, detail: str) -> None:
+            reporter.send({"event": "crossing", "where": where, "detail": detail[-2000:]})
+
+        load_sibling("crossing")
+        goal = load_sibling("proxy").install(options["isolate"], crossing_problem)
     for name in options.get("preload", []):
         with contextlib.suppress(Exception):  # a module the image lacks is not watched
             __import__(name)
@@ -98,11 +109,27 @@ def main(argv: list[str]) -> None:
             "tampered": tampered[:50],
             "body": status,
             "logged": {"Passed": words.passed, "Failed": words.failed},
+            "proxied": None if goal is None else goal.installed,
         }
     )
     sys.stdout.flush()
     sys.stderr.flush()
     _exit(0 if status == "passed" else 1)
+
+
+def load_sibling(name: str) -> Any:
+    """A harness module beside this file, as ``_lmr_harness_<name>`` (this file runs
+    with ``-I``, so its folder is not on ``sys.path``, and never should be)."""
+    import importlib.util
+
+    key = f"_lmr_harness_{name}"
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(key, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _add_image_user_sites() -> None:

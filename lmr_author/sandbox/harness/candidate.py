@@ -1,0 +1,212 @@
+"""The candidate's process: runs the goal function for the test's process, by value.
+
+Started as ``python -I candidate.py <json options>`` as the first process of a container
+of its own (same image, no network, the sandbox's limits and user), in which the
+candidate's goal file stands where the masked one is and the tests, their fixtures and
+logs are hidden. It listens on the socket it is given, and for each call the test's
+process sends (`crossing`): rebuilds the arguments, sets the random generators as the
+test had them, runs the candidate's goal function, and answers with data only: the
+value, what the call changed in the objects it was sent, and the generators' states.
+Nothing here is trusted: whatever this process does, all that reaches the test is what
+the test's side decodes and checks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import socket
+import sys
+import threading
+import traceback
+from typing import TYPE_CHECKING, Any
+
+
+def _sibling(name: str) -> Any:
+    """A harness module beside this file, under a name no repository uses."""
+    import importlib.util
+
+    key = f"_lmr_harness_{name}"
+    if key not in sys.modules:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+        spec = importlib.util.spec_from_file_location(key, path)
+        assert spec is not None and spec.loader is not None
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+if TYPE_CHECKING:
+    from lmr_author.sandbox.harness import crossing
+else:
+    crossing = _sibling("crossing")
+
+
+def main(argv: list[str]) -> int:
+    options = json.loads(argv[1])
+    entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    sys.path[:0] = entries
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(crossing.connect_address(str(options["socket"])))
+    server.listen(8)
+    # Listening first, then the slow imports: the test's process starts meanwhile.
+    for name in options.get("preload", []):
+        # A module the image lacks (or worse) shows at the call that needs it.
+        with contextlib.suppress(BaseException):
+            importlib.import_module(str(name))
+    serve(server, options)
+    return 0
+
+
+def serve(server: socket.socket, options: dict[str, Any]) -> None:
+    """Answer connections until the container is stopped (a fork of the test's process
+    connects anew, so each connection gets a thread)."""
+    while True:
+        connection, _ = server.accept()
+        threading.Thread(target=_answer_all, args=(connection, options), daemon=True).start()
+
+
+def _answer_all(connection: socket.socket, options: dict[str, Any]) -> None:
+    with connection:
+        while True:
+            try:
+                parts = crossing.recv_message(connection)
+            except (crossing.ChannelClosed, crossing.Malformed, OSError):
+                return
+            crossing.send_message(connection, answer(parts, options))
+
+
+def answer(parts: list[bytes], options: dict[str, Any]) -> list[bytes]:
+    """The answer to one call, as message parts."""
+    try:
+        header = json.loads(parts[0])
+        paths = header.get("sys_path")
+        if isinstance(paths, list):  # where the test's process finds modules, classes
+            sys.path[:] = [p for p in paths if isinstance(p, str)]
+        received = crossing.receive_call(parts)
+        function = _goal(received.header, options)
+    except crossing.CannotCross as error:
+        return _header({"ok": False, "cannot_cross": str(error)})
+    except Exception as error:
+        return _header(
+            {
+                "ok": False,
+                "cannot_cross": "the call cannot be rebuilt in the candidate's process: "
+                f"{type(error).__name__}: {error}",
+            }
+        )
+    crossing.set_call_context(received.states)
+    encoder = crossing.Encoder(received)
+    before = _digests(encoder, received)
+    try:
+        value = function(*received.args, **received.kwargs)
+    except BaseException as error:
+        return _header({"ok": False, "raised": _raised(error)})
+    try:
+        reply: dict[str, Any] = {"ok": True, "value": encoder.value(value, "the return value")}
+        reply["updates"] = _updates(encoder, received, before)
+        reply["random"] = crossing.encode_random_states(encoder)
+        reply["new"] = encoder.new
+    except crossing.CannotCross as error:
+        return _header({"ok": False, "cannot_cross": str(error)})
+    return [json.dumps(reply).encode(), *encoder.blobs]
+
+
+def _header(reply: dict[str, Any]) -> list[bytes]:
+    return [json.dumps(reply).encode()]
+
+
+def _goal(header: dict[str, Any], options: dict[str, Any]) -> Any:
+    """The candidate's goal function, found as the test's process named it."""
+    module = importlib.import_module(str(header["module"]))
+    origin = getattr(module, "__file__", None) or ""
+    if os.path.realpath(origin) != os.path.realpath(str(options["goal_path"])):
+        raise crossing.CannotCross(
+            f"the test imports the goal module as {header['module']}, which is "
+            f"{origin or 'not a file'} in the candidate's process"
+        )
+    owner: Any = module
+    parts = str(header["qualname"]).split(".")
+    for part in parts[:-1]:
+        owner = vars(owner)[part]
+    raw = vars(owner)[parts[-1]]
+    if isinstance(raw, staticmethod | classmethod):
+        return raw.__func__
+    if isinstance(raw, property):
+        return raw.fget
+    return raw
+
+
+def _digests(encoder: crossing.Encoder, received: crossing.Received) -> dict[Any, Any]:
+    """What each object the call may change holds now: whole for containers and arrays,
+    per attribute for instances."""
+    digests: dict[Any, Any] = {}
+    for number, array in enumerate(received.arrays):
+        digests[("t", number)] = encoder.digest(array, whole=True)
+    for index in received.tracked:
+        obj = received.objects.get(index)
+        if isinstance(obj, list | dict | set | bytearray):
+            digests[("o", index)] = encoder.digest(obj, whole=True)
+        elif isinstance(getattr(obj, "__dict__", None), dict):
+            digests[("o", index)] = {
+                name: encoder.digest(value, whole=False) for name, value in vars(obj).items()
+            }
+    return digests
+
+
+def _updates(
+    encoder: crossing.Encoder, received: crossing.Received, before: dict[Any, Any]
+) -> list[Any]:
+    """What the call changed, as updates for the test's side to apply."""
+    after = _digests(encoder, received)
+    updates: list[Any] = []
+    for where, was in before.items():
+        now = after.get(where)
+        if now == was:
+            continue
+        kind, number = where
+        target = received.arrays[number] if kind == "t" else received.objects[number]
+        label = "an argument" if kind == "t" else f"a {type(target).__name__} it was sent"
+        if isinstance(was, dict) and isinstance(now, dict):
+            namespace = vars(target)
+            assigned = [
+                [name, encoder.value(namespace[name], f"{label}'s attribute {name}")]
+                for name, digest in now.items()
+                if was.get(name) != digest
+            ]
+            removed = [name for name in was if name not in now]
+            updates.append([[kind, number], {"attrs": [assigned, removed]}])
+        else:
+            updates.append([[kind, number], encoder.state(target, label)])
+    return updates
+
+
+def _raised(error: BaseException) -> dict[str, Any]:
+    builtin = next(
+        (
+            kind.__name__
+            for kind in type(error).__mro__
+            if kind.__module__ == "builtins" and issubclass(kind, BaseException)
+        ),
+        "Exception",
+    )
+    try:
+        message = str(error)
+    except BaseException:
+        message = "(its message could not be read)"
+    try:
+        text = "".join(traceback.format_exception(error))
+    except BaseException:
+        text = ""
+    return {
+        "type": type(error).__qualname__,
+        "builtin": builtin,
+        "message": message,
+        "traceback": text,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

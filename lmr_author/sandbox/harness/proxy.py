@@ -1,0 +1,301 @@
+"""The goal function in the test's process: a proxy that calls the candidate's process.
+
+In an isolated run the test's process never executes candidate code. The goal module
+it imports is the masked file (trusted); right after the module runs, the goal
+function's code is swapped for a trampoline (`install`), so every way the test reaches
+it (the module attribute, a method, a decorator's wrapper, an alias) calls
+`Channel.call`, which sends the arguments to the candidate's process (``candidate.py``,
+another container that sees neither the tests nor this process), waits for its answer,
+puts what the call changed back into the test's objects and returns the value
+(`crossing`). Every exception the answer can cause is raised here, in the test, as the
+candidate's failure; a value the test cannot send is reported to the supervisor as a
+"crossing" record so that ``validate --run`` can say what could not cross.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import os
+import socket
+import sys
+import threading
+import time
+import traceback
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lmr_author.sandbox.harness import crossing
+else:
+    try:  # in a test container: loaded beside runtest.py (see `runtest.load_sibling`)
+        import _lmr_harness_crossing as crossing
+    except ImportError:  # on the host
+        from lmr_author.sandbox.harness import crossing
+
+CannotCross = crossing.CannotCross
+ChannelClosed = crossing.ChannelClosed
+Malformed = crossing.Malformed
+
+#: Exceptions of the candidate raised as themselves in the test (a test may expect
+#: them: ``assertRaises(ValueError)``); any other type becomes `CandidateError`. Never
+#: StopIteration: raised inside a test's ``map`` or generator, it would end it quietly.
+_RAISED_AS_IS = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, Exception)
+) - {"StopIteration", "StopAsyncIteration"}
+_MESSAGE_CAP = 2000
+_TRACEBACK_CAP = 6000
+
+
+class CandidateError(RuntimeError):
+    """The candidate's process failed, or answered what cannot be an answer."""
+
+
+class IsolationError(RuntimeError):
+    """The call cannot cross to the candidate's process (nothing of the candidate's)."""
+
+
+def safe_text(value: Any, cap: int) -> str:
+    """Text from the candidate made safe to print and store: no lone surrogates, NUL or
+    control characters but newline and tab, at most ``cap`` characters (head and tail)."""
+    if not isinstance(value, str):
+        return ""
+    text = value.encode("utf-8", "replace").decode("utf-8", "replace")
+    text = "".join(ch if ch in "\n\t" or ch >= " " else "?" for ch in text)
+    if len(text) > cap:
+        half = cap // 2
+        text = f"{text[:half]} [... {len(text) - cap} characters cut ...] {text[-half:]}"
+    return text
+
+
+class Channel:
+    """The connection to the candidate's process (one per process: a fork reconnects)."""
+
+    def __init__(self, options: dict[str, Any], on_problem: Any) -> None:
+        self.address = crossing.connect_address(str(options["socket"]))
+        self.goal_path = os.path.realpath(str(options["goal_path"]))
+        self.on_problem = on_problem
+        self._lock = threading.Lock()
+        self._sock: socket.socket | None = None
+        self._pid = 0
+
+    def _connected(self) -> socket.socket:
+        if self._sock is not None and self._pid == os.getpid():
+            return self._sock
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # The candidate's container starts beside ours: wait for it (the supervisor's
+        # time limit ends a wait that never succeeds).
+        while True:
+            try:
+                sock.connect(self.address)
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                time.sleep(0.02)
+        self._sock, self._pid = sock, os.getpid()
+        return sock
+
+    def call(
+        self, module: str, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        header = {"op": "call", "module": module, "qualname": qualname, "sys_path": sys.path}
+        try:
+            sent = crossing.send_call(header, args, kwargs)
+        except Exception as error:  # what the test passes cannot be sent
+            message = (
+                f"the arguments of {qualname} cannot be sent to the candidate's process "
+                f"({type(error).__name__}: {safe_text(str(error), 300)})"
+            )
+            self.on_problem("arguments", message)
+            raise IsolationError(message) from None
+        with self._lock:
+            sock = self._connected()
+            try:
+                crossing.send_message(sock, sent.parts)
+                parts = crossing.recv_message(sock)
+            except (ChannelClosed, OSError) as error:
+                self._sock = None
+                raise CandidateError(
+                    f"the candidate's process ended before it answered the call of {qualname} "
+                    f"(it crashed, exited or was killed: {type(error).__name__})"
+                ) from None
+            except Malformed as error:
+                self._sock = None
+                raise CandidateError(f"the candidate's answer is malformed: {error}") from None
+        return self._answer(qualname, sent, parts)
+
+    def _answer(self, qualname: str, sent: Any, parts: list[bytes]) -> Any:
+        try:
+            header = json.loads(parts[0]) if parts else None
+        except (ValueError, RecursionError):
+            header = None
+        if not isinstance(header, dict):
+            raise CandidateError("the candidate's answer is malformed: no header")
+        if header.get("ok") is not True:
+            cannot = header.get("cannot_cross")
+            if isinstance(cannot, str):
+                message = safe_text(cannot, 500)
+                self.on_problem("answer", f"{qualname}: {message}")
+                raise IsolationError(f"the answer of {qualname} cannot cross: {message}")
+            raise _raised(header.get("raised"))
+        try:
+            decoder = crossing.Decoder(sent, header, parts[1:])
+            crossing.apply_updates(decoder, header.get("updates", []))
+            crossing.apply_random_states(header.get("random"), sent.states, parts[1:])
+            return decoder.value(header.get("value"))
+        except (Malformed, CannotCross) as error:
+            raise CandidateError(f"the candidate's answer is malformed: {error}") from None
+        except RecursionError:
+            raise CandidateError("the candidate's answer is malformed: nested too deep") from None
+        except Exception as error:  # applying its data to the test's objects failed
+            raise CandidateError(
+                f"the candidate's answer cannot be applied: {type(error).__name__}: "
+                f"{safe_text(str(error), 300)}"
+            ) from None
+
+
+def _raised(raised: Any) -> BaseException:
+    """The candidate's exception as one to raise in the test: a builtin exception type
+    as itself (or the builtin it derives from), with its message and traceback as text."""
+    if not isinstance(raised, dict):
+        return CandidateError("the candidate's process failed without saying how")
+    name = safe_text(raised.get("type"), 100)
+    builtin = safe_text(raised.get("builtin"), 100)
+    message = safe_text(raised.get("message"), _MESSAGE_CAP)
+    kind: type[BaseException] = CandidateError
+    shown = message
+    if builtin in _RAISED_AS_IS:
+        kind = getattr(builtins, builtin)
+        if name != builtin:
+            shown = f"{name}: {message}"
+    else:
+        shown = f"{name}: {message}" if name else message
+    try:
+        error = kind(shown)
+    except Exception:
+        error = CandidateError(f"{name}: {message}")
+    text = safe_text(raised.get("traceback"), _TRACEBACK_CAP)
+    if text:
+        with contextlib.suppress(Exception):
+            error.add_note("in the candidate's process:\n" + text.rstrip())
+    return error
+
+
+# -- putting the proxy in place ---------------------------------------------------------
+
+_CALL_NAME = "__lmr_isolated_call__"
+
+
+class Goal:
+    """Which function of which file is the goal, and what became of the proxy."""
+
+    def __init__(self, options: dict[str, Any], channel: Channel, on_problem: Any) -> None:
+        self.path = os.path.realpath(str(options["goal_path"]))
+        self.class_path = [part for part in str(options.get("class_name") or "").split(".") if part]
+        self.function = str(options["function"])
+        self.channel = channel
+        self.on_problem = on_problem
+        self.installed = 0
+
+    def patch(self, module: types.ModuleType) -> None:
+        """Swap the goal function's code for the trampoline in a freshly run module."""
+        qualname = ".".join([*self.class_path, self.function])
+        owner: Any = module
+        for part in self.class_path:
+            owner = vars(owner).get(part) if hasattr(owner, "__dict__") else None
+            if not isinstance(owner, type):
+                self.on_problem(
+                    "goal", f"the goal module defines no class {'.'.join(self.class_path)}"
+                )
+                return
+        raw = vars(owner).get(self.function)
+        function = _definition(raw, self.path, self.function)
+        if function is None:
+            self.on_problem(
+                "goal",
+                f"{qualname} is not a function defined in the goal file (the proxy cannot "
+                "stand in for it)",
+            )
+            return
+        flags = function.__code__.co_flags
+        if flags & (0x20 | 0x80 | 0x100 | 0x200):  # generator, coroutine, async generator
+            self.on_problem("goal", f"{qualname} is a generator or coroutine function")
+            return
+        channel = self.channel
+        name = module.__name__
+
+        def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            return channel.call(name, qualname, args, kwargs)
+
+        vars(module)[_CALL_NAME] = call
+        function.__code__ = _trampoline(function.__code__)
+        self.installed += 1
+
+
+def _definition(raw: Any, path: str, name: str) -> types.FunctionType | None:
+    """The function object the goal file's ``def`` made, under descriptors and decorators."""
+    seen = 0
+    current = raw
+    while current is not None and seen < 20:
+        seen += 1
+        if isinstance(current, staticmethod | classmethod):
+            current = current.__func__
+            continue
+        if isinstance(current, property):
+            current = current.fget
+            continue
+        if isinstance(current, types.FunctionType):
+            code = current.__code__
+            if code.co_name == name and os.path.realpath(code.co_filename) == path:
+                return current
+        current = getattr(current, "__wrapped__", None)
+    return None
+
+
+def _trampoline(original: types.CodeType) -> types.CodeType:
+    """A code object that calls the channel, with the original's free variables (so it
+    can replace the original's code), name, file and first line."""
+    free = original.co_freevars
+    touch = "; ".join(free) if free else "pass"
+    source = (
+        f"def _outer({', '.join(free)}):\n"
+        f"    def _goal(*args, **kwargs):\n"
+        f"        {touch}\n"
+        f"        return {_CALL_NAME}(args, kwargs)\n"
+        f"    return _goal\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, original.co_filename, "exec"), namespace)
+    [code] = [c for c in namespace["_outer"].__code__.co_consts if isinstance(c, types.CodeType)]
+    if code.co_freevars != free:
+        raise IsolationError("the goal function's free variables cannot be matched")
+    return code.replace(
+        co_name=original.co_name,
+        co_qualname=original.co_qualname,
+        co_firstlineno=original.co_firstlineno,
+    )
+
+
+def install(options: dict[str, Any], on_problem: Any) -> Goal:
+    """Replace the goal function with the proxy in the goal module, whenever and however
+    it is imported (every loader of source files goes through ``exec_module``)."""
+    import importlib.machinery
+
+    channel = Channel(options, on_problem)
+    goal = Goal(options, channel, on_problem)
+    loader_class = importlib.machinery.SourceFileLoader
+    original = loader_class.exec_module
+
+    def exec_module(loader: Any, module: types.ModuleType) -> None:
+        original(loader, module)
+        origin = getattr(module, "__file__", None)
+        if isinstance(origin, str) and os.path.realpath(origin) == goal.path:
+            try:
+                goal.patch(module)
+            except Exception:
+                on_problem("goal", "the proxy could not be installed: " + traceback.format_exc())
+
+    loader_class.exec_module = exec_module  # type: ignore[method-assign, assignment]
+    return goal
