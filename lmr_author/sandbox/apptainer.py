@@ -229,11 +229,11 @@ def run_exec(
         finally:
             if process.poll() is None:  # timed out, or interrupted: nothing stays behind
                 _kill_group(process)
-    stdout = _read_capped(out_path, stdout_cap, tail=False)
+    stdout = read_capped(out_path, stdout_cap, tail=False)
     return Finished(
         exit_code=exit_code,
         stdout=stdout,
-        stderr=_read_capped(err_path, stderr_cap, tail=True),
+        stderr=read_capped(err_path, stderr_cap, tail=True),
         started=STARTED in stdout.split("\n", 1)[0],
         timed_out=timed_out,
         wall_s=time.monotonic() - begun,
@@ -246,7 +246,7 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-def _read_capped(path: Path, cap: int, *, tail: bool) -> str:
+def read_capped(path: Path, cap: int, *, tail: bool) -> str:
     size = path.stat().st_size
     with path.open("rb") as handle:
         if tail and size > cap:

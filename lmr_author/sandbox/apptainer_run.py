@@ -4,15 +4,21 @@ The Docker runner copies the harness and the candidate into the container; Appta
 has no such call, so they are staged in a fresh private folder and bound read-only
 (the harness at its usual place, the candidate over the masked goal file). The folders
 the test writes (its logs, replay outputs) are fresh folders of that run, bound
-writable and owned by the test user. The folder goes when the run ends, however it ends.
+writable and owned by the test user. An isolated run (`lmr_author.sandbox.isolation`)
+starts a second ``apptainer exec`` for the candidate's process, with the candidate's
+half of the harness, the candidate over the goal file, empty folders over the tests,
+and one folder both bind for the socket. The folder goes when the run ends, however it
+ends.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from lmr_author.sandbox import harness, provisions
@@ -22,12 +28,18 @@ from lmr_author.sandbox.apptainer import (
     SifCache,
     default_cache_folder,
     exec_command,
+    read_capped,
     run_exec,
     wrapped,
 )
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.isolation import Isolation
 from lmr_author.sandbox.results import Limits
+
+#: Where both processes of an isolated run find their socket's folder.
+CHANNEL_DIR = "/lmr-chan"
+CHANNEL_SOCKET = f"{CHANNEL_DIR}/socket"
 
 
 def sif_of(image: ImageRef) -> Path:
@@ -73,57 +85,150 @@ def run_in_apptainer(
     stdout_cap: int,
     stderr_cap: int,
     timeout_s: float,
-) -> Finished:
+    plan: Isolation | None = None,
+    candidate_file: tuple[str, bytes] | None = None,
+) -> tuple[Finished, str]:
     """Run ``command`` (the supervisor's) in the task's SIF with ``files`` (container
-    path, bytes) bound read-only and ``writable`` folders of its own."""
+    path, bytes) bound read-only and ``writable`` folders of its own; with ``plan``,
+    beside the candidate's process (``candidate_file`` over the goal file, None: the
+    masked one). Returns the run and the candidate's process's output."""
     sif = sif_of(image)
     as_root = os.geteuid() == 0
     stage = Path(tempfile.mkdtemp(prefix="lmr-apptainer-"))
     try:
-        binds = [Bind(str(_stage_harness(stage)), str(harness.HARNESS_DIR))]
-        for index, (target, data) in enumerate(files):
-            source = stage / f"file-{index}"
-            source.write_bytes(data)
-            source.chmod(0o444)
-            binds.append(Bind(str(source), target))
+        staged = _stage_harness(stage / "harness", harness.sources())
+        binds = [Bind(str(staged), str(harness.HARNESS_DIR))]
+        binds += _staged_files(stage, "file", files)
         for index, target in enumerate(writable):
-            folder = stage / f"scratch-{index}"
-            folder.mkdir(mode=0o700)
-            if as_root:
-                os.chown(folder, *run_as)
-            binds.append(Bind(str(folder), target, writable=True))
+            binds.append(Bind(str(_own_folder(stage / f"scratch-{index}", run_as)), target, True))
         if limits.hf_cache is not None:
             binds.append(Bind(limits.hf_cache, provisions.HUB_MOUNT))
-        argv = exec_command(
-            sif,
-            wrapped(command),
-            workdir=image.workdir,
-            limits=limits,
-            env=environment,
-            binds=binds,
-            run_as=run_as if as_root else None,  # only root may choose the user
-        )
-        io = stage / "io"
-        io.mkdir(mode=0o700)
-        return run_exec(
-            argv,
-            nonce=nonce,
-            timeout_s=timeout_s,
-            scratch=io,
-            stdout_cap=stdout_cap,
-            stderr_cap=stderr_cap,
-        )
+        with contextlib.ExitStack() as stack:
+            candidate_output = None
+            if plan is not None:
+                channel = Bind(str(_own_folder(stage / "channel", run_as)), CHANNEL_DIR, True)
+                binds.append(channel)
+                candidate_output = stack.enter_context(
+                    _candidate(
+                        sif,
+                        stage,
+                        plan=plan,
+                        goal=candidate_file,
+                        channel=channel,
+                        image=image,
+                        environment=environment,
+                        limits=limits,
+                        run_as=run_as if as_root else None,
+                    )
+                )
+            argv = exec_command(
+                sif,
+                wrapped(command),
+                workdir=image.workdir,
+                limits=limits,
+                env=environment,
+                binds=binds,
+                run_as=run_as if as_root else None,  # only root may choose the user
+            )
+            io = stage / "io"
+            io.mkdir(mode=0o700)
+            finished = run_exec(
+                argv,
+                nonce=nonce,
+                timeout_s=timeout_s,
+                scratch=io,
+                stdout_cap=stdout_cap,
+                stderr_cap=stderr_cap,
+            )
+        return finished, "" if candidate_output is None else candidate_output.read()
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _stage_harness(stage: Path) -> Path:
-    folder = stage / "harness"
+class _CandidateOutput:
+    """Where the candidate's process writes; read once it has been stopped."""
+
+    def __init__(self, path: Path, cap: int) -> None:
+        self.path = path
+        self.cap = cap
+
+    def read(self) -> str:
+        return read_capped(self.path, self.cap, tail=True) if self.path.exists() else ""
+
+
+@contextlib.contextmanager
+def _candidate(
+    sif: Path,
+    stage: Path,
+    *,
+    plan: Isolation,
+    goal: tuple[str, bytes] | None,
+    channel: Bind,
+    image: ImageRef,
+    environment: Mapping[str, str],
+    limits: Limits,
+    run_as: tuple[int, int] | None,
+) -> Iterator[_CandidateOutput]:
+    """The candidate's ``apptainer exec``, running until the block ends, then stopped."""
+    staged = _stage_harness(stage / "candidate", harness.candidate_sources())
+    binds = [Bind(str(staged), str(harness.HARNESS_DIR)), channel]
+    binds += _staged_files(stage, "goal", [goal] if goal is not None else [])
+    empty_folder = stage / "empty-folder"
+    empty_folder.mkdir(mode=0o555)
+    binds += [Bind(str(empty_folder), folder) for folder in plan.hidden_folders]
+    binds += _staged_files(stage, "emptied", [(path, b"") for path in plan.emptied_files])
+    if limits.hf_cache is not None:
+        binds.append(Bind(limits.hf_cache, provisions.HUB_MOUNT))
+    argv = exec_command(
+        sif,
+        plan.candidate_command(),
+        workdir=image.workdir,
+        limits=limits,
+        env={name: value for name, value in environment.items() if name != "LMR_REPLAY_OUT"},
+        binds=binds,
+        run_as=run_as,
+    )
+    output = stage / "candidate-output"
+    with output.open("wb") as sink:
+        try:
+            process = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, start_new_session=True
+            )
+        except OSError as error:
+            raise InfraError(f"cannot start {argv[0]} for the candidate: {error}") from None
+    try:
+        yield _CandidateOutput(output, 64_000)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, 9)
+        process.wait()
+
+
+def _own_folder(folder: Path, run_as: tuple[int, int]) -> Path:
+    """A fresh folder of the test user's (as root; otherwise it is ours, the user's)."""
+    folder.mkdir(mode=0o700)
+    if os.geteuid() == 0:
+        os.chown(folder, *run_as)
+    return folder
+
+
+def _staged_files(stage: Path, prefix: str, files: Sequence[tuple[str, bytes]]) -> list[Bind]:
+    """Each (container path, bytes) as a read-only file of the stage, bound there."""
+    binds = []
+    for index, (target, data) in enumerate(files):
+        source = stage / f"{prefix}-{index}"
+        source.write_bytes(data)
+        source.chmod(0o444)
+        binds.append(Bind(str(source), target))
+    return binds
+
+
+def _stage_harness(folder: Path, sources: Sequence[tuple[str, bytes]]) -> Path:
     folder.mkdir()
-    for name, data in harness.sources():
+    for name, data in sources:
         path = folder / name
         path.write_bytes(data)
         path.chmod(0o444)
     folder.chmod(0o555)
-    stage.chmod(0o711)  # the test user reaches nothing here but what is bound
+    folder.parent.chmod(0o711)  # the test user reaches nothing here but what is bound
     return folder

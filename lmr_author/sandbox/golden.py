@@ -157,7 +157,8 @@ def proof_for(
     None when the golden code does not pass (then there is nothing to hold candidates
     to; ``validate --run`` reports that task as broken).
     """
-    return _proof_under(proof_key(task, impl, image, limits), impl, run_golden, folder)
+    key = proof_key(task, impl, image, limits)
+    return _proof_under(key, impl, run_golden, folder, limits)
 
 
 def _proof_under(
@@ -165,8 +166,13 @@ def _proof_under(
     impl: Implementation,
     run_golden: Callable[[bytes, bool], ImplementationRun],
     folder: Path | None = None,
+    limits: Limits | None = None,
 ) -> Proof | None:
-    """`proof_for` with its proof key already computed (it hashes files)."""
+    """`proof_for` with its proof key already computed (it hashes files).
+
+    A golden run that fails for want of a GPU, a model or data makes the key "not
+    runnable here" (`_NOT_RUNNABLE`) before any other candidate of it may go on.
+    """
     with _LOCK:
         lock = _LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -177,8 +183,12 @@ def _proof_under(
             golden = impl.golden_path.read_bytes()
         except OSError:
             return None
-        if not save_proof(key, prove(lambda isolated: run_golden(golden, isolated)), folder=folder):
+        proven = prove(lambda isolated: run_golden(golden, isolated))
+        if not save_proof(key, proven, folder=folder):
             _FAILED.add(_path(key, folder))
+            if (reason := missing_resource(impl, proven, limits or Limits())) is not None:
+                with _LOCK:
+                    _NOT_RUNNABLE[key] = reason
             return None
         return load_proof(key, folder=folder)
 
@@ -205,7 +215,6 @@ def run_against_golden_counts(
     key = proof_key(task, impl, image, limits)
     if (known := _NOT_RUNNABLE.get(key)) is not None:
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
-    golden_runs: list[ImplementationRun] = []
 
     def run(
         source: bytes, isolated: bool, expected: dict[str, Expected] | None = None
@@ -222,19 +231,11 @@ def run_against_golden_counts(
             isolated=isolated,
         )
 
-    def run_golden(source: bytes, isolated: bool) -> ImplementationRun:
-        golden_runs.append(run(source, isolated))
-        return golden_runs[-1]
-
-    proof = _proof_under(key, impl, run_golden)
-    if proof is None and golden_runs:
-        # The golden code fails here: if for want of a GPU, a model or data, no candidate
+    proof = _proof_under(key, impl, run, limits=limits)
+    if proof is None and (known := _NOT_RUNNABLE.get(key)) is not None:
+        # The golden code fails here for want of a GPU, a model or data: no candidate
         # can pass, and that is the machine's doing, not the candidate's.
-        reason = missing_resource(impl, golden_runs[-1], limits)
-        if reason is not None:
-            with _LOCK:
-                _NOT_RUNNABLE[key] = reason
-            return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=reason)
+        return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
     if proof is None:  # a broken task: its candidates run isolated, held to nothing
         return run(candidate, True)
     outcome = run(candidate, proof.isolated, proof.expected)

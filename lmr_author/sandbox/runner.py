@@ -156,10 +156,12 @@ def run_tests(
     files = list(test_files) if test_files is not None else [impl.unit_test_file]
     verdicts: list[TestVerdict] = []
     why_not = isolation.not_isolatable(task, impl) if isolated else "run in the test's process"
+    socket = None  # Docker and Podman: an abstract socket in the shared network namespace
     try:
         if selected_runtime() == "apptainer":
-            from lmr_author.sandbox.apptainer_run import sif_of
+            from lmr_author.sandbox.apptainer_run import CHANNEL_SOCKET, sif_of
 
+            socket = CHANNEL_SOCKET  # two network namespaces: a socket in a shared folder
             # Converted once per image (an engine is needed only then), off the clock.
             sif_of(image)
             started = time.monotonic()
@@ -169,7 +171,7 @@ def run_tests(
             client = get_client()
         for test_file in files:
             chosen = _choose_protocol(impl, test_file, protocol)
-            plan = None if why_not else isolation.plan(task, impl, image.workdir)
+            plan = None if why_not else isolation.plan(task, impl, image.workdir, socket=socket)
             outcome = _run_one(
                 client,
                 task=task,
@@ -336,6 +338,7 @@ def _run_one(
             uid=uid,
             gid=gid,
             nonce=nonce,
+            plan=plan,
         )
     assert client is not None  # run_tests makes one for every runtime but Apptainer
     if limits.hf_cache is not None:
@@ -439,6 +442,7 @@ def _run_in_apptainer(
     uid: int,
     gid: int,
     nonce: str,
+    plan: isolation.Isolation | None,
 ) -> _Outcome:
     """The Apptainer twin of the Docker run above: same command, report and limits."""
     from lmr_author.sandbox.apptainer import check_gpus_here, fatal_message
@@ -447,18 +451,21 @@ def _run_in_apptainer(
     if limits.gpus is not None:
         check_gpus_here(limits.gpus)
 
-    finished = run_in_apptainer(
+    finished, candidate_output = run_in_apptainer(
         image=image,
         command=command,
         environment=environment,
         limits=limits,
-        files=[candidate] if candidate is not None else [],
+        # Isolated, the candidate goes to its own process, never to the test's.
+        files=[candidate] if candidate is not None and plan is None else [],
         writable=writable,
         run_as=(uid, gid),
         nonce=nonce,
         stdout_cap=MAX_REPORT_BYTES,
         stderr_cap=MAX_LOG_CHARS,
         timeout_s=limits.timeout_s + _ENGINE_SLACK_S,
+        plan=plan,
+        candidate_file=candidate,
     )
     if not finished.started and not finished.timed_out:
         # The wrapper prints its marker before any test code runs: without it, Apptainer
@@ -478,6 +485,7 @@ def _run_in_apptainer(
         duration_s=report.duration_s or finished.wall_s,
         timed_out=finished.timed_out,
         oom_killed=False,  # the supervisor reports a killed test as -9 (see _verdict)
+        candidate_output=candidate_output,
     )
 
 

@@ -119,7 +119,7 @@ def test_a_model_from_the_cache_read_only_offline_and_without_the_token(
     without = eval_json(bench, systems, tmp_path / "out", capsys, status=1)
     for run in without["runs"]:
         # The golden code itself cannot run: every candidate gets the reason, none a verdict.
-        assert run["verdict"] == "infra-error", run
+        assert run["verdict"] == "infra-error", (run["system"], run["reason"])
         assert f"needs model '{MODEL}'" in run["reason"] and "--hf-cache" in run["reason"]
 
     code = main(eval_argv(bench, systems, tmp_path / "out", "--hf-cache", str(home)))
