@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.atomic import atomic_write_json
+from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
 from lmr_author.sandbox.verdicts import Expected
 
@@ -188,4 +189,8 @@ def _verdict(item: dict[str, Any]) -> TestVerdict:
             raise ValueError(f"field {name} is not a {kinds[0].__name__}")
     if not all(isinstance(text, str) for text in item["crossings"]):
         raise ValueError("field crossings is not a list of strings")
-    return TestVerdict(**{**item, "crossings": tuple(item["crossings"])})
+    texts = {name: safe_text(item[name]) for name in ("reason", "log") if item[name]}
+    if item["legacy_log"] is not None:
+        texts["legacy_log"] = safe_text(item["legacy_log"])
+    crossings = tuple(safe_text(text) for text in item["crossings"])
+    return TestVerdict(**{**item, **texts, "crossings": crossings})

@@ -52,6 +52,8 @@ class Isolation:
             "goal_path": self.goal_path,
             "class_name": self.class_name,
             "function": self.function,
+            # What is the tests' (their code is never sent, not even by name).
+            "private": [*self.hidden_folders, *self.emptied_files],
         }
 
     def candidate_command(self) -> list[str]:

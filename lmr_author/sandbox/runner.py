@@ -50,6 +50,7 @@ from lmr_author.sandbox import (
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
 from lmr_author.sandbox.engine import selected_runtime
 from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.replay import compare_outputs, replay_dir
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
@@ -249,14 +250,15 @@ def _verdict(
     log = outcome.output
     if outcome.candidate_output:
         log += "\n--- output of the candidate's process ---\n" + outcome.candidate_output
+    # Everything a candidate could have written is made safe before it is kept.
     return TestVerdict(
         test_file=test_file,
         verdict=decided.verdict,
-        reason=decided.reason,
+        reason=safe_text(decided.reason, 4000),
         duration_s=outcome.duration_s,
-        log=log,
+        log=safe_text(log),
         exit_code=None if outcome.timed_out or report.timed_out else report.exit_status,
-        legacy_log=str(legacy["text"]) if "text" in legacy else None,
+        legacy_log=safe_text(legacy["text"]) if "text" in legacy else None,
         protocol=protocol,
         tests_run=len(report.records),
         legacy_passed=str(legacy.get("text", "")).count("Passed") if legacy else None,

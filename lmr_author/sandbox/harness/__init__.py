@@ -24,6 +24,8 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lmr_author.sandbox.harness.crossing import safe_text
+
 HARNESS_DIR = PurePosixPath("/opt/lmr-harness")
 #: Folder (owned by the test user, 0700) holding the nonce until the supervisor takes it.
 NONCE_DIR = PurePosixPath("/opt/lmr-run")
@@ -223,7 +225,7 @@ def parse_report(stdout: str, nonce: str) -> HarnessReport:
         legacy_log=_mapping(data.get("legacy_log")),
         outputs=_mapping(data.get("outputs")),
         duration_s=_seconds(data.get("duration_s")),
-        harness_error=str(data.get("harness_error") or "")[:2000],
+        harness_error=safe_text(data.get("harness_error"), 2000),
     )
     records = data.get("records")
     for record in records if isinstance(records, list) else []:
@@ -241,15 +243,17 @@ def _take_record(report: HarnessReport, record: Any) -> bool:
         test_id, outcome, detail = record.get("id"), record.get("outcome"), record.get("detail")
         if not isinstance(test_id, str) or outcome not in OUTCOMES:
             return False
-        detail = detail if isinstance(detail, str) else ""
-        report.records.append(TestRecord(id=test_id[:500], outcome=outcome, detail=detail[-2000:]))
+        detail = safe_text(detail[-4000:] if isinstance(detail, str) else "")
+        report.records.append(
+            TestRecord(id=safe_text(test_id, 500), outcome=outcome, detail=detail)
+        )
         return True
     if event == "crossing":
         where, detail = record.get("where"), record.get("detail")
         if not isinstance(where, str) or not isinstance(detail, str):
             return False
         if len(report.crossings) < 20:
-            report.crossings.append(f"{where[:40]}: {detail[:600]}")
+            report.crossings.append(f"{safe_text(where, 40)}: {safe_text(detail, 600)}")
         return True
     if event != "end":
         return False
@@ -266,7 +270,7 @@ def _take_record(report: HarnessReport, record: Any) -> bool:
     if proxied is not None and (type(proxied) is not int or proxied < 0):
         return False
     report.ended = True
-    report.tampered = [item[:200] for item in tampered[:50]]
+    report.tampered = [safe_text(item, 200) for item in tampered[:50]]
     report.proxied = proxied
     return True
 

@@ -28,6 +28,7 @@ import copyreg
 import hashlib
 import io
 import json
+import marshal
 import math
 import pickle
 import re
@@ -92,6 +93,24 @@ class CannotCross(Exception):
 
 class ChannelClosed(Exception):
     """The other side closed the connection (its process ended)."""
+
+
+#: C0 and C1 controls (terminal escapes among them) but newline and tab.
+_CONTROLS = {code: "?" for code in (*range(32), *range(127, 160)) if chr(code) not in "\n\t"}
+
+
+def safe_text(value: Any, cap: int | None = None) -> str:
+    """Text a candidate could have influenced, made safe to print and store: no lone
+    surrogates (they cannot be written as UTF-8), no NUL or control characters but
+    newline and tab (no terminal escapes), at most ``cap`` characters (head and tail)."""
+    if not isinstance(value, str):
+        return ""
+    text = value.encode("utf-8", "replace").decode("utf-8", "replace")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROLS)
+    if cap is not None and len(text) > cap:
+        half = cap // 2
+        text = f"{text[:half]} [... {len(text) - cap} characters cut ...] {text[-half:]}"
+    return text
 
 
 # -- frames -------------------------------------------------------------------------
@@ -165,13 +184,14 @@ class _Sender(pickle.Pickler):
     value (so may be changed by the call) as opposed to by reference (classes,
     functions, enum members, loggers: never changed by what comes back)."""
 
-    def __init__(self, file: io.BytesIO) -> None:
+    def __init__(self, file: io.BytesIO, private: tuple[str, ...]) -> None:
         super().__init__(file, protocol=5)
         self.arrays: list[Any] = []
         self.array_meta: list[dict[str, Any]] = []
         self.blobs: list[bytes] = []
         self._array_ids: dict[int, int] = {}
         self.by_value: set[int] = set()
+        self.private = private
 
     def persistent_id(self, obj: Any) -> Any:
         torch = _torch()
@@ -183,10 +203,16 @@ class _Sender(pickle.Pickler):
         return None
 
     def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, type | types.FunctionType | types.BuiltinFunctionType):
+        if isinstance(obj, types.FunctionType):
+            return self._function(obj)
+        if isinstance(obj, type):
+            self._not_the_tests(obj, f"the class {obj.__qualname__}")
+            return NotImplemented
+        if isinstance(obj, types.BuiltinFunctionType):
             return NotImplemented
         if isinstance(obj, types.ModuleType):
             raise pickle.PicklingError(f"a module ({obj.__name__}) cannot be sent")
+        self._not_the_tests(type(obj), f"an object of class {type(obj).__qualname__}")
         reduce = copyreg.dispatch_table.get(type(obj))
         value = reduce(obj) if reduce is not None else obj.__reduce_ex__(5)
         if isinstance(value, str):
@@ -196,6 +222,38 @@ class _Sender(pickle.Pickler):
         ):
             self.by_value.add(id(obj))
         return value
+
+    def _not_the_tests(self, kind: type, what: str) -> None:
+        """Nothing of the test's own code (classes, functions) is sent, not even by name."""
+        if kind.__module__ == "__main__" or self._is_private(getattr(kind, "__module__", "")):
+            raise pickle.PicklingError(f"{what} is defined in the test")
+
+    def _is_private(self, module_name: str) -> bool:
+        module = sys.modules.get(module_name)
+        path = getattr(module, "__file__", None) or ""
+        return any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.private)
+
+    def _function(self, function: types.FunctionType) -> Any:
+        """A function by name when the other side can import it; else (a lambda, a local
+        function of the goal module or a library) by value: its code object, the module
+        whose globals it uses, its defaults and closure. Never one of the test's."""
+        code = function.__code__
+        if function.__module__ == "__main__" or any(
+            code.co_filename == p or code.co_filename.startswith(p.rstrip("/") + "/")
+            for p in self.private
+        ):
+            raise pickle.PicklingError(f"the function {function.__qualname__} is the test's")
+        owner: Any = sys.modules.get(function.__module__)
+        for part in function.__qualname__.split("."):
+            owner = getattr(owner, part, None)
+        if owner is function:
+            return NotImplemented
+        cells = tuple(cell.cell_contents for cell in function.__closure__ or ())
+        state = (function.__defaults__, function.__kwdefaults__, cells, function.__dict__)
+        return (
+            rebuild_function,
+            (marshal.dumps(code), function.__module__, function.__qualname__, state),
+        )
 
     def _add_tensor(self, tensor: Any) -> int:
         known = self._array_ids.get(id(tensor))
@@ -225,10 +283,36 @@ class _Sender(pickle.Pickler):
         return number
 
 
-def send_call(header: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Sent:
-    """The message of one call. Raises whatever pickle raises for what cannot be sent."""
+def rebuild_function(code: bytes, module: str, qualname: str, state: tuple[Any, ...]) -> Any:
+    """A function the test's side sent by value (`_Sender._function`), in the module of
+    the same name here (the candidate's side: the candidate's own process)."""
+    import importlib
+
+    defaults, kwdefaults, cells, attributes = state
+    namespace = vars(importlib.import_module(module))
+    function = types.FunctionType(
+        marshal.loads(code),
+        namespace,
+        qualname.rsplit(".", 1)[-1],
+        defaults,
+        tuple(types.CellType(value) for value in cells),
+    )
+    function.__kwdefaults__ = kwdefaults
+    function.__qualname__ = qualname
+    function.__dict__.update(attributes)
+    return function
+
+
+def send_call(
+    header: dict[str, Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    private: tuple[str, ...] = (),
+) -> Sent:
+    """The message of one call. Raises whatever pickle raises for what cannot be sent;
+    nothing defined in the ``private`` paths (the tests) or in ``__main__`` is sent."""
     buffer = io.BytesIO()
-    sender = _Sender(buffer)
+    sender = _Sender(buffer, private)
     sender.dump((args, kwargs))
     memo = sender.memo.copy()  # id -> (index, object); keeps temporaries alive
     sent = Sent()

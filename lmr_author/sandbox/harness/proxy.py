@@ -34,6 +34,7 @@ else:
     except ImportError:  # on the host
         from lmr_author.sandbox.harness import crossing
 
+safe_text = crossing.safe_text
 CannotCross = crossing.CannotCross
 ChannelClosed = crossing.ChannelClosed
 Malformed = crossing.Malformed
@@ -58,25 +59,13 @@ class IsolationError(RuntimeError):
     """The call cannot cross to the candidate's process (nothing of the candidate's)."""
 
 
-def safe_text(value: Any, cap: int) -> str:
-    """Text from the candidate made safe to print and store: no lone surrogates, NUL or
-    control characters but newline and tab, at most ``cap`` characters (head and tail)."""
-    if not isinstance(value, str):
-        return ""
-    text = value.encode("utf-8", "replace").decode("utf-8", "replace")
-    text = "".join(ch if ch in "\n\t" or ch >= " " else "?" for ch in text)
-    if len(text) > cap:
-        half = cap // 2
-        text = f"{text[:half]} [... {len(text) - cap} characters cut ...] {text[-half:]}"
-    return text
-
-
 class Channel:
     """The connection to the candidate's process (one per process: a fork reconnects)."""
 
     def __init__(self, options: dict[str, Any], on_problem: Any) -> None:
         self.address = crossing.connect_address(str(options["socket"]))
         self.goal_path = os.path.realpath(str(options["goal_path"]))
+        self.private = tuple(str(path) for path in options.get("private", ()))
         self.on_problem = on_problem
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
@@ -102,7 +91,7 @@ class Channel:
     ) -> Any:
         header = {"op": "call", "module": module, "qualname": qualname, "sys_path": sys.path}
         try:
-            sent = crossing.send_call(header, args, kwargs)
+            sent = crossing.send_call(header, args, kwargs, self.private)
         except Exception as error:  # what the test passes cannot be sent
             message = (
                 f"the arguments of {qualname} cannot be sent to the candidate's process "

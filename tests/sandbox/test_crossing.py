@@ -1,0 +1,501 @@
+"""What crosses between the test's process and the candidate's, without containers.
+
+The candidate's server (``harness/candidate.py``) runs as a real process here; the
+test's side is ``harness/proxy.Channel``. A faithful goal function's effects arrive as
+they would in-process (return values, arguments changed in place, a receiver's new
+state keyed by the objects the test sent, the random generators advanced); what cannot
+cross or is malformed becomes an exception in the test, never anything else. A fake
+candidate that answers whatever it likes checks the decoding side.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lmr_author.sandbox.harness import crossing, proxy
+from lmr_author.sandbox.harness.crossing import safe_text
+
+HARNESS = Path(proxy.__file__).resolve().parent
+
+GOAL = textwrap.dedent(
+    '''\
+    """A goal module in the shapes the published tasks have."""
+    import random
+
+    import numpy as np
+
+
+    class Param:
+        """A parameter as an optimizer sees it: data and grad, hashed by identity."""
+
+        def __init__(self, data, grad=None):
+            self.data = data
+            self.grad = grad
+
+
+    class Optimizer:
+        def __init__(self, params, lr=0.1):
+            self.params = list(params)
+            self.lr = lr
+            self.state = {}
+            self.steps = 0
+
+        def step(self, scale=1.0):
+            for p in self.params:
+                state = self.state.setdefault(p, {})
+                if "m" not in state:
+                    state["m"] = np.zeros_like(p.data)
+                state["m"] = 0.9 * state["m"] + p.grad
+                p.data -= self.lr * scale * np.sign(state["m"])
+            self.steps += 1
+            del self.lr_note
+            return self.steps
+
+
+    class Module:
+        def __init__(self, weight):
+            self.weight = weight
+            self.calls = np.zeros(1)
+
+        def forward(self, x):
+            self.calls += 1
+            return x @ self.weight
+
+
+    class Layer:
+        """Holds a local lambda, as loralib's layers do (``lora_dropout``)."""
+
+        def __init__(self, factor):
+            self.drop = lambda x: x * factor
+
+        def forward(self, x):
+            return self.drop(x)
+
+
+    def call(function, value):
+        return function(value)
+
+
+    def scale(values, factor):
+        return [v * factor for v in values], (factor, None, float("nan")), {"k": factor}
+
+
+    def add_inplace(array, value):
+        array += value
+
+
+    def extend(items, item):
+        items.append(item)
+        return items
+
+
+    def draw(n):
+        return [random.random() for _ in range(n)], np.random.rand(n)
+
+
+    def same(value):
+        return value, value
+
+
+    def shaped(x):
+        return x.shape, x.dtype, np.float32(2.5), 3 + 4j, b"bytes", {1, 2}, frozenset({3})
+
+
+    def boom(kind):
+        if kind == "value":
+            raise ValueError("bad value \\ud800 \\x00 \\x1b[31mred")
+        if kind == "stop":
+            raise StopIteration
+        if kind == "exit":
+            raise SystemExit(0)
+        if kind == "custom":
+            class AxisError(ValueError):
+                pass
+            raise AxisError("axis 3 is out of bounds")
+        raise KeyError("missing")
+
+
+    def generator():
+        yield 1
+
+
+    def a_lambda():
+        return lambda: 1
+
+
+    def own_object():
+        class Answer:
+            pass
+        return Answer()
+
+
+    def deep(n):
+        value = []
+        for _ in range(n):
+            value = [value]
+        return value
+    '''
+)
+
+
+@pytest.fixture(scope="module")
+def goal_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("goal")
+    (folder / "goalmod.py").write_text(GOAL)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(goal_dir: Path) -> Iterator[str]:
+    """The candidate's server as a process of its own, on an abstract socket."""
+    address = f"@lmr-test-{os.getpid()}-{time.monotonic_ns()}"
+    options = {"socket": address, "goal_path": str(goal_dir / "goalmod.py"), "preload": ["numpy"]}
+    env = {**os.environ, "PYTHONPATH": str(goal_dir)}
+    process = subprocess.Popen(
+        [sys.executable, "-I", str(HARNESS / "candidate.py"), json.dumps(options)],
+        env=env,
+        cwd=goal_dir,
+    )
+    try:
+        yield address
+    finally:
+        process.kill()
+        process.wait()
+
+
+Problems = list[tuple[str, str]]
+
+
+@pytest.fixture
+def channel(server: str, goal_dir: Path) -> Iterator[tuple[proxy.Channel, Problems]]:
+    problems: Problems = []
+    sys.path.insert(0, str(goal_dir))
+    try:
+        options = {
+            "socket": server,
+            "goal_path": str(goal_dir / "goalmod.py"),
+            "private": [__file__],  # this file stands for the tests
+        }
+        yield proxy.Channel(options, lambda where, what: problems.append((where, what))), problems
+    finally:
+        sys.path.remove(str(goal_dir))
+
+
+def test_values_cross_by_value_and_identity_is_kept(channel: Any) -> None:
+    link, problems = channel
+    values, extra, named = link.call("goalmod", "scale", ([1, 2.5], 3), {})
+    assert values == [3, 7.5] and extra[:2] == (3, None) and np.isnan(extra[2])
+    assert named == {"k": 3}
+    items: list[int] = [1]
+    assert link.call("goalmod", "extend", (items, 2), {}) is items  # its own list back
+    assert items == [1, 2]
+    array = np.arange(4.0)
+    assert link.call("goalmod", "add_inplace", (array, 1.5), {}) is None
+    assert array.tolist() == [1.5, 2.5, 3.5, 4.5]
+    first, second = link.call("goalmod", "same", ([1],), {})
+    assert first is second  # one new object reached twice arrives as one
+    shape, dtype, scalar, number, data, members, frozen = link.call(
+        "goalmod", "shaped", (np.zeros((2, 3), dtype=np.int16),), {}
+    )
+    assert shape == (2, 3) and dtype == np.dtype("int16") and scalar == np.float32(2.5)
+    assert (number, data, members, frozen) == (3 + 4j, b"bytes", {1, 2}, frozenset({3}))
+    assert problems == []
+
+
+def test_a_method_changes_its_receiver_as_it_would_in_process(
+    channel: Any, goal_dir: Path
+) -> None:
+    link, problems = channel
+    import goalmod  # the test's own copy of the goal module (trusted)
+
+    params = [goalmod.Param(np.ones(3), np.array([1.0, -1.0, 0.5])) for _ in range(2)]
+    optimizer = goalmod.Optimizer(params)
+    optimizer.lr_note = "removed by step"
+    twin = goalmod.Optimizer([goalmod.Param(p.data.copy(), p.grad.copy()) for p in params])
+    twin.lr_note = "removed by step"
+    data_before = [p.data for p in params]
+    for round_ in range(3):
+        optimizer.lr_note = twin.lr_note = "again"
+        assert link.call("goalmod", "Optimizer.step", (optimizer,), {"scale": 2.0}) == round_ + 1
+        twin.step(scale=2.0)
+    assert problems == []
+    assert optimizer.steps == 3 and not hasattr(optimizer, "lr_note")
+    for mine, theirs, before in zip(params, twin.params, data_before, strict=True):
+        assert mine.data is before  # changed in place, as an optimizer's step does
+        np.testing.assert_array_equal(mine.data, theirs.data)
+    # The new state is keyed by the test's own parameters, as in-process.
+    assert set(optimizer.state) == set(map(id, params)) or set(optimizer.state) == set(params)
+    assert all(key in params for key in optimizer.state)
+    np.testing.assert_array_equal(optimizer.state[params[0]]["m"], twin.state[twin.params[0]]["m"])
+    module = goalmod.Module(np.eye(2))
+    out = link.call("goalmod", "Module.forward", (module, np.array([[1.0, 2.0]])), {})
+    assert out.tolist() == [[1.0, 2.0]] and module.calls.tolist() == [1.0]
+
+
+def test_the_random_generators_advance_as_in_process(channel: Any) -> None:
+    link, _ = channel
+    import goalmod
+
+    random.seed(7)
+    np.random.seed(7)
+    crossed = link.call("goalmod", "draw", (3,), {})
+    after = (random.random(), np.random.rand())
+    random.seed(7)
+    np.random.seed(7)
+    here = goalmod.draw(3)
+    assert crossed[0] == here[0] and crossed[1].tolist() == here[1].tolist()
+    assert after == (random.random(), np.random.rand())
+
+
+def test_exceptions_come_back_as_builtins_and_never_as_control_flow(channel: Any) -> None:
+    link, _ = channel
+    with pytest.raises(ValueError) as value:
+        link.call("goalmod", "boom", ("value",), {})
+    assert "bad value" in str(value.value)
+    assert safe_text(str(value.value)) == str(value.value)  # no surrogate, NUL or escape
+    with pytest.raises(ValueError, match="AxisError: axis 3 is out of bounds"):
+        link.call("goalmod", "boom", ("custom",), {})
+    with pytest.raises(KeyError):
+        link.call("goalmod", "boom", ("key",), {})
+    for kind in ("stop", "exit"):  # would end a test's loop, or its process, quietly
+        with pytest.raises(proxy.CandidateError):
+            link.call("goalmod", "boom", (kind,), {})
+
+
+@pytest.mark.parametrize(
+    ("function", "what"),
+    [
+        ("generator", "a generator"),
+        ("a_lambda", "a lambda"),
+        ("own_object", "that the test did not send"),
+        ("deep", "nested more than"),
+    ],
+)
+def test_what_cannot_cross_is_said_and_raised(channel: Any, function: str, what: str) -> None:
+    link, problems = channel
+    args = (500,) if function == "deep" else ()
+    with pytest.raises(proxy.IsolationError, match=what):
+        link.call("goalmod", function, args, {})
+    assert problems and problems[-1][0] == "answer" and what in problems[-1][1]
+
+
+def test_what_the_test_cannot_send_is_said(channel: Any) -> None:
+    link, problems = channel
+    with pytest.raises(proxy.IsolationError, match="cannot be sent.*is the test's"):
+        link.call("goalmod", "same", (lambda: 1,), {})
+    assert problems[-1][0] == "arguments"
+    with pytest.raises(proxy.IsolationError, match="is defined in the test"):
+        link.call("goalmod", "same", (Receiver(),), {})
+
+
+def test_functions_of_the_goal_module_cross_by_value(channel: Any) -> None:
+    """A local lambda of the goal module (not importable by name) crosses as code."""
+    link, problems = channel
+    import goalmod
+
+    layer = goalmod.Layer(3)
+    assert link.call("goalmod", "Layer.forward", (layer, 2), {}) == 6
+    assert link.call("goalmod", "call", (goalmod.deep, 1), {}) == [[]]  # by name
+    assert problems == []
+
+
+# -- a candidate that answers whatever it likes -----------------------------------------
+
+
+class FakeCandidate:
+    """A server that answers every call with ``reply(parts)``: the candidate's side
+    as a hostile candidate could write it."""
+
+    def __init__(self, reply: Callable[[list[bytes]], list[bytes]]) -> None:
+        self.reply = reply
+        self.address = f"@lmr-fake-{os.getpid()}-{time.monotonic_ns()}"
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(crossing.connect_address(self.address))
+        self.sock.listen(4)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.sock.accept()
+            except OSError:
+                return
+            with connection:
+                try:
+                    while True:
+                        parts = crossing.recv_message(connection)
+                        crossing.send_message(connection, self.reply(parts))
+                except (crossing.ChannelClosed, crossing.Malformed, OSError):
+                    continue
+
+    def channel(self) -> tuple[proxy.Channel, Problems]:
+        problems: Problems = []
+        options = {"socket": self.address, "goal_path": "/nonexistent/goalmod.py"}
+        return proxy.Channel(options, lambda w, m: problems.append((w, m))), problems
+
+
+def _answer(header: Any, *blobs: bytes) -> Callable[[list[bytes]], list[bytes]]:
+    return lambda _parts: [json.dumps(header).encode(), *blobs]
+
+
+class Receiver:
+    """An object the test sends; its class is not the candidate's to change."""
+
+    def __init__(self) -> None:
+        self.items = [1]
+
+
+def _class_state() -> dict[str, Any]:
+    # Pickling notes __slotnames__ on the class (copyreg's cache): ours, not the candidate's.
+    return {k: v for k, v in vars(Receiver).items() if k != "__slotnames__"}
+
+
+MALICIOUS = {
+    "a reference to nothing sent": {"ok": True, "value": {"$ref": 99999}, "updates": []},
+    "an unknown tag": {"ok": True, "value": {"$pickle": "gASV"}, "updates": []},
+    "a bare list": {"ok": True, "value": [1, 2], "updates": []},
+    "a blob that is not there": {
+        "ok": True,
+        "value": {"$npscalar": {"dtype": "float64", "shape": [], "blob": 3}},
+        "updates": [],
+    },
+    "a shape larger than its bytes": {
+        "ok": True,
+        "value": {"$new": 0},
+        "new": [{"ndarray": {"dtype": "float64", "shape": [1 << 40, 1 << 40], "blob": 0}}],
+        "updates": [],
+    },
+    "an object dtype": {
+        "ok": True,
+        "value": {"$new": 0},
+        "new": [{"ndarray": {"dtype": "object", "shape": [1], "blob": 0}}],
+        "updates": [],
+    },
+    "an update of the class it was sent": {
+        "ok": True,
+        "value": None,
+        "updates": [[["o", 2], {"attrs": [[["evil", 1]], []]}]],
+    },
+    "an update of kind list for an object": {
+        "ok": True,
+        "value": None,
+        "updates": [[["o", 0], {"list": [1]}]],
+    },
+    "an unhashable key": {
+        "ok": True,
+        "value": {"$new": 0},
+        "new": [{"dict": [[{"$new": 1}, 1]]}, {"list": []}],
+        "updates": [],
+    },
+    "a new object that holds itself early": {
+        "ok": True,
+        "value": {"$new": 0},
+        "new": [{"bytearray": {"$new": 0}}],
+        "updates": [],
+    },
+    "a huge integer": {"ok": True, "value": {"$int": "9" * 5000}, "updates": []},
+    "a state of the generators that is not one": {
+        "ok": True,
+        "value": 1,
+        "updates": [],
+        "random": {"random": [3, [1] * 3, None]},
+    },
+    "no header": None,
+    "a raised that is a list": {"ok": False, "raised": ["SystemExit"]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(MALICIOUS))
+def test_a_malformed_answer_is_the_candidates_error(name: str) -> None:
+    fake = FakeCandidate(_answer(MALICIOUS[name], b"\0" * 8))
+    link, _ = fake.channel()
+    receiver = Receiver()
+    before = _class_state()
+    with pytest.raises(proxy.CandidateError):
+        link.call("goalmod", "f", (receiver, [1]), {})
+    assert _class_state() == before and receiver.items == [1]
+
+
+def test_a_candidate_that_dies_or_floods_is_its_own_error() -> None:
+    def die(_parts: list[bytes]) -> list[bytes]:
+        os.kill(os.getpid(), 0)  # alive: the fake closes the connection instead
+        raise crossing.ChannelClosed
+
+    link, _ = FakeCandidate(die).channel()
+    with pytest.raises(proxy.CandidateError, match="ended before it answered"):
+        link.call("goalmod", "f", (), {})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                ["$ref", "$t", "$new", "$tuple", "$dict", "$size", "$npscalar", "ok", "value"]
+                + ["updates", "new", "random", "raised", "cannot_cross", "dict", "attrs"]
+            ),
+            inner,
+            max_size=3,
+        ),
+        max_leaves=30,
+    )
+)
+def test_any_answer_is_a_value_or_the_candidates_error(header: Any) -> None:
+    """Whatever JSON a candidate answers: a value of the allowed kinds, or one of our
+    two exceptions in the test, never another exception, never a change of the class."""
+    if isinstance(header, dict):
+        header.setdefault("ok", True)
+    fake = FakeCandidate(_answer(header, b"\1" * 16))
+    link, _ = fake.channel()
+    receiver = Receiver()
+    before = _class_state()
+    try:
+        value = link.call("goalmod", "f", (receiver,), {})
+    except (proxy.CandidateError, proxy.IsolationError):
+        pass
+    except Exception as error:  # a builtin raised on the candidate's behalf
+        assert type(error).__module__ == "builtins", error
+    else:
+        _assert_data(value, receiver)
+    assert _class_state() == before
+
+
+def _assert_data(value: Any, receiver: Receiver, depth: int = 0) -> None:
+    assert depth < 250
+    allowed = (type(None), bool, int, float, complex, str, bytes, bytearray, slice, range)
+    if value is receiver or value is Ellipsis or isinstance(value, allowed + (np.ndarray,)):
+        return
+    if isinstance(value, np.generic | np.dtype):
+        return
+    assert isinstance(value, list | tuple | dict | set | frozenset), type(value)
+    items = value.items() if isinstance(value, dict) else [(item, None) for item in value]
+    for key, item in items:
+        _assert_data(key, receiver, depth + 1)
+        _assert_data(item, receiver, depth + 1)
+
+
+def test_safe_text_removes_what_cannot_be_stored_or_printed() -> None:
+    text = "ok \ud800 nul\x00 esc\x1b[2J c1\x9b tab\t crlf\r\n"
+    cleaned = safe_text(text)
+    cleaned.encode("utf-8")  # no lone surrogate left
+    assert "\x00" not in cleaned and "\x1b" not in cleaned and "\x9b" not in cleaned
+    assert "\t" in cleaned and "\r" not in cleaned and cleaned.endswith("crlf\n")
+    assert len(safe_text("x" * 10_000, 100)) < 200
