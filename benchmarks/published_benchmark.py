@@ -23,7 +23,10 @@ For every task folder of BENCH (LMR-Bench's ``benchmark/`` or one in its layout)
   loop has it, but hub downloads cannot work here), each test file gets ``timeout S``,
   GPUs and a model cache only when given, and the user is the image's (UID 1000, as
   their loop gets by passing the host's own ids on a workstation);
-* whether the two agree.
+* whether the two agree;
+* whether our runs were isolated (the candidate in a process of its own, which the test
+  calls through a proxy), or ran in the test's process because the golden code showed
+  that the goal cannot cross (what could not cross is noted).
 
 The images stay (other commands reuse them); ``--work`` keeps the eval output and the
 scratch copies for a look (default: a temporary folder, removed).
@@ -71,6 +74,8 @@ class Row:
     theirs_masked: str = "-"
     ours_s: float | None = None
     theirs_s: float | None = None
+    #: "yes" when every run of ours was isolated, "no" when one ran in the test's process.
+    isolated: str = "-"
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -189,11 +194,19 @@ def _ours(
         row.notes.append("eval printed no JSON: " + done.stderr.strip()[-300:])
         return
     verdicts: dict[str, list[str]] = {}
+    isolated: list[bool] = []
     for record in results.get("runs", []):
         if record.get("task") == task.name:
             verdicts.setdefault(record["system"], []).append(record["verdict"])
             if record["verdict"] == "infra-error" and record["system"] == "golden":
                 row.runnable = "no: " + str(record.get("reason", ""))[:300]
+            if isinstance(record.get("isolated"), bool):
+                isolated.append(record["isolated"])
+                why = str(record.get("not_isolated_why") or "")
+                if why and record["system"] == "golden":
+                    row.notes.append(f"not isolated: {why[:200]}")
+    if isolated:
+        row.isolated = "yes" if all(isolated) else "no"
     row.ours_golden = _worst(verdicts.get("golden", []))
     row.ours_masked = _worst(verdicts.get("masked", []))
 
@@ -297,7 +310,7 @@ def _published_statistics(logs: Path) -> str:
 def print_table(rows: list[Row]) -> None:
     header = (
         f"{'task':<28} {'golden ours/theirs':<19} {'masked ours/theirs':<19} "
-        f"{'agree':<5} {'wall s ours/theirs':<18} runnable here"
+        f"{'agree':<5} {'isolated':<8} {'wall s ours/theirs':<18} runnable here"
     )
     print(header)
     print("-" * len(header))
@@ -305,7 +318,8 @@ def print_table(rows: list[Row]) -> None:
         wall = "-" if r.ours_s is None else f"{r.ours_s:.0f}/{(r.theirs_s or 0):.0f}"
         print(
             f"{r.task:<28} {r.ours_golden + '/' + r.theirs_golden:<19} "
-            f"{r.ours_masked + '/' + r.theirs_masked:<19} {r.agrees:<5} {wall:<18} "
+            f"{r.ours_masked + '/' + r.theirs_masked:<19} {r.agrees:<5} {r.isolated:<8} "
+            f"{wall:<18} "
             f"{r.runnable}{'; ' + '; '.join(r.notes) if r.notes else ''}"
         )
     ran = [r for r in rows if r.agrees != "-"]
@@ -317,7 +331,9 @@ def print_table(rows: list[Row]) -> None:
         f"{sum(r.ours_golden == 'pass' for r in rows)}, theirs "
         f"{sum(r.theirs_golden == 'pass' for r in rows)}; masked fails ours "
         f"{sum(r.ours_masked not in ('pass', '-', '?') for r in rows)}, theirs "
-        f"{sum(r.theirs_masked not in ('pass', '-') for r in rows)}"
+        f"{sum(r.theirs_masked not in ('pass', '-') for r in rows)}; isolated "
+        f"{sum(r.isolated == 'yes' for r in rows)}, in the test's process "
+        f"{sum(r.isolated == 'no' for r in rows)}"
     )
 
 

@@ -120,6 +120,18 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
         "judge percentages are of the runs judged (unparsed answers included); human "
         f"percentages count every annotator's latest label once. {footnote(marked)}".strip(),
     )
+    in_process = [
+        f"{_name(row)} {row.in_process.counted} of {row.unit_tests.counted}"
+        for row in report.rows
+        if row.in_process.counted
+    ]
+    if in_process:
+        table2.note += (
+            " Runs whose candidate ran in the test's process (its goal cannot cross to a "
+            "process of its own; such a candidate could forge its verdict): "
+            + ", ".join(in_process)
+            + "."
+        )
     marks = _footnote_marks(report)
     for i, row in enumerate(report.rows):
         cells = [

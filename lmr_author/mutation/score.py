@@ -49,6 +49,7 @@ def mutation_test(
     ``runner`` (default: here, one by one), so a cluster gets them all at once.
     """
     from lmr_author.sandbox.engine import get_client
+    from lmr_author.sandbox.golden import load_proof, proof_key
     from lmr_author.sandbox.images import ensure_image
 
     client = client or get_client()
@@ -63,6 +64,9 @@ def mutation_test(
         golden = impl.golden_path.read_bytes()
         mutants = mutants_of(golden, impl.goal_function, impl.class_name, limit=limit)
         report.total = len(mutants)
+        # Where the golden proof runs candidates (a goal that cannot cross runs in the
+        # test's process): a mutant must not be "killed" by a crossing the golden avoids.
+        proof = load_proof(proof_key(task, impl, image, limits))
         runs = [
             RawRun(
                 task,
@@ -71,6 +75,7 @@ def mutation_test(
                 image,
                 limits,
                 label=f"{task.name} #{impl.index}: mutant {mutant.index}/{len(mutants)}",
+                isolated=proof is None or proof.isolated,
             )
             for mutant in mutants
         ]

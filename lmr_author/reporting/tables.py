@@ -105,6 +105,9 @@ class SystemRow:
     human: LabelCounts = field(default_factory=LabelCounts)
     categories: dict[str, Tally] = field(default_factory=dict)
     published: bool = False
+    #: The counted runs whose candidate ran in the test's process (its goal cannot
+    #: cross; a candidate there could forge its verdict), apart from the isolated ones.
+    in_process: Tally = field(default_factory=Tally)
 
     def count(self, what: str) -> int:
         """The n behind one of `COUNTS`: runs counted, runs judged or human labels."""
@@ -123,6 +126,7 @@ class SystemRow:
             "judge": {**self.judge.to_json(), "thin": "judge" in thin},
             "human": {**self.human.to_json(), "thin": "human" in thin},
             "categories": {k: v.to_json() for k, v in sorted(self.categories.items())},
+            "in_process": self.in_process.to_json(),
         }
 
 
@@ -370,11 +374,13 @@ def _categories(runs: list[StoredRun], rows: dict[str, SystemRow]) -> None:
     for run in runs:
         if not run.record.counted:
             continue
-        tally = rows[run.system].categories.setdefault(
-            run.record.category or UNCATEGORIZED, Tally()
-        )
-        tally.counted += 1
-        tally.passed += run.verdict == PASS
+        row = rows[run.system]
+        tallies = [row.categories.setdefault(run.record.category or UNCATEGORIZED, Tally())]
+        if run.record.isolated is False:
+            tallies.append(row.in_process)
+        for tally in tallies:
+            tally.counted += 1
+            tally.passed += run.verdict == PASS
 
 
 def _human(

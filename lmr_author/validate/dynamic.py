@@ -30,6 +30,7 @@ from lmr_author.validate.rules_run import (
     RULE_GOLDEN_FAILS,
     RULE_INFRA,
     RULE_NOT_DISCRIMINATING,
+    not_isolated_findings,
     not_runnable_finding,
     run_finding,
     undeclared_gpu_findings,
@@ -120,6 +121,9 @@ def run_dynamic_checks(
                 dataclasses.replace(run, isolated=golden_run.isolated) for run in followers
             ]
             runs += runner.run_all(followers, on_progress)
+            findings.extend(
+                not_isolated_findings(impl, golden_run, file=_relative(task, impl.unit_test_path))
+            )
         findings.extend(findings_from_runs(task, impl, runs))
     return findings
 

@@ -25,6 +25,12 @@ RULE_INFRA = run_rule(
     "infra", "error", "the Docker sandbox failed, so the task could not be proven (--run)"
 )
 
+RULE_NOT_ISOLATED = run_rule(
+    "not-isolated",
+    "warning",
+    "the goal cannot run in a process of its own, so candidates run in the test's (--run)",
+)
+
 RULE_UNDECLARED_GPU = run_rule(
     "undeclared-gpu",
     "warning",
@@ -70,5 +76,25 @@ def undeclared_gpu_findings(
             where="$",
             hint=f'Add "{HARDWARE_KEY}": {{"gpus": 1}} (and "gpu_memory_gb" if it matters), '
             "or run 'lmr-author validate --run --fix' to add the GPU count.",
+        )
+    ]
+
+
+def not_isolated_findings(
+    impl: Implementation, golden: ImplementationRun, *, file: str
+) -> list[Finding]:
+    """Where the golden proof shows that candidates must run in the test's process."""
+    if not golden.passed or golden.isolated:
+        return []
+    return [
+        run_finding(
+            RULE_NOT_ISOLATED,
+            f"implementation {impl.index}: candidates run in the test's process, where a "
+            "candidate written against the test can forge its verdict (read the expected "
+            f"values, patch the assertions): {golden.not_isolated_why}",
+            file=file,
+            hint="Make the goal take and return data (arrays, tensors, numbers, containers, "
+            "the objects the test passes in): no callbacks into the test, no generators, no "
+            "objects of classes the test does not send; then run 'validate --run' again.",
         )
     ]
