@@ -172,7 +172,8 @@ def _candidate(
     """The candidate's ``apptainer exec``, running until the block ends, then stopped."""
     staged = _stage_harness(stage / "candidate", harness.candidate_sources())
     binds = [Bind(str(staged), str(harness.HARNESS_DIR)), channel]
-    binds += _staged_files(stage, "goal", [goal] if goal is not None else [])
+    if goal is not None and plan.source_path:  # where the candidate's loader reads it
+        binds += _staged_files(stage, "goal", [(plan.source_path, goal[1])])
     empty_folder = stage / "empty-folder"
     empty_folder.mkdir(mode=0o555)
     binds += [Bind(str(empty_folder), folder) for folder in plan.hidden_folders]

@@ -1,18 +1,28 @@
-"""The candidate in a process of its own: what its container gets, hides and runs.
+"""The candidate in a process of its own: what it gets, what it cannot see, how it runs.
 
-An isolated run has two containers from the task's image. The test's container runs
-our harness and the unit test with the masked goal file, whose goal function the
-harness replaces by a proxy (`harness.proxy`); the candidate's container runs
-``harness/candidate.py`` with the candidate's goal file where the masked one is, and
-answers the proxy's calls by value (`harness.crossing`) through a socket in the network
-namespace the two share (nothing else: no network, separate processes, file systems and
-users' scratch). The candidate's container does not see the tests: the folders holding
-the task's unit tests (their fixtures, logs, expected values written inline) are empty
-tmpfs there, and test files elsewhere in the repository are emptied.
+In an isolated run the test's process runs our harness and the unit test with the
+masked goal file, whose goal function the harness replaces by a proxy
+(`harness.proxy`); the candidate's process (``harness/candidate.py``) loads the
+candidate's goal file as the goal module and answers the proxy's calls by value
+(`harness.crossing`) through a socket. The candidate's process cannot see the tests:
+the folders holding the task's unit tests (their fixtures, logs, expected values written
+inline) and test files elsewhere in the repository are "private".
+
+Two ways to start it, one protocol:
+
+* **fork** (Docker, Podman): one container, started as root with only the capabilities
+  needed to change users. The supervisor makes the private paths the test user's alone
+  (0700/0600), the test process loads the libraries both need (torch once), forks the
+  candidate's process, and each drops to its user: the test as ``nobody``, the
+  candidate as `CANDIDATE_UID`, which can read no test, signal no process of the test's
+  and read nothing of its memory. They share an abstract socket.
+* **separate** (Apptainer, whose containers cannot change users): a second ``apptainer
+  exec`` of the same image, with empty folders bound over the private ones and one
+  folder both bind for the socket; separate PID namespaces keep the processes apart.
 
 This module is the one owner of that plan: whether an implementation can run isolated
-at all, and what the candidate's container is given. The runner (`runner.py` for Docker
-and Podman, `apptainer_run.py` for Apptainer) carries it out.
+at all, and what each side is given. The runner (`runner.py` for Docker and Podman,
+`apptainer_run.py` for Apptainer) carries it out.
 """
 
 from __future__ import annotations
@@ -27,6 +37,14 @@ from lmr_author.task import Implementation, Task, goal_is_test_file
 
 #: Top-level folders of a repository that hold tests by their name alone.
 _TEST_FOLDERS = ("unit_test", "unit_tests", "tests", "test")
+#: The candidate's user when the test's process forks it: owns nothing in any image.
+CANDIDATE_UID = CANDIDATE_GID = 65533
+#: Where the candidate's goal file is staged (read by the candidate's loader, which
+#: gives it the goal file's name); the goal file itself stays the masked one.
+CANDIDATE_SOURCE = "/opt/lmr-candidate/goal.py"
+#: Homes of their own (fork), in the shared /tmp: neither plants files for the other.
+TEST_HOME = "/tmp/lmr-test-home"
+CANDIDATE_HOME = "/tmp/lmr-candidate-home"
 
 
 @dataclass(frozen=True)
@@ -42,28 +60,50 @@ class Isolation:
     #: Folders that are empty in the candidate's container, and files emptied there.
     hidden_folders: tuple[str, ...]
     emptied_files: tuple[str, ...]
-    #: Modules the candidate's process imports while the test's process starts.
+    #: Modules the candidate's process imports before its first call (fork: the test's
+    #: process imports them before it forks, so both share them).
     preload: tuple[str, ...]
+    #: Whether the test's process forks the candidate's (else it runs apart: Apptainer).
+    fork: bool = True
+    #: Where the candidate's goal file is (None: the masked one, at the goal file).
+    source_path: str | None = CANDIDATE_SOURCE
+
+    @property
+    def private(self) -> tuple[str, ...]:
+        """What is the tests': the candidate cannot read it, and nothing of its code is
+        ever sent to the candidate, not even by name."""
+        return (*self.hidden_folders, *self.emptied_files)
 
     def harness_options(self) -> dict[str, object]:
-        """What the test's process needs to stand a proxy in for the goal function."""
-        return {
+        """What the test's process needs: the proxy's, and with ``fork`` the candidate's."""
+        options: dict[str, object] = {
             "socket": self.socket,
             "goal_path": self.goal_path,
             "class_name": self.class_name,
             "function": self.function,
-            # What is the tests' (their code is never sent, not even by name).
-            "private": [*self.hidden_folders, *self.emptied_files],
+            "private": list(self.private),
+            "fork": self.fork,
         }
+        if self.fork:
+            options["test_home"] = TEST_HOME
+            options["candidate"] = {
+                **self._candidate_options(),
+                "user": [CANDIDATE_UID, CANDIDATE_GID],
+                "home": CANDIDATE_HOME,
+            }
+        return options
 
     def candidate_command(self) -> list[str]:
-        """The candidate's container's command: our server, as its first process."""
-        options = {
+        """The command of a candidate's process apart (not forked): our server."""
+        return harness.candidate_command(self._candidate_options())
+
+    def _candidate_options(self) -> dict[str, object]:
+        return {
             "socket": self.socket,
             "goal_path": self.goal_path,
+            "source_path": self.source_path or self.goal_path,
             "preload": list(self.preload),
         }
-        return harness.candidate_command(options)
 
 
 def not_isolatable(task: Task, impl: Implementation) -> str | None:
@@ -82,8 +122,21 @@ def not_isolatable(task: Task, impl: Implementation) -> str | None:
     return None
 
 
-def plan(task: Task, impl: Implementation, workdir: str, socket: str | None = None) -> Isolation:
-    """The plan of one isolated run of ``impl`` in an image whose repository is ``workdir``."""
+def plan(
+    task: Task,
+    impl: Implementation,
+    workdir: str,
+    *,
+    fork: bool = True,
+    socket: str | None = None,
+    staged: bool = True,
+) -> Isolation:
+    """The plan of one isolated run of ``impl`` in an image whose repository is ``workdir``.
+
+    ``fork``: the test's process forks the candidate's (else it runs apart, on a
+    ``socket`` path both see); ``staged``: the candidate's goal file is staged at
+    `CANDIDATE_SOURCE` (else the masked file is the candidate).
+    """
     root = PurePosixPath(workdir)
     goal = PurePosixPath(impl.goal_file)
     hidden: set[PurePosixPath] = set()
@@ -109,6 +162,8 @@ def plan(task: Task, impl: Implementation, workdir: str, socket: str | None = No
             sorted(str(root / path) for path in emptied if not _under_any(path, hidden))
         ),
         preload=_imports(impl.goal_path),
+        fork=fork,
+        source_path=CANDIDATE_SOURCE if staged else None,
     )
 
 

@@ -80,15 +80,15 @@ RUN_UID = 65534
 RUN_GID = 65534
 #: Where replay-mode tests write their outputs (tmpfs, the test user's).
 OUTPUTS_DIR = "/lmr-out"
+#: What the supervisor of a run that forks its candidate keeps of root's capabilities:
+#: chown/chmod of the tests (CHOWN, FOWNER), killing the test's processes at the time
+#: limit (KILL) and starting the two processes as their users (SETUID, SETGID).
+FORK_CAPABILITIES = ("CHOWN", "FOWNER", "KILL", "SETUID", "SETGID")
 #: Seconds the engine gets beyond the harness's own time limit before we kill.
 _ENGINE_SLACK_S = 15.0
 #: Scratch space of the test user, in parts of the memory limit: tmpfs pages count
 #: against it, so a write past the scratch size fails with ENOSPC before memory runs out.
 SCRATCH = {"/tmp": 4, "/var/tmp": 8, "/run/lock": 64}
-
-
-#: Output of the candidate's process kept in a verdict's log (its tail).
-MAX_CANDIDATE_LOG_CHARS = 64_000
 
 
 @dataclass(frozen=True)
@@ -99,9 +99,8 @@ class _Outcome:
     duration_s: float
     timed_out: bool
     oom_killed: bool
-    #: Isolated runs: the candidate's process's output, and whether memory killed it.
+    #: Isolated runs apart (Apptainer): the candidate's process's output.
     candidate_output: str = ""
-    candidate_oom: bool = False
 
 
 def legacy_log_path(test_file: str) -> str:
@@ -157,12 +156,12 @@ def run_tests(
     files = list(test_files) if test_files is not None else [impl.unit_test_file]
     verdicts: list[TestVerdict] = []
     why_not = isolation.not_isolatable(task, impl) if isolated else "run in the test's process"
-    socket = None  # Docker and Podman: an abstract socket in the shared network namespace
+    socket = None  # Docker and Podman fork the candidate: an abstract socket
     try:
         if selected_runtime() == "apptainer":
             from lmr_author.sandbox.apptainer_run import CHANNEL_SOCKET, sif_of
 
-            socket = CHANNEL_SOCKET  # two network namespaces: a socket in a shared folder
+            socket = CHANNEL_SOCKET  # a candidate apart: a socket in a folder both bind
             # Converted once per image (an engine is needed only then), off the clock.
             sif_of(image)
             started = time.monotonic()
@@ -172,7 +171,16 @@ def run_tests(
             client = get_client()
         for test_file in files:
             chosen = _choose_protocol(impl, test_file, protocol)
-            plan = None if why_not else isolation.plan(task, impl, image.workdir, socket=socket)
+            plan = None
+            if why_not is None:
+                plan = isolation.plan(
+                    task,
+                    impl,
+                    image.workdir,
+                    fork=socket is None,
+                    socket=socket,
+                    staged=candidate is not None,
+                )
             outcome = _run_one(
                 client,
                 task=task,
@@ -241,10 +249,6 @@ def _verdict(
             problems = compare_outputs(replay_dir(task.path, test_file), report.outputs)
         decided = harness_verdict(
             report, protocol=protocol, expected=expected, replay_problems=problems
-        )
-    if outcome.candidate_oom and decided.verdict in ("fail", "error"):
-        decided = Classified(
-            "error", f"the candidate's process was killed: out of memory ({limits.memory_mb} MB)"
         )
     legacy = report.legacy_log or {}
     log = outcome.output
@@ -319,6 +323,7 @@ def _run_one(
         scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
         environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
     nonce = harness.new_nonce()
+    forks = plan is not None and plan.fork
     command = harness.command(
         test_file=test_file,
         workdir=str(workdir),
@@ -327,6 +332,9 @@ def _run_one(
         outputs_dir=outputs_dir,
         preload=_preload(impl, test_file),
         isolate=None if plan is None else plan.harness_options(),
+        # A forked candidate: the supervisor starts as root and each process drops to its
+        # user; otherwise the container's user is the test's.
+        user=(uid, gid) if forks else None,
         **({"nonce_file": APPTAINER_NONCE_FILE} if in_apptainer else {}),
     )
     if in_apptainer:
@@ -348,47 +356,31 @@ def _run_one(
             provisions.ensure_visible(client, image.image_id or image.tag, limits.hf_cache)
         except (docker.errors.DockerException, requests.RequestException) as error:
             raise InfraError(f"could not check the --hf-cache mount: {error}") from None
-    goal = None if candidate is None else (str(workdir / impl.goal_file), candidate, 0o444)
-    labels = run_labels(task.name, limits.timeout_s + _ENGINE_SLACK_S)
+    extra = []
+    if candidate is not None:
+        # Isolated, the candidate is staged for its own process only; the goal file stays
+        # the masked one, which the test's process imports.
+        where = plan.source_path if plan is not None and plan.source_path else None
+        extra.append((where or str(workdir / impl.goal_file), candidate, 0o444))
     try:
-        with contextlib.ExitStack() as stack:
-            container = stack.enter_context(
-                _container(
-                    client,
-                    image=image,
-                    command=command,
-                    workdir=str(workdir),
-                    environment=environment,
-                    user=f"{uid}:{gid}",
-                    limits=limits,
-                    tmpfs=scratch,
-                    labels=labels,
-                )
-            )
-            # Isolated, the candidate goes to its own container, never to the test's.
-            extra = [goal] if goal is not None and plan is None else []
-            staged = harness.archive(nonce=nonce, uid=uid, gid=gid, extra=extra)
+        with _container(
+            client,
+            image=image,
+            command=command,
+            workdir=str(workdir),
+            environment=environment,
+            user="0:0" if forks else f"{uid}:{gid}",
+            limits=limits,
+            tmpfs=scratch,
+            labels=run_labels(task.name, limits.timeout_s + _ENGINE_SLACK_S),
+            capabilities=FORK_CAPABILITIES if forks else (),
+        ) as container:
+            keeper = (0, 0) if forks else (uid, gid)  # the supervisor's user takes the nonce
+            staged = harness.archive(nonce=nonce, uid=keeper[0], gid=keeper[1], extra=extra)
             if not container.put_archive("/", staged):
                 raise InfraError("could not copy the harness and the candidate into the container")
-            other = None
-            if plan is not None:
-                other = stack.enter_context(
-                    _candidate_container(
-                        client,
-                        test=container,
-                        plan=plan,
-                        goal=goal,
-                        image=image,
-                        environment={k: v for k, v in environment.items() if k != "LMR_REPLAY_OUT"},
-                        user=f"{uid}:{gid}",
-                        limits=limits,
-                        labels=labels,
-                    )
-                )
             begun = time.monotonic()
             container.start()
-            if other is not None:
-                _start_candidate(container, other)
             timed_out = False
             exit_code: int | None = None
             try:
@@ -407,7 +399,6 @@ def _run_one(
             report = harness.parse_report(report_text, nonce)
             if report.found and report.exit_status is None:
                 report.exit_status = exit_code
-            candidate_output, candidate_oom = ("", False) if other is None else _finish(other)
             return _Outcome(
                 exit_code=exit_code,
                 output=output,
@@ -415,8 +406,6 @@ def _run_one(
                 duration_s=report.duration_s or _run_time(state) or wall,
                 timed_out=timed_out,
                 oom_killed=bool(state.get("OOMKilled")),
-                candidate_output=candidate_output,
-                candidate_oom=candidate_oom,
             )
     except docker.errors.ImageNotFound:
         raise InfraError(
@@ -512,70 +501,6 @@ def _preload(impl: Implementation, test_file: str) -> list[str]:
     return wanted
 
 
-@contextmanager
-def _candidate_container(
-    client: docker.DockerClient,
-    *,
-    test: Container,
-    plan: isolation.Isolation,
-    goal: tuple[str, bytes, int] | None,
-    image: ImageRef,
-    environment: dict[str, str],
-    user: str,
-    limits: Limits,
-    labels: dict[str, str],
-) -> Iterator[Container]:
-    """The candidate's container: same image, user and limits as the test's, sharing
-    only its network namespace (for the socket); the tests hidden, the candidate's goal
-    file (or the masked one, None) where the goal file is."""
-    scratch = {
-        path: _tmpfs(f"{max(1, limits.memory_mb // part)}m", 0o1777)
-        for path, part in SCRATCH.items()
-    }
-    for folder in plan.hidden_folders:
-        scratch[folder] = _tmpfs("64k", 0o555)
-    with _container(
-        client,
-        image=image,
-        command=plan.candidate_command(),
-        workdir=image.workdir,
-        environment=environment,
-        user=user,
-        limits=limits,
-        tmpfs=scratch,
-        labels=labels,
-        network_mode=f"container:{test.id}",
-    ) as container:
-        extra = [(path, b"", 0o444) for path in plan.emptied_files]
-        if goal is not None:
-            extra.append(goal)
-        if not container.put_archive("/", harness.candidate_archive(extra)):
-            raise InfraError("could not copy the candidate into its container")
-        yield container
-
-
-def _start_candidate(test: Container, other: Container) -> None:
-    """Start the candidate's container beside the running test's. If the test's has
-    ended already (a test that fails at once), there is nothing to join: fine."""
-    import docker.errors
-
-    try:
-        other.start()
-    except docker.errors.APIError as error:
-        test.reload()
-        if test.status == "running":
-            raise InfraError(f"could not start the candidate's container: {error}") from None
-
-
-def _finish(other: Container) -> tuple[str, bool]:
-    """The candidate's container's output (its tail) and whether memory killed it."""
-    _kill(other)
-    state = _state(other)
-    output = _read_stream(other, stdout=True, cap=MAX_CANDIDATE_LOG_CHARS, tail=True)
-    output += _read_stream(other, stdout=False, cap=MAX_CANDIDATE_LOG_CHARS, tail=True)
-    return output, bool(state.get("OOMKilled"))
-
-
 def run_labels(task_name: str, seconds: float) -> dict[str, str]:
     """Labels of a run container: what it is, whose it is, and when it must be gone."""
     return {
@@ -599,11 +524,13 @@ def _container(
     limits: Limits,
     tmpfs: dict[str, str],
     labels: dict[str, str],
-    network_mode: str | None = None,
+    capabilities: tuple[str, ...] = (),
 ) -> Iterator[Container]:
     """A created (not started) container that is removed on the way out, however it ends.
 
-    ``network_mode`` None: none (or bridge when the limits allow a network).
+    Every capability is dropped but ``capabilities`` (a forked candidate's run: the
+    supervisor, root, needs them to hand the tests and the two processes to their users;
+    the processes that run test or candidate code have none).
     """
     from docker.types import LogConfig, Ulimit
 
@@ -619,12 +546,13 @@ def _container(
             environment=environment,
             user=user,
             labels=labels,
-            network_mode=network_mode or ("bridge" if limits.network else "none"),
+            network_mode="bridge" if limits.network else "none",
             mem_limit=memory,
             memswap_limit=memory,
             nano_cpus=int(limits.cpus * 1e9),
             pids_limit=limits.pids,
             cap_drop=["ALL"],
+            cap_add=list(capabilities) or None,
             security_opt=["no-new-privileges"],
             ulimits=[Ulimit(name="core", soft=0, hard=0)]
             + [Ulimit(name=n, soft=v, hard=v) for n, v in runtime_ulimits(client).items()],

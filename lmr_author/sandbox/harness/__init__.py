@@ -130,14 +130,18 @@ def command(
     preload: list[str],
     nonce_file: str = str(NONCE_FILE),
     isolate: dict[str, Any] | None = None,
+    user: tuple[int, int] | None = None,
 ) -> list[str]:
     """The container's command: the supervisor with its options as one JSON argument.
 
     ``isolate`` (`Isolation.harness_options`): the test's process gets the proxy.
+    ``user`` (uid, gid): the supervisor runs as root and the test as this user.
     """
     test: dict[str, Any] = {"test_file": test_file, "preload": preload}
     if isolate is not None:
         test["isolate"] = isolate
+    if user is not None:
+        test["user"] = list(user)
     options = {
         "nonce_file": nonce_file,
         "cwd": workdir,
@@ -150,7 +154,7 @@ def command(
 
 
 def candidate_command(options: dict[str, Any]) -> list[str]:
-    """The candidate's container's command (``candidate.py``, site packages on)."""
+    """The command of a candidate's process apart (``candidate.py``, site packages on)."""
     return ["python", "-I", str(HARNESS_DIR / "candidate.py"), json.dumps(options)]
 
 

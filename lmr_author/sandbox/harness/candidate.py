@@ -1,20 +1,22 @@
 """The candidate's process: runs the goal function for the test's process, by value.
 
-Started as ``python -I candidate.py <json options>`` as the first process of a container
-of its own (same image, no network, the sandbox's limits and user), in which the
-candidate's goal file stands where the masked one is and the tests, their fixtures and
-logs are hidden. It listens on the socket it is given, and for each call the test's
-process sends (`crossing`): rebuilds the arguments, sets the random generators as the
-test had them, runs the candidate's goal function, and answers with data only: the
-value, what the call changed in the objects it was sent, and the generators' states.
-Nothing here is trusted: whatever this process does, all that reaches the test is what
-the test's side decodes and checks.
+Forked by the test process before it reads anything of the test's, as a user of its own
+that cannot read the tests, their fixtures or logs (`run`; Docker, Podman), or started
+as ``python -I candidate.py <json options>`` in a container of its own where they are
+hidden (`main`; Apptainer). The goal module is the candidate's file (``source_path``)
+standing where the goal file is (`CandidateFinder`). It listens on the socket it is
+given, and for each call the test's process sends (`crossing`): rebuilds the arguments,
+sets the random generators as the test had them, runs the candidate's goal function,
+and answers with data only: the value, what the call changed in the objects it was sent,
+and the generators' states. Nothing here is trusted: whatever this process does, all
+that reaches the test is what the test's side decodes and checks.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.machinery
 import json
 import os
 import socket
@@ -45,9 +47,17 @@ else:
 
 
 def main(argv: list[str]) -> int:
-    options = json.loads(argv[1])
+    run(json.loads(argv[1]))
+    return 0
+
+
+def run(options: dict[str, Any]) -> None:
+    """Serve the calls of the test's process until this process is stopped."""
     entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    sys.path[:0] = entries
+    sys.path[:0] = [p for p in entries if p not in sys.path]
+    sys.dont_write_bytecode = True
+    source = str(options.get("source_path") or options["goal_path"])
+    sys.meta_path.insert(0, CandidateFinder(str(options["goal_path"]), source))
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(crossing.connect_address(str(options["socket"])))
     server.listen(8)
@@ -57,7 +67,37 @@ def main(argv: list[str]) -> int:
         with contextlib.suppress(BaseException):
             importlib.import_module(str(name))
     serve(server, options)
-    return 0
+
+
+class CandidateFinder:
+    """Finds the goal module as usual (where the test's process finds it), but loads the
+    candidate's source for it, compiled under the goal file's name: ``__file__`` and
+    tracebacks say the goal file, and no cached bytecode of the masked file is used."""
+
+    def __init__(self, goal_path: str, source_path: str) -> None:
+        self.goal_path = os.path.realpath(goal_path)
+        self.source_path = source_path
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        origin = getattr(spec, "origin", None)
+        if spec is None or not origin or os.path.realpath(origin) != self.goal_path:
+            return None
+        spec.loader = _CandidateLoader(name, origin, self.source_path)
+        return spec
+
+
+class _CandidateLoader(importlib.machinery.SourceFileLoader):
+    def __init__(self, name: str, path: str, source_path: str) -> None:
+        super().__init__(name, path)
+        self.source_path = source_path
+
+    def get_code(self, fullname: str) -> Any:
+        with open(self.source_path, "rb") as handle:
+            source = handle.read()
+        return compile(source, self.path, "exec", dont_inherit=True)
 
 
 def serve(server: socket.socket, options: dict[str, Any]) -> None:

@@ -66,6 +66,16 @@ class Reporter:
 
 def main(argv: list[str]) -> None:
     options = json.loads(argv[1])
+    isolate = options.get("isolate")
+    if isolate:
+        load_sibling("crossing")
+        if isolate.get("fork"):
+            # Started as root: the candidate's process is forked before anything of the
+            # test's is read (the token stays in the pipe), then both drop to their users.
+            _fork_candidate(isolate, options["user"])
+    user = options.get("user")
+    if user is not None and os.geteuid() == 0:
+        _become(user, isolate["test_home"] if isolate and isolate.get("fork") else None)
     token_fd = int(options["token_fd"])
     token = os.read(token_fd, 64)
     os.close(token_fd)
@@ -87,7 +97,6 @@ def main(argv: list[str]) -> None:
         def crossing_problem(where: str, detail: str) -> None:
             reporter.send({"event": "crossing", "where": where, "detail": detail[-2000:]})
 
-        load_sibling("crossing")
         goal = load_sibling("proxy").install(options["isolate"], crossing_problem)
     for name in options.get("preload", []):
         with contextlib.suppress(Exception):  # a module the image lacks is not watched
@@ -117,12 +126,74 @@ def main(argv: list[str]) -> None:
     _exit(0 if status == "passed" else 1)
 
 
+def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> None:
+    """Fork the candidate's process (``candidate.py``) from this one, which has loaded
+    the libraries both need (torch, numpy: imported once, shared by the fork) as the
+    test user. The child closes every descriptor of the test's, takes its own output
+    pipe and becomes the candidate's user; this process goes on as the test's."""
+    candidate = isolate["candidate"]
+    os.setegid(int(user[1]))
+    os.seteuid(int(user[0]))  # files the imports make are the test user's, in its home
+    os.environ["HOME"] = str(isolate["test_home"])
+    for name in candidate.get("preload", []):
+        with contextlib.suppress(Exception):
+            _preload_library(str(name))
+    os.seteuid(0)
+    os.setegid(0)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    output = int(isolate["output_fd"])
+    pid = os.fork()
+    if pid:
+        os.close(output)
+        return
+    status = 1
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.closerange(3, 1 << 16)  # the token and report pipes among them
+        _become(candidate["user"], candidate["home"])
+        load_sibling("candidate").run(candidate)
+        status = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(status)
+
+
+def _preload_library(name: str) -> None:
+    """Import ``name`` if it is an installed library, not a module of the repository
+    (the goal module and what imports it must be each process's own)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    origin = getattr(spec, "origin", None) or ""
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if spec is None or not origin or any(origin.startswith(p.rstrip("/") + "/") for p in paths):
+        return
+    __import__(name)
+
+
+def _become(user: list[int], home: str | None) -> None:
+    """Drop root for good: this process is ``user`` (uid, gid) from here on, with no
+    supplementary groups and no capabilities."""
+    os.setgroups([])
+    os.setgid(int(user[1]))
+    os.setuid(int(user[0]))
+    if home is not None:
+        os.environ["HOME"] = home
+
+
 def load_sibling(name: str) -> Any:
     """A harness module beside this file, as ``_lmr_harness_<name>`` (this file runs
     with ``-I``, so its folder is not on ``sys.path``, and never should be)."""
     import importlib.util
 
     key = f"_lmr_harness_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
     spec = importlib.util.spec_from_file_location(key, path)
     assert spec is not None and spec.loader is not None

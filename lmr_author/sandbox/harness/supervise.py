@@ -1,13 +1,20 @@
 """The harness's first process in a test container (PID 1): it never runs candidate code.
 
 It reads the run's nonce from a file only it can see and deletes it, makes itself
-undumpable (so the test process, which runs as the same user, cannot read its memory
-or its file descriptors through /proc), then starts the test process (``runtest.py``)
-with a pipe for per-test records, forwards the test's output to stderr with a cap,
-enforces the time limit and, as its last act, writes one result line to stdout, which
-only it holds: ``@@lmr-harness@@ <nonce> <json>``. Files the candidate could have
-touched (the test's logs folder, replay outputs) are read here with ``O_NOFOLLOW``, regular
-files only, within caps. Standard library only: it runs inside any task image.
+undumpable (so the test process cannot read its memory or its file descriptors through
+/proc), then starts the test process (``runtest.py``) with a pipe for per-test records,
+forwards the test's output to stderr with a cap, enforces the time limit and, as its
+last act, writes one result line to stdout, which only it holds: ``@@lmr-harness@@
+<nonce> <json>``. Files the candidate could have touched (the test's logs folder,
+replay outputs) are read here with ``O_NOFOLLOW``, regular files only, within caps.
+
+Started as root (Docker, Podman: with only the capabilities this needs), it starts the
+test process as the test user (``user``). An isolated run that forks its candidate
+(``isolate.fork``) first makes the tests private to the test user (`_lock_down`: the
+candidate's user cannot read them) and gives each user a home of its own; the test
+process forks the candidate's process and both drop to their users. The candidate's
+output comes back on a pipe of its own, capped, after the test's. Standard library
+only: it runs inside any task image.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ LOG_FILES_CAP = 32
 #: Replay outputs: files and bytes at most.
 OUTPUT_FILES_CAP = 1000
 OUTPUT_BYTES_CAP = 8 << 20
+#: Bytes of the candidate's process's output kept (its head).
+CANDIDATE_OUTPUT_CAP = 64 << 10
 
 
 def main(argv: list[str]) -> int:
@@ -54,35 +63,66 @@ def main(argv: list[str]) -> int:
     out_r, out_w = os.pipe()
     os.write(token_w, token.encode("ascii"))
     os.close(token_w)
+    test: dict[str, Any] = {**options["test"], "report_fd": report_w, "token_fd": token_r}
+    user = test.get("user")
+    isolate: dict[str, Any] = test.get("isolate") or {}
+    forks = bool(isolate.get("fork"))
+    passed = [report_w, token_r]
+    candidate_r: int | None = None
+    if forks:
+        try:
+            _lock_down(isolate, user)
+        except (OSError, ValueError, TypeError, KeyError) as error:
+            result["harness_error"] = f"cannot keep the tests from the candidate: {error}"
+            _finish(nonce, result)
+            return 0
+        candidate_r, candidate_w = os.pipe()
+        test["isolate"] = {**isolate, "output_fd": candidate_w}
+        passed.append(candidate_w)
     command = [
         sys.executable,
         "-I",
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtest.py"),
-        json.dumps({**options["test"], "report_fd": report_w, "token_fd": token_r}),
+        json.dumps(test),
     ]
+    # A forking test process drops to its user itself (after the fork); else it starts
+    # as the test user when we are root.
+    drop: list[int] | None = user if user is not None and not forks and os.getuid() == 0 else None
     try:
         child = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
             stdout=out_w,
             stderr=out_w,
-            pass_fds=(report_w, token_r),
+            pass_fds=tuple(passed),
             cwd=str(options["cwd"]),
             start_new_session=True,
+            user=None if drop is None else drop[0],
+            group=None if drop is None else drop[1],
+            extra_groups=None if drop is None else [],
         )
     except OSError as error:
         result["harness_error"] = f"cannot start the test process: {error}"
         _finish(nonce, result)
         return 0
-    for fd in (report_w, out_w, token_r):
+    for fd in (*passed, out_w):
         os.close(fd)
     deadline = started + float(options["timeout_s"])
-    report, output, status, timed_out = _watch(child, report_r, out_r, deadline)
+    candidate = _Capped(CANDIDATE_OUTPUT_CAP)
+    report, output, status, timed_out = _watch(
+        child, report_r, out_r, deadline, candidate_r, candidate
+    )
+    if candidate.data:
+        _write_all(2, b"\n--- output of the candidate's process ---\n" + bytes(candidate.data))
     result["exit_status"] = status
     result["timed_out"] = timed_out
     result["records"] = _records(report, token)
     result["report_overflow"] = len(report) >= REPORT_CAP
     result["output_cut"] = output.cut
+    if forks and user is not None:
+        # The test's folders are its user's (0700); read them with its rights, not root's.
+        os.setegid(int(user[1]))
+        os.seteuid(int(user[0]))
     log_dir = options.get("log_dir")
     if log_dir:
         result["legacy_log"] = read_log_dir(str(log_dir))
@@ -92,6 +132,41 @@ def main(argv: list[str]) -> int:
     result["duration_s"] = round(time.monotonic() - started, 3)
     _finish(nonce, result)
     return 0
+
+
+def _lock_down(isolate: dict[str, Any], user: list[int] | None) -> None:
+    """Make the tests private to the test user (folders 0700, files 0600, owned by it:
+    the candidate's user cannot read them), and give each user its home."""
+    if user is None:
+        raise ValueError("no test user to give the tests to")
+    uid, gid = int(user[0]), int(user[1])
+    for path in isolate["private"]:
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            continue  # the image's own link: the folder or file it names is locked itself
+        os.chown(path, uid, gid, follow_symlinks=False)
+        os.chmod(path, 0o700 if stat.S_ISDIR(info.st_mode) else 0o600)
+    candidate = isolate["candidate"]
+    homes = ((isolate["test_home"], uid, gid), (candidate["home"], *candidate["user"]))
+    for home, owner, group in homes:
+        os.mkdir(home, 0o700)
+        os.chown(home, int(owner), int(group))
+
+
+class _Capped:
+    """The head of a stream, up to ``cap`` bytes; the rest is read and dropped."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data.extend(data[:room])
 
 
 def _take_nonce(path: str) -> str:
@@ -145,14 +220,24 @@ class _Output:
 
 
 def _watch(
-    child: subprocess.Popen[bytes], report_r: int, out_r: int, deadline: float
+    child: subprocess.Popen[bytes],
+    report_r: int,
+    out_r: int,
+    deadline: float,
+    candidate_r: int | None = None,
+    candidate: _Capped | None = None,
 ) -> tuple[bytes, _Output, int | None, bool]:
-    """Read both pipes until the test process ends (or the time is up); then drain."""
+    """Read the pipes until the test process ends (or the time is up); then drain.
+
+    The candidate's output is read as it comes (so that it never blocks on a full pipe)
+    but never waited for: its process outlives the test's, until the container ends.
+    """
     report = bytearray()
     output = _Output()
     status: int | None = None
     timed_out = False
     open_fds = {report_r, out_r}
+    extra = {candidate_r} if candidate_r is not None else set()
     ended_at = 0.0
     while True:
         now = time.monotonic()
@@ -167,13 +252,18 @@ def _watch(
         # Once the test process has ended, what it left running gets a moment only.
         if status is not None and (not open_fds or now - ended_at > 0.5):
             break
-        if not open_fds:
+        if not open_fds and not extra:
             time.sleep(0.01)
             continue
-        ready, _, _ = select.select(list(open_fds), [], [], 0.05)
+        ready, _, _ = select.select([*open_fds, *extra], [], [], 0.05)
         for fd in ready:
             data = os.read(fd, 65536)
-            if not data:
+            if fd in extra:
+                if not data:
+                    extra.discard(fd)
+                elif candidate is not None:
+                    candidate.feed(data)
+            elif not data:
                 open_fds.discard(fd)
             elif fd == report_r:
                 if len(report) < REPORT_CAP:
