@@ -218,9 +218,7 @@ def test_values_cross_by_value_and_identity_is_kept(channel: Any) -> None:
     assert problems == []
 
 
-def test_a_method_changes_its_receiver_as_it_would_in_process(
-    channel: Any, goal_dir: Path
-) -> None:
+def test_a_method_changes_its_receiver_as_it_would_in_process(channel: Any, goal_dir: Path) -> None:
     link, problems = channel
     import goalmod  # the test's own copy of the goal module (trusted)
 
@@ -446,14 +444,16 @@ def test_a_candidate_that_dies_or_floods_is_its_own_error() -> None:
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-        lambda inner: st.lists(inner, max_size=4)
-        | st.dictionaries(
-            st.sampled_from(
-                ["$ref", "$t", "$new", "$tuple", "$dict", "$size", "$npscalar", "ok", "value"]
-                + ["updates", "new", "random", "raised", "cannot_cross", "dict", "attrs"]
-            ),
-            inner,
-            max_size=3,
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(
+                st.sampled_from(
+                    ["$ref", "$t", "$new", "$tuple", "$dict", "$size", "$npscalar", "ok", "value"]
+                    + ["updates", "new", "random", "raised", "cannot_cross", "dict", "attrs"]
+                ),
+                inner,
+                max_size=3,
+            )
         ),
         max_leaves=30,
     )

@@ -59,13 +59,21 @@ def test_run_rules_are_in_the_registry(
         "test-does-not-discriminate": ("run", "error"),
         "flaky": ("run", "warning"),
         "infra": ("run", "error"),
+        "not-isolated": ("run", "warning"),
         "undeclared-gpu": ("run", "warning"),
     }
     # Refused as an unknown rule id before the run rules were registered.
     assert main(["validate", "--ignore", "flaky", str(make_task())]) == 0
 
 
-RUN_RULES = ("golden-fails", "test-does-not-discriminate", "flaky", "infra", "undeclared-gpu")
+RUN_RULES = (
+    "golden-fails",
+    "test-does-not-discriminate",
+    "flaky",
+    "infra",
+    "not-isolated",
+    "undeclared-gpu",
+)
 
 
 def test_ignored_run_rules_are_dropped_from_the_proof(

@@ -1,0 +1,136 @@
+"""The candidate in a process of its own, for real: what it sees, and where a goal
+cannot cross, what validate and eval say and do.
+
+The hostile candidates against published-shape tasks are in
+``tests/adversarial/test_isolation*.py``; these check the mechanism's own promises.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lmr_author.sandbox.images import ensure_image
+from lmr_author.sandbox.runner import run_tests
+from lmr_author.task import Task
+from lmr_author.validate.dynamic import run_dynamic_checks
+from tests.support.eval_cli import eval_json
+
+pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("image_cleanup", "no_leftovers")]
+
+#: A goal that takes a callback from the test: it cannot cross (the test's function is
+#: never sent), so candidates run in the test's process.
+CALLBACK_GOLDEN = textwrap.dedent(
+    '''\
+    """A tiny repository module with one goal function."""
+
+
+    def add(a, b, check=None):
+        """Return the sum of a and b (and let ``check`` see it)."""
+        total = a + b
+        if check is not None:
+            check(total)
+        return total
+    '''
+)
+CALLBACK_MASKED = CALLBACK_GOLDEN.split("    total = a + b")[0] + "    pass\n"
+CALLBACK_TEST = textwrap.dedent(
+    """\
+    from calc import add
+
+    seen = []
+
+
+    def check(total):
+        seen.append(total)
+
+
+    assert add(2, 3, check) == 5
+    assert seen == [5]
+    """
+)
+
+#: What a candidate finds of the test from its own process: it answers it in its result.
+PROBE = textwrap.dedent(
+    '''\
+    import os
+
+
+    def add(a, b):
+        """Report what this process can read of the test, as the answer."""
+        seen = []
+        for root, _dirs, files in os.walk(os.getcwd()):
+            for name in files:
+                path = os.path.join(root, name)
+                try:
+                    with open(path) as handle:
+                        if "add(2, 3) == 5" in handle.read():
+                            seen.append(path)
+                except OSError:
+                    pass
+        for pid in os.listdir("/proc"):
+            if pid.isdigit() and int(pid) != os.getpid():
+                for what in ("environ", "mem", "fd"):
+                    try:
+                        if what == "fd":
+                            os.listdir(f"/proc/{pid}/fd")
+                        else:
+                            open(f"/proc/{pid}/{what}", "rb").read(1)
+                        seen.append(f"/proc/{pid}/{what}")
+                    except OSError:
+                        pass
+        return (a + b) if not seen else repr(seen)
+    '''
+)
+
+
+def test_a_goal_that_cannot_cross_runs_in_the_tests_process_and_says_so(
+    task_factory: Callable[..., Task], tmp_path: Path, capsys: Any
+) -> None:
+    task = task_factory(
+        tag="callback", golden=CALLBACK_GOLDEN, masked=CALLBACK_MASKED, test_source=CALLBACK_TEST
+    )
+    findings = run_dynamic_checks(task, timeout_s=60)
+    assert [(f.rule, f.severity) for f in findings] == [("not-isolated", "warning")]
+    assert "is the test's" in findings[0].message  # what could not cross
+    submission = tmp_path / "golden"
+    goal = submission / task.name / task.repo_folder_name / "calc.py"
+    goal.parent.mkdir(parents=True)
+    goal.write_text(CALLBACK_GOLDEN)
+    results = eval_json(task.path.parent, [submission], tmp_path / "out", capsys)
+    [run] = results["runs"]
+    assert run["verdict"] == "pass" and run["isolated"] is False
+    assert "is the test's" in run["not_isolated_why"]
+    assert results["systems"]["golden"]["in_process"]["implementations"] == 1
+    assert results["systems"]["golden"]["isolated"]["implementations"] == 0
+
+
+def test_the_candidates_process_reads_nothing_of_the_test(
+    task_factory: Callable[..., Task], docker_client: Any
+) -> None:
+    """Its user cannot read the test folder or the test's /proc; the answer says what it
+    found, and only a candidate that found nothing can answer right."""
+    task = task_factory(tag="probe")
+    impl = task.implementations[0]
+    image = ensure_image(task, client=docker_client)
+    run = run_tests(task, impl, PROBE.encode(), image=image, client=docker_client)
+    assert run.isolated and run.verdict == "pass", (run.reason, run.verdicts[0].log[-2000:])
+
+
+def test_validate_proves_an_isolated_golden_and_eval_isolates(
+    task_factory: Callable[..., Task], tmp_path: Path, capsys: Any
+) -> None:
+    task = task_factory(tag="isogold")
+    assert run_dynamic_checks(task, timeout_s=60) == []
+    submission = tmp_path / "golden"
+    goal = submission / task.name / task.repo_folder_name / "calc.py"
+    goal.parent.mkdir(parents=True)
+    goal.write_bytes(task.implementations[0].golden_path.read_bytes())
+    capsys.readouterr()
+    results = eval_json(task.path.parent, [submission], tmp_path / "out", capsys)
+    [run] = results["runs"]
+    assert run["verdict"] == "pass" and run["isolated"] is True and not run["not_isolated_why"]
