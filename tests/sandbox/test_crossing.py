@@ -295,7 +295,7 @@ def test_what_cannot_cross_is_said_and_raised(channel: Any, function: str, what:
 
 def test_what_the_test_cannot_send_is_said(channel: Any) -> None:
     link, problems = channel
-    with pytest.raises(proxy.IsolationError, match="cannot be sent.*is the test's"):
+    with pytest.raises(proxy.IsolationError, match=r"cannot be sent.*is the test's"):
         link.call("goalmod", "same", (lambda: 1,), {})
     assert problems[-1][0] == "arguments"
     with pytest.raises(proxy.IsolationError, match="is defined in the test"):
@@ -448,8 +448,11 @@ def test_a_candidate_that_dies_or_floods_is_its_own_error() -> None:
             st.lists(inner, max_size=4)
             | st.dictionaries(
                 st.sampled_from(
-                    ["$ref", "$t", "$new", "$tuple", "$dict", "$size", "$npscalar", "ok", "value"]
-                    + ["updates", "new", "random", "raised", "cannot_cross", "dict", "attrs"]
+                    [
+                        *("$ref", "$t", "$new", "$tuple", "$dict", "$size", "$npscalar"),
+                        *("ok", "value", "updates", "new", "random", "raised", "cannot_cross"),
+                        *("dict", "attrs"),
+                    ]
                 ),
                 inner,
                 max_size=3,
@@ -481,7 +484,7 @@ def test_any_answer_is_a_value_or_the_candidates_error(header: Any) -> None:
 def _assert_data(value: Any, receiver: Receiver, depth: int = 0) -> None:
     assert depth < 250
     allowed = (type(None), bool, int, float, complex, str, bytes, bytearray, slice, range)
-    if value is receiver or value is Ellipsis or isinstance(value, allowed + (np.ndarray,)):
+    if value is receiver or value is Ellipsis or isinstance(value, (*allowed, np.ndarray)):
         return
     if isinstance(value, np.generic | np.dtype):
         return

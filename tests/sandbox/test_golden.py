@@ -3,10 +3,9 @@ isolated when the golden code passes so, else in the test's process with why."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-
-import dataclasses
 
 from lmr_author.sandbox.golden import Proof, proof_for, proof_key
 from lmr_author.sandbox.images import ImageRef
