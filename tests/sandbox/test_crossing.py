@@ -502,3 +502,34 @@ def test_safe_text_removes_what_cannot_be_stored_or_printed() -> None:
     assert "\x00" not in cleaned and "\x1b" not in cleaned and "\x9b" not in cleaned
     assert "\t" in cleaned and "\r" not in cleaned and cleaned.endswith("crlf\n")
     assert len(safe_text("x" * 10_000, 100)) < 200
+
+
+def test_the_candidates_goal_module_is_its_file_where_the_goal_file_is(tmp_path: Path) -> None:
+    """Found as the test's process finds it (here: by an editable install's kind of
+    finder, not on sys.path), run from the candidate's file, named as the goal file."""
+    import importlib.util
+
+    from lmr_author.sandbox.harness.candidate import CandidateFinder
+
+    goal = tmp_path / "repo" / "editable_goal_mod.py"
+    goal.parent.mkdir()
+    goal.write_text("WHO = 'masked'\n")
+    staged = tmp_path / "staged.py"
+    staged.write_text("import os\nWHO = 'candidate:' + os.path.basename(__file__)\n")
+
+    class Editable:
+        def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+            if name == "editable_goal_mod":
+                return importlib.util.spec_from_file_location(name, goal)
+            return None
+
+    finders = [CandidateFinder(str(goal), str(staged)), Editable()]
+    sys.meta_path[:0] = finders
+    try:
+        import editable_goal_mod  # type: ignore[import-not-found]
+
+        assert editable_goal_mod.WHO == "candidate:editable_goal_mod.py"
+    finally:
+        for finder in finders:
+            sys.meta_path.remove(finder)
+        sys.modules.pop("editable_goal_mod", None)

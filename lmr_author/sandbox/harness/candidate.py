@@ -79,13 +79,20 @@ class CandidateFinder:
         self.source_path = source_path
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        import importlib.machinery
-
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        origin = getattr(spec, "origin", None)
-        if spec is None or not origin or os.path.realpath(origin) != self.goal_path:
+        # As the other finders would find it (an editable install's finder too), then
+        # with our loader if it is the goal module.
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
             return None
-        spec.loader = _CandidateLoader(name, origin, self.source_path)
+        origin = getattr(spec, "origin", None)
+        if origin and os.path.realpath(origin) == self.goal_path:
+            spec.loader = _CandidateLoader(name, origin, self.source_path)
         return spec
 
 
