@@ -320,6 +320,7 @@ def _run(args: argparse.Namespace) -> int:
         env=pass_env(args.env, os.environ),
         expected=None if proof is None else proof.expected,
         isolated=True if proof is None else proof.isolated,
+        test_reads=() if proof is None else proof.test_reads,
     )
     if result.infra_error and not args.json:
         raise InfraError(result.infra_error, hint="The candidate was not tested.")

@@ -220,6 +220,7 @@ class SlurmBackend:
                         expected=expected_to_wire(run.expected),
                         protocol=run.protocol,
                         isolated=run.isolated,
+                        test_reads=run.test_reads,
                     )
                 )
             except InfraError as error:  # e.g. no --gpu-types type has the memory
@@ -245,6 +246,7 @@ class SlurmBackend:
         expected: dict[str, Any] | None = None,
         protocol: str | None = None,
         isolated: bool = True,
+        test_reads: tuple[str, ...] = (),
     ) -> _Pending:
         """Write one run's candidate and request into the shared folder."""
         gres = self._gres(task)
@@ -280,6 +282,7 @@ class SlurmBackend:
             images=None if self.images is None else str(self.images),
             registry=self.registry,
             isolated=isolated,
+            test_reads=list(test_reads),
         )
         pending = _Pending(
             request,

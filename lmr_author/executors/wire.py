@@ -65,8 +65,10 @@ class Request:
     #: The repository folder inside the image: an Apptainer node without a Docker engine
     #: runs the image's SIF from the shared cache, and cannot ask an engine for it.
     workdir: str | None = None
-    #: Raw runs: the candidate in a process of its own (else in the test's).
+    #: Raw runs: the candidate in a process of its own (else in the test's), and the
+    #: files the golden proof saw only the tests read.
     isolated: bool = True
+    test_reads: list[str] | None = None
 
     def raw_limits(self) -> Limits:
         return Limits(**(self.limits or {}))
@@ -179,6 +181,7 @@ _VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "legacy_passed": (int, type(None)),
     "isolated": (bool,),
     "crossings": (list,),
+    "test_reads": (list,),
 }
 
 
@@ -193,4 +196,7 @@ def _verdict(item: dict[str, Any]) -> TestVerdict:
     if item["legacy_log"] is not None:
         texts["legacy_log"] = safe_text(item["legacy_log"])
     crossings = tuple(safe_text(text) for text in item["crossings"])
-    return TestVerdict(**{**item, **texts, "crossings": crossings})
+    if not all(isinstance(path, str) for path in item["test_reads"]):
+        raise ValueError("field test_reads is not a list of strings")
+    reads = tuple(item["test_reads"])
+    return TestVerdict(**{**item, **texts, "crossings": crossings, "test_reads": reads})

@@ -108,6 +108,7 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
             client=backend.run_client(),
             expected=request.raw_expected(),
             isolated=request.isolated,
+            test_reads=tuple(request.test_reads or ()),
         )
     finally:
         backend.close()

@@ -76,6 +76,7 @@ def mutation_test(
                 limits,
                 label=f"{task.name} #{impl.index}: mutant {mutant.index}/{len(mutants)}",
                 isolated=proof is None or proof.isolated,
+                test_reads=() if proof is None else proof.test_reads,
             )
             for mutant in mutants
         ]

@@ -50,6 +50,9 @@ class Proof:
     #: Candidates run in a process of their own; if not, why not.
     isolated: bool = True
     not_isolated_why: str = ""
+    #: Repository files the golden run's tests read and its goal code did not: the
+    #: tests' own data (fixtures kept beside the code), which candidates cannot read.
+    test_reads: tuple[str, ...] = ()
 
 
 def prove(run_golden: Callable[[bool], ImplementationRun]) -> ImplementationRun:
@@ -115,7 +118,10 @@ def load_proof(key: str, *, folder: Path | None = None) -> Proof | None:
         isolated = data["isolated"]
         if not isinstance(isolated, bool):
             return None
-        return Proof(expected, isolated, str(data.get("not_isolated_why", "")))
+        reads = data.get("test_reads", [])
+        if not isinstance(reads, list) or not all(isinstance(path, str) for path in reads):
+            return None
+        return Proof(expected, isolated, str(data.get("not_isolated_why", "")), tuple(reads))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -137,6 +143,7 @@ def save_proof(key: str, run: ImplementationRun, *, folder: Path | None = None) 
         "test_files": entries,
         "isolated": run.isolated,
         "not_isolated_why": run.not_isolated_why,
+        "test_reads": list(run.test_reads),
     }
     atomic_write_json(_path(key, folder), proof)
     return True
@@ -216,9 +223,7 @@ def run_against_golden_counts(
     if (known := _NOT_RUNNABLE.get(key)) is not None:
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
 
-    def run(
-        source: bytes, isolated: bool, expected: dict[str, Expected] | None = None
-    ) -> ImplementationRun:
+    def run(source: bytes, isolated: bool, proof: Proof | None = None) -> ImplementationRun:
         return run_tests(
             task,
             impl,
@@ -227,8 +232,9 @@ def run_against_golden_counts(
             limits=limits,
             protocol=protocol,
             client=client,
-            expected=expected,
+            expected=None if proof is None else proof.expected,
             isolated=isolated,
+            test_reads=() if proof is None else proof.test_reads,
         )
 
     proof = _proof_under(key, impl, run, limits=limits)
@@ -238,7 +244,7 @@ def run_against_golden_counts(
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
     if proof is None:  # a broken task: its candidates run isolated, held to nothing
         return run(candidate, True)
-    outcome = run(candidate, proof.isolated, proof.expected)
+    outcome = run(candidate, proof.isolated, proof)
     if proof.not_isolated_why and not outcome.isolated:
         outcome = dataclasses.replace(outcome, not_isolated_why=proof.not_isolated_why)
     return outcome

@@ -11,11 +11,11 @@ inline) and test files elsewhere in the repository are "private".
 Two ways to start it, one protocol:
 
 * **fork** (Docker, Podman): one container, started as root with only the capabilities
-  needed to change users. The supervisor makes the private paths the test user's alone
-  (0700/0600), the test process loads the libraries both need (torch once), forks the
-  candidate's process, and each drops to its user: the test as ``nobody``, the
-  candidate as `CANDIDATE_UID`, which can read no test, signal no process of the test's
-  and read nothing of its memory. They share an abstract socket.
+  needed to change users. The supervisor makes the private paths readable by the test
+  user's group alone (0750/0640); the test process loads the libraries both need (torch
+  once), forks the candidate's process, and each drops to its user: the test as
+  ``nobody``, the candidate as `CANDIDATE_UID`, which can read no test, signal no process
+  of the test's and read nothing of its memory. They share an abstract socket.
 * **separate** (Apptainer, whose containers cannot change users): a second ``apptainer
   exec`` of the same image, with empty folders bound over the private ones and one
   folder both bind for the socket; separate PID namespaces keep the processes apart.
@@ -130,12 +130,14 @@ def plan(
     fork: bool = True,
     socket: str | None = None,
     staged: bool = True,
+    test_reads: tuple[str, ...] = (),
 ) -> Isolation:
     """The plan of one isolated run of ``impl`` in an image whose repository is ``workdir``.
 
     ``fork``: the test's process forks the candidate's (else it runs apart, on a
     ``socket`` path both see); ``staged``: the candidate's goal file is staged at
-    `CANDIDATE_SOURCE` (else the masked file is the candidate).
+    `CANDIDATE_SOURCE` (else the masked file is the candidate); ``test_reads``: files
+    (relative to the repository) the golden proof saw only the tests read, private too.
     """
     root = PurePosixPath(workdir)
     goal = PurePosixPath(impl.goal_file)
@@ -152,6 +154,7 @@ def plan(
             hidden.add(folder)
     for folder in {PurePosixPath(), goal.parent}:
         emptied.update(_test_files(impl.repo_dir, folder))
+    emptied.update(PurePosixPath(path) for path in test_reads if PurePosixPath(path) != goal)
     return Isolation(
         goal_path=str(root / goal),
         class_name=impl.class_name,

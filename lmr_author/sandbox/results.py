@@ -57,6 +57,9 @@ class TestVerdict:
     #: and what could not cross between the two processes when something could not.
     isolated: bool = False
     crossings: tuple[str, ...] = ()
+    #: Isolated: repository files the test read and the candidate did not (relative to
+    #: the repository): the tests' own data, which the golden proof makes private.
+    test_reads: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +98,11 @@ class ImplementationRun:
     def crossings(self) -> list[str]:
         """What could not cross between the test's process and the candidate's."""
         return [item for verdict in self.verdicts for item in verdict.crossings]
+
+    @property
+    def test_reads(self) -> tuple[str, ...]:
+        """Repository files only the tests read (every test file's, once)."""
+        return tuple(sorted({path for verdict in self.verdicts for path in verdict.test_reads}))
 
     @property
     def passed(self) -> bool:

@@ -129,13 +129,15 @@ def run_tests(
     gid: int = RUN_GID,
     expected: Mapping[str, Expected] | None = None,
     isolated: bool = True,
+    test_reads: Sequence[str] = (),
 ) -> ImplementationRun:
     """Run the unit tests of ``impl`` with ``candidate`` as its goal file.
 
     ``isolated``: the candidate runs in a process (and container) of its own, which the
     test's process calls through a proxy (`lmr_author.sandbox.isolation`), unless the
     task's files show it cannot; False runs it in the test's process (for goals the
-    golden run showed cannot cross). The run says which it was.
+    golden run showed cannot cross). The run says which it was. ``test_reads``: what the
+    golden proof saw only the tests read; the candidate cannot read it.
 
     ``candidate`` is the whole goal file (None keeps the image's masked file).
     ``protocol`` is "auto" (replay when the task has recorded expected outputs for the
@@ -180,6 +182,7 @@ def run_tests(
                     fork=socket is None,
                     socket=socket,
                     staged=candidate is not None,
+                    test_reads=tuple(test_reads),
                 )
             outcome = _run_one(
                 client,
@@ -269,6 +272,7 @@ def _verdict(
         isolated=plan is not None,
         crossings=tuple(report.crossings)
         + (_not_proxied(plan) if plan is not None and report.proxied == 0 else ()),
+        test_reads=tuple(sorted(set(report.read) - set(report.candidate_read))),
     )
 
 

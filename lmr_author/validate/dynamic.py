@@ -118,7 +118,10 @@ def run_dynamic_checks(
                 _labelled(proof, "golden again", expected=expected),
             ]
             followers = [
-                dataclasses.replace(run, isolated=golden_run.isolated) for run in followers
+                dataclasses.replace(
+                    run, isolated=golden_run.isolated, test_reads=golden_run.test_reads
+                )
+                for run in followers
             ]
             runs += runner.run_all(followers, on_progress)
             findings.extend(

@@ -37,8 +37,10 @@ class RawRun:
     expected: Mapping[str, Expected] | None = None
     #: What progress lines call it ("01-DPO #1: masked").
     label: str = ""
-    #: The candidate in a process of its own (else in the test's: `sandbox.golden.prove`).
+    #: The candidate in a process of its own (else in the test's: `sandbox.golden.prove`),
+    #: and what the golden proof saw only the tests read (private to them).
     isolated: bool = True
+    test_reads: tuple[str, ...] = ()
 
 
 class Runner(Protocol):
@@ -78,6 +80,7 @@ class LocalRunner:
                     client=self.client,
                     expected=run.expected,
                     isolated=run.isolated,
+                    test_reads=run.test_reads,
                 )
             )
         return outcomes

@@ -19,6 +19,7 @@ from lmr_author.sandbox.runner import run_tests
 from lmr_author.task import Task
 from lmr_author.validate.dynamic import run_dynamic_checks
 from tests.support.eval_cli import eval_json
+from tests.support.sandbox_tasks import GOLDEN
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("image_cleanup", "no_leftovers")]
 
@@ -134,3 +135,51 @@ def test_validate_proves_an_isolated_golden_and_eval_isolates(
     results = eval_json(task.path.parent, [submission], tmp_path / "out", capsys)
     [run] = results["runs"]
     assert run["verdict"] == "pass" and run["isolated"] is True and not run["not_isolated_why"]
+
+
+#: A test that keeps its expected value beside the code, outside unit_test/.
+READS_DATA_TEST = textwrap.dedent(
+    """\
+    import json
+
+    from calc import add
+
+    with open("data/expected.json") as handle:
+        assert add(2, 3) == json.load(handle)
+    """
+)
+#: Answers with the test's own expected value when it can read it.
+READS_DATA_CANDIDATE = textwrap.dedent(
+    '''\
+    import json
+
+
+    def add(a, b):
+        """Wrong, unless the test's expected value can be read."""
+        try:
+            with open("data/expected.json") as handle:
+                return json.load(handle)
+        except OSError:
+            return a - b
+    '''
+)
+
+
+def test_what_only_the_tests_read_is_private_to_them(
+    task_factory: Callable[..., Task], tmp_path: Path, capsys: Any
+) -> None:
+    """The golden proof sees the test read data/expected.json and the golden code not:
+    candidates then cannot read it, wherever in the repository it is."""
+    task = task_factory(tag="readsdata", test_source=READS_DATA_TEST)
+    data = task.path / task.repo_folder_name / "data"
+    data.mkdir()
+    (data / "expected.json").write_text("5\n")
+    systems = []
+    for name, source in (("golden", GOLDEN), ("reader", READS_DATA_CANDIDATE)):
+        goal = tmp_path / name / task.name / task.repo_folder_name / "calc.py"
+        goal.parent.mkdir(parents=True)
+        goal.write_text(source)
+        systems.append(tmp_path / name)
+    results = eval_json(task.path.parent, systems, tmp_path / "out", capsys)
+    verdicts = {run["system"]: run["verdict"] for run in results["runs"]}
+    assert verdicts == {"golden": "pass", "reader": "fail"}, results["runs"]

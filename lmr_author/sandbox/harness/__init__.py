@@ -192,6 +192,10 @@ class HarnessReport:
     #: candidate's (`proxy.py` says it), and how many times the proxy was installed.
     crossings: list[str] = field(default_factory=list)
     proxied: int | None = None
+    #: Isolated: repository files the test's process read, and those the candidate's
+    #: process says it read (relative to the repository; see `crossing.ReadFiles`).
+    read: list[str] = field(default_factory=list)
+    candidate_read: list[str] = field(default_factory=list)
 
 
 def parse_report(stdout: str, nonce: str) -> HarnessReport:
@@ -273,10 +277,31 @@ def _take_record(report: HarnessReport, record: Any) -> bool:
         report.logged = {word: int(n) for word, n in counts.items() if n is not None}
     if proxied is not None and (type(proxied) is not int or proxied < 0):
         return False
+    read = [_relative_paths(record.get(key)) for key in ("read", "candidate_read")]
+    if None in read:
+        return False
     report.ended = True
+    report.read, report.candidate_read = read[0] or [], read[1] or []
     report.tampered = [safe_text(item, 200) for item in tampered[:50]]
     report.proxied = proxied
     return True
+
+
+def _relative_paths(value: Any) -> list[str] | None:
+    """Paths inside the repository as the harness reports them; None when malformed."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > 500:
+        return None
+    paths = []
+    for item in value:
+        if not isinstance(item, str) or not item or len(item) > 500:
+            return None
+        path = PurePosixPath(item)
+        if path.is_absolute() or ".." in path.parts:
+            return None
+        paths.append(safe_text(item))
+    return paths
 
 
 def _integer(value: Any) -> int | None:

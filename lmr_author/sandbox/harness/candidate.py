@@ -58,6 +58,7 @@ def run(options: dict[str, Any]) -> None:
     sys.dont_write_bytecode = True
     source = str(options.get("source_path") or options["goal_path"])
     sys.meta_path.insert(0, CandidateFinder(str(options["goal_path"]), source))
+    options = {**options, "read": crossing.ReadFiles(os.getcwd()).install()}
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(crossing.connect_address(str(options["socket"])))
     server.listen(8)
@@ -150,15 +151,22 @@ def answer(parts: list[bytes], options: dict[str, Any]) -> list[bytes]:
     try:
         value = function(*received.args, **received.kwargs)
     except BaseException as error:
-        return _header({"ok": False, "raised": _raised(error)})
+        return _header({"ok": False, "raised": _raised(error), **_read(options)})
     try:
         reply: dict[str, Any] = {"ok": True, "value": encoder.value(value, "the return value")}
         reply["updates"] = _updates(encoder, received, before)
         reply["random"] = crossing.encode_random_states(encoder)
         reply["new"] = encoder.new
+        reply.update(_read(options))
     except crossing.CannotCross as error:
         return _header({"ok": False, "cannot_cross": str(error)})
     return [json.dumps(reply).encode(), *encoder.blobs]
+
+
+def _read(options: dict[str, Any]) -> dict[str, Any]:
+    """What this process has read of the repository so far (see `crossing.ReadFiles`)."""
+    read = options.get("read")
+    return {"read": sorted(read.paths)} if read is not None else {}
 
 
 def _header(reply: dict[str, Any]) -> list[bytes]:

@@ -30,6 +30,7 @@ import io
 import json
 import marshal
 import math
+import os
 import pickle
 import re
 import socket
@@ -111,6 +112,32 @@ def safe_text(value: Any, cap: int | None = None) -> str:
         half = cap // 2
         text = f"{text[:half]} [... {len(text) - cap} characters cut ...] {text[-half:]}"
     return text
+
+
+class ReadFiles:
+    """Files of the repository a process opens for reading (an audit hook): what the
+    test's process reads that the candidate's does not is the tests' (fixtures, expected
+    values kept beside the code), which the golden proof makes private."""
+
+    CAP = 500
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root).rstrip("/") + "/"
+        self.paths: set[str] = set()
+
+    def install(self) -> ReadFiles:
+        sys.addaudithook(self._hook)
+        return self
+
+    def _hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if event != "open" or len(self.paths) >= self.CAP:
+            return
+        path, mode = args[0], args[1] if len(args) > 1 else "r"
+        if not isinstance(path, str) or (isinstance(mode, str) and any(c in mode for c in "wax+")):
+            return
+        full = os.path.realpath(path)
+        if full.startswith(self.root) and not full.endswith((".py", ".pyc")):
+            self.paths.add(full[len(self.root) :])
 
 
 # -- frames -------------------------------------------------------------------------

@@ -70,6 +70,9 @@ class Channel:
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
         self._pid = 0
+        #: Repository files the candidate's process says it read (for the golden proof;
+        #: a hostile candidate's say-so is never used).
+        self.candidate_read: set[str] = set()
 
     def _connected(self) -> socket.socket:
         if self._sock is not None and self._pid == os.getpid():
@@ -122,6 +125,10 @@ class Channel:
             header = None
         if not isinstance(header, dict):
             raise CandidateError("the candidate's answer is malformed: no header")
+        read = header.get("read")
+        if isinstance(read, list):
+            paths = [path for path in read[: crossing.ReadFiles.CAP] if isinstance(path, str)]
+            self.candidate_read.update(safe_text(path, 500) for path in paths)
         if header.get("ok") is not True:
             cannot = header.get("cannot_cross")
             if isinstance(cannot, str):

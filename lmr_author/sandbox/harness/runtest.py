@@ -92,7 +92,9 @@ def main(argv: list[str]) -> None:
     sys.path[:0] = [os.path.dirname(path), *entries]
     _add_image_user_sites()
     goal = None
+    read = None
     if options.get("isolate"):
+        read = sys.modules["_lmr_harness_crossing"].ReadFiles(os.getcwd()).install()
 
         def crossing_problem(where: str, detail: str) -> None:
             reporter.send({"event": "crossing", "where": where, "detail": detail[-2000:]})
@@ -119,6 +121,8 @@ def main(argv: list[str]) -> None:
             "body": status,
             "logged": {"Passed": words.passed, "Failed": words.failed},
             "proxied": None if goal is None else goal.installed,
+            "read": None if read is None else sorted(read.paths),
+            "candidate_read": None if goal is None else sorted(goal.channel.candidate_read),
         }
     )
     sys.stdout.flush()

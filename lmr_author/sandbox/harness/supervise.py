@@ -135,8 +135,9 @@ def main(argv: list[str]) -> int:
 
 
 def _lock_down(isolate: dict[str, Any], user: list[int] | None) -> None:
-    """Make the tests private to the test user (folders 0700, files 0600, owned by it:
-    the candidate's user cannot read them), and give each user its home."""
+    """Make the tests readable by the test user's group alone (folders 0750, files 0640:
+    the candidate's user cannot read them, and nobody gains a write it did not have),
+    and give each user its home."""
     if user is None:
         raise ValueError("no test user to give the tests to")
     uid, gid = int(user[0]), int(user[1])
@@ -147,8 +148,8 @@ def _lock_down(isolate: dict[str, Any], user: list[int] | None) -> None:
             continue
         if stat.S_ISLNK(info.st_mode):
             continue  # the image's own link: the folder or file it names is locked itself
-        os.chown(path, uid, gid, follow_symlinks=False)
-        os.chmod(path, 0o700 if stat.S_ISDIR(info.st_mode) else 0o600)
+        os.chown(path, -1, gid, follow_symlinks=False)
+        os.chmod(path, 0o750 if stat.S_ISDIR(info.st_mode) else 0o640)
     candidate = isolate["candidate"]
     homes = ((isolate["test_home"], uid, gid), (candidate["home"], *candidate["user"]))
     for home, owner, group in homes:
