@@ -128,11 +128,15 @@ def _answer_all(connection: socket.socket, options: dict[str, Any]) -> None:
 
 def answer(parts: list[bytes], options: dict[str, Any]) -> list[bytes]:
     """The answer to one call, as message parts."""
+    header = json.loads(parts[0])
+    paths = header.get("sys_path")
+    if isinstance(paths, list):  # where the test's process finds modules, classes
+        sys.path[:] = [p for p in paths if isinstance(p, str)]
+    try:  # the candidate's goal module: failing to import it is the candidate's failure
+        importlib.import_module(str(header["module"]))
+    except BaseException as error:  # SyntaxError, SystemExit at import...
+        return _header({"ok": False, "raised": _raised(error), **_read(options)})
     try:
-        header = json.loads(parts[0])
-        paths = header.get("sys_path")
-        if isinstance(paths, list):  # where the test's process finds modules, classes
-            sys.path[:] = [p for p in paths if isinstance(p, str)]
         received = crossing.receive_call(parts)
         function = _goal(received.header, options)
     except crossing.CannotCross as error:

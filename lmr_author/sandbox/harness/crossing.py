@@ -1005,9 +1005,15 @@ def decode_tensor(
 
 
 def _require(name: str) -> Any:
+    """numpy or torch, loaded if this process has not yet (the image's own library)."""
     module = sys.modules.get(name)
     if module is None:
-        raise Malformed(f"a {name} value, but this process has not loaded {name}")
+        import importlib
+
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            raise Malformed(f"a {name} value, but {name} is not installed here") from None
     return module
 
 

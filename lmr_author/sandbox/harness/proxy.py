@@ -66,6 +66,8 @@ class Channel:
         self.address = crossing.connect_address(str(options["socket"]))
         self.goal_path = os.path.realpath(str(options["goal_path"]))
         self.private = tuple(str(path) for path in options.get("private", ()))
+        #: The candidate's process when this process forked it (else it runs apart).
+        self.candidate_pid = options.get("candidate_pid")
         self.on_problem = on_problem
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
@@ -107,16 +109,42 @@ class Channel:
             try:
                 crossing.send_message(sock, sent.parts)
                 parts = crossing.recv_message(sock)
-            except (ChannelClosed, OSError) as error:
+            except (ChannelClosed, OSError):
                 self._sock = None
                 raise CandidateError(
                     f"the candidate's process ended before it answered the call of {qualname} "
-                    f"(it crashed, exited or was killed: {type(error).__name__})"
+                    f"({self._how_it_ended()})"
                 ) from None
             except Malformed as error:
                 self._sock = None
                 raise CandidateError(f"the candidate's answer is malformed: {error}") from None
         return self._answer(qualname, sent, parts)
+
+    def _how_it_ended(self) -> str:
+        """How the candidate's process ended, when this process is its parent."""
+        import signal
+
+        pid = self.candidate_pid
+        if not isinstance(pid, int) or pid <= 0:
+            return "it crashed, exited or was killed"
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if done:
+                if os.WIFSIGNALED(status):
+                    number = os.WTERMSIG(status)
+                    try:
+                        name = signal.Signals(number).name
+                    except ValueError:
+                        name = f"signal {number}"
+                    memory = ": out of memory?" if number == signal.SIGKILL else ""
+                    return f"killed by {name}{memory}"
+                return f"it exited with status {os.WEXITSTATUS(status)}"
+            time.sleep(0.02)
+        return "it closed its connection"
 
     def _answer(self, qualname: str, sent: Any, parts: list[bytes]) -> Any:
         try:

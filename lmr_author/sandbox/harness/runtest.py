@@ -72,7 +72,7 @@ def main(argv: list[str]) -> None:
         if isolate.get("fork"):
             # Started as root: the candidate's process is forked before anything of the
             # test's is read (the token stays in the pipe), then both drop to their users.
-            _fork_candidate(isolate, options["user"])
+            isolate["candidate_pid"] = _fork_candidate(isolate, options["user"])
     user = options.get("user")
     if user is not None and os.geteuid() == 0:
         _become(user, isolate["test_home"] if isolate and isolate.get("fork") else None)
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> None:
     _exit(0 if status == "passed" else 1)
 
 
-def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> None:
+def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> int:
     """Fork the candidate's process (``candidate.py``) from this one, which has loaded
     the libraries both need (torch, numpy: imported once, shared by the fork) as the
     test user. The child closes every descriptor of the test's, takes its own output
@@ -150,7 +150,7 @@ def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> None:
     pid = os.fork()
     if pid:
         os.close(output)
-        return
+        return pid
     status = 1
     try:
         null = os.open(os.devnull, os.O_RDONLY)
