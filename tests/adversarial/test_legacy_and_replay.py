@@ -198,7 +198,8 @@ def test_replay_expected_outputs_stay_out_of_even_a_copy_everything_image(
         ),
         (
             "def add(a, b):\n    return [0.0] * 3_000_000\n",
-            ["larger than the cap", "No space left on device"],
+            # (Writing that much may also outlast the time limit on a loaded machine.)
+            ["larger than the cap", "No space left on device", "time limit"],
         ),
     ],
     ids=["magic-equality", "forged-outputs-then-exit", "symlinked-outputs", "huge-output"],
