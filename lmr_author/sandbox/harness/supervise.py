@@ -72,6 +72,12 @@ def main(argv: list[str]) -> int:
     if forks:
         try:
             _lock_down(isolate, user)
+            # The test's scratch folders are its user's (Podman's tmpfs option gives
+            # them to the container's user, root here).
+            for folder in (options.get("log_dir"), options.get("outputs_dir")):
+                if folder and user is not None:
+                    os.chown(str(folder), int(user[0]), int(user[1]))
+                    os.chmod(str(folder), 0o700)
         except (OSError, ValueError, TypeError, KeyError) as error:
             result["harness_error"] = f"cannot keep the tests from the candidate: {error}"
             _finish(nonce, result)
