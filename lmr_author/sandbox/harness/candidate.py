@@ -23,7 +23,11 @@ import socket
 import sys
 import threading
 import traceback
-from typing import TYPE_CHECKING, Any
+
+# Annotations only (``typing`` costs an import in every test process).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _sibling(name: str) -> Any:
@@ -191,7 +195,7 @@ def _goal(header: dict[str, Any], options: dict[str, Any]) -> Any:
     for part in parts[:-1]:
         owner = vars(owner)[part]
     raw = vars(owner)[parts[-1]]
-    if isinstance(raw, staticmethod | classmethod):
+    if isinstance(raw, (staticmethod, classmethod)):
         return raw.__func__
     if isinstance(raw, property):
         return raw.fget
@@ -206,7 +210,7 @@ def _digests(encoder: crossing.Encoder, received: crossing.Received) -> dict[Any
         digests[("t", number)] = encoder.digest(array, whole=True)
     for index in received.tracked:
         obj = received.objects.get(index)
-        if isinstance(obj, list | dict | set | bytearray):
+        if isinstance(obj, (list, dict, set, bytearray)):
             digests[("o", index)] = encoder.digest(obj, whole=True)
         elif isinstance(getattr(obj, "__dict__", None), dict):
             digests[("o", index)] = {

@@ -23,21 +23,23 @@ file is shipped into every test container with the rest of the harness.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import copyreg
-import hashlib
 import io
 import json
 import marshal
 import math
 import os
 import pickle
-import re
 import socket
 import struct
 import sys
 import types
-from typing import Any
+
+# Annotations only (``typing`` costs an import in every test process).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Largest message either side accepts, and most blobs in one message.
 MESSAGE_CAP = 512 << 20
@@ -80,7 +82,16 @@ _NUMPY_DTYPES = frozenset(
         "complex128",
     )
 )
-_DEVICE = re.compile(r"^(cpu|cuda|mps)(:[0-9]{1,3})?$")
+_DEVICES = ("cpu", "cuda", "mps")
+
+
+def _is_device(value: Any) -> bool:
+    """``cpu``, ``cuda``, ``mps``, optionally with ``:N`` (N up to three digits)."""
+    if not isinstance(value, str):
+        return False
+    kind, _, number = value.partition(":")
+    plain = not number and ":" not in value
+    return kind in _DEVICES and (plain or (number.isdigit() and len(number) <= 3))
 
 
 class Malformed(Exception):
@@ -130,13 +141,20 @@ class ReadFiles:
         return self
 
     def _hook(self, event: str, args: tuple[Any, ...]) -> None:
+        # Called for every audited event of the process: the common ones (imports of
+        # installed libraries) must cost next to nothing.
         if event != "open" or len(self.paths) >= self.CAP:
             return
-        path, mode = args[0], args[1] if len(args) > 1 else "r"
-        if not isinstance(path, str) or (isinstance(mode, str) and any(c in mode for c in "wax+")):
+        path = args[0]
+        if not isinstance(path, str) or path.endswith((".py", ".pyc", ".so")):
+            return
+        if path.startswith("/") and not path.startswith(self.root):
+            return
+        mode = args[1] if len(args) > 1 else "r"
+        if isinstance(mode, str) and any(c in mode for c in "wax+"):
             return
         full = os.path.realpath(path)
-        if full.startswith(self.root) and not full.endswith((".py", ".pyc")):
+        if full.startswith(self.root):
             self.paths.add(full[len(self.root) :])
 
 
@@ -359,15 +377,15 @@ _EXACT_CONTAINERS = (list, dict, set, bytearray)
 
 
 def _trackable(obj: Any) -> bool:
-    if isinstance(obj, list | dict | set | bytearray):
+    if isinstance(obj, (list, dict, set, bytearray)):
         return True
-    return hasattr(obj, "__dict__") and not isinstance(obj, type | types.ModuleType)
+    return hasattr(obj, "__dict__") and not isinstance(obj, (type, types.ModuleType))
 
 
 def tensor_spec(tensor: Any, blobs: list[bytes]) -> dict[str, Any]:
     """A tensor's dtype, shape and device, its bytes appended to ``blobs``."""
     torch = _torch()
-    name = str(tensor.dtype).removeprefix("torch.")
+    name = str(tensor.dtype).replace("torch.", "", 1)
     if name not in _TORCH_DTYPES or tensor.layout != torch.strided:
         raise CannotCross(f"a tensor of dtype {name} and layout {tensor.layout}")
     flat = tensor.detach().to("cpu").contiguous().reshape(-1)
@@ -406,7 +424,7 @@ def call_context() -> dict[str, Any]:
     if torch is not None:
         states["torch"] = torch.get_rng_state()
         states["grad"] = torch.is_grad_enabled()
-        states["default_dtype"] = str(torch.get_default_dtype()).removeprefix("torch.")
+        states["default_dtype"] = str(torch.get_default_dtype()).replace("torch.", "", 1)
     return states
 
 
@@ -452,9 +470,9 @@ def receive_call(parts: list[bytes]) -> Received:
                     requires_grad=meta["requires_grad"],
                 )
             )
-    for meta, tensor in zip(received.header["arrays"], received.arrays, strict=True):
+    for index, meta in enumerate(received.header["arrays"]):
         if meta["kind"] == "tensor" and meta["grad"] is not None:
-            tensor.grad = received.arrays[meta["grad"]]
+            received.arrays[index].grad = received.arrays[meta["grad"]]
     unpickler = _Receiver(parts[1], received.arrays)
     received.args, received.kwargs = unpickler.load()
     received.objects = dict(unpickler.memo.copy())
@@ -491,7 +509,7 @@ class Encoder:
         self._refs = {
             id(obj): index
             for index, obj in received.objects.items()
-            if not isinstance(obj, str | bytes | int | float | bool | type(None))
+            if not isinstance(obj, (str, bytes, int, float, bool, type(None)))
         }
         self._arrays = {id(array): number for number, array in enumerate(received.arrays)}
 
@@ -521,7 +539,7 @@ class Encoder:
         if kind is complex:
             return {"$complex": [self.value(value.real, where), self.value(value.imag, where)]}
         if kind is bytes:
-            return {"$bytes": base64.b64encode(value).decode("ascii")}
+            return {"$bytes": binascii.b2a_base64(value, newline=False).decode("ascii")}
         if kind is slice:
             parts = (value.start, value.stop, value.step)
             return {"$slice": [self.value(p, where, deeper) for p in parts]}
@@ -534,14 +552,14 @@ class Encoder:
             if isinstance(value, torch.Size):
                 return {"$size": [int(n) for n in value]}
             if isinstance(value, torch.dtype):
-                return {"$dtype": str(value).removeprefix("torch.")}
+                return {"$dtype": str(value).replace("torch.", "", 1)}
             if isinstance(value, torch.device):
                 return {"$device": str(value)}
         if isinstance(value, tuple):
             return {"$tuple": [self.value(item, where, deeper) for item in value]}
         if isinstance(value, frozenset):
             return {"$frozenset": [self.value(item, where, deeper) for item in value]}
-        if isinstance(value, list | dict | set | bytearray):
+        if isinstance(value, (list, dict, set, bytearray)):
             return self._new_object(value, where, deeper)
         if torch is not None and isinstance(value, torch.Tensor):
             return self._new_object(value, where, deeper)
@@ -564,6 +582,8 @@ class Encoder:
         self.blobs, self.new, self._new_ids, self._keep = [], [], {}, []
         try:
             encoded = self.state(value, "x") if whole else self.value(value, "x")
+            import hashlib  # the candidate's side only
+
             digest = hashlib.sha256(json.dumps([encoded, self.new], default=str).encode())
             for blob in self.blobs:
                 digest.update(hashlib.sha256(blob).digest())
@@ -621,13 +641,13 @@ class Encoder:
 def describe(value: Any) -> str:
     """What a value is, in a few words, for a message."""
     kind = type(value)
-    if isinstance(value, types.GeneratorType | types.AsyncGeneratorType):
+    if isinstance(value, (types.GeneratorType, types.AsyncGeneratorType)):
         return "a generator"
     if isinstance(value, types.CoroutineType):
         return "a coroutine"
     if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
         return "a lambda"
-    if isinstance(value, types.FunctionType | types.MethodType | types.BuiltinFunctionType):
+    if isinstance(value, (types.FunctionType, types.MethodType, types.BuiltinFunctionType)):
         return f"a function ({getattr(value, '__qualname__', '?')})"
     if isinstance(value, types.ModuleType):
         return f"a module ({value.__name__})"
@@ -656,7 +676,7 @@ class Decoder:
     def value(self, node: Any, depth: int = 0) -> Any:
         if depth > DEPTH_CAP:
             raise Malformed(f"a value nested more than {DEPTH_CAP} levels deep")
-        if node is None or isinstance(node, bool | str):
+        if node is None or isinstance(node, (bool, str)):
             return node
         if type(node) is int:
             return node
@@ -698,9 +718,12 @@ class Decoder:
             if not isinstance(body, str):
                 raise Malformed("bad $bytes")
             try:
-                return base64.b64decode(body, validate=True)
-            except ValueError:
+                data = binascii.a2b_base64(body.encode("ascii"))
+            except (ValueError, UnicodeEncodeError):
                 raise Malformed("bad $bytes") from None
+            if binascii.b2a_base64(data, newline=False).decode("ascii") != body:
+                raise Malformed("bad $bytes")  # only the one spelling b2a_base64 writes
+            return data
         if tag in ("$tuple", "$frozenset"):
             if not isinstance(body, list):
                 raise Malformed(f"bad {tag}")
@@ -731,7 +754,7 @@ class Decoder:
                 raise Malformed("bad $dtype")
             return getattr(_require("torch"), body)
         if tag == "$device":
-            if not isinstance(body, str) or not _DEVICE.match(body):
+            if not _is_device(body):
                 raise Malformed("bad $device")
             return _require("torch").device(body)
         raise Malformed(f"an unknown tag {tag[:40]!r}")
@@ -991,7 +1014,7 @@ def decode_tensor(
     else:
         tensor = torch.empty(shape, dtype=dtype)
     device = spec.get("device", "cpu")
-    if not isinstance(device, str) or not _DEVICE.match(device):
+    if not _is_device(device):
         raise Malformed("a bad device")
     if device != "cpu":
         try:

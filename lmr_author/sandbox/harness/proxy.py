@@ -24,7 +24,11 @@ import threading
 import time
 import traceback
 import types
-from typing import TYPE_CHECKING, Any
+
+# Annotations only (``typing`` costs an import in every test process).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:
     from lmr_author.sandbox.harness import crossing
@@ -264,7 +268,7 @@ def _definition(raw: Any, path: str, name: str) -> types.FunctionType | None:
     current = raw
     while current is not None and seen < 20:
         seen += 1
-        if isinstance(current, staticmethod | classmethod):
+        if isinstance(current, (staticmethod, classmethod)):
             current = current.__func__
             continue
         if isinstance(current, property):
@@ -295,11 +299,10 @@ def _trampoline(original: types.CodeType) -> types.CodeType:
     [code] = [c for c in namespace["_outer"].__code__.co_consts if isinstance(c, types.CodeType)]
     if code.co_freevars != free:
         raise IsolationError("the goal function's free variables cannot be matched")
-    return code.replace(
-        co_name=original.co_name,
-        co_qualname=original.co_qualname,
-        co_firstlineno=original.co_firstlineno,
-    )
+    code = code.replace(co_name=original.co_name, co_firstlineno=original.co_firstlineno)
+    if hasattr(original, "co_qualname"):  # Python 3.11 and later
+        code = code.replace(co_qualname=original.co_qualname)
+    return code
 
 
 def install(options: dict[str, Any], on_problem: Any) -> Goal:

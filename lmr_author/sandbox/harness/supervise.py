@@ -91,9 +91,6 @@ def main(argv: list[str]) -> int:
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtest.py"),
         json.dumps(test),
     ]
-    # A forking test process drops to its user itself (after the fork); else it starts
-    # as the test user when we are root.
-    drop: list[int] | None = user if user is not None and not forks and os.getuid() == 0 else None
     try:
         child = subprocess.Popen(
             command,
@@ -102,10 +99,7 @@ def main(argv: list[str]) -> int:
             stderr=out_w,
             pass_fds=tuple(passed),
             cwd=str(options["cwd"]),
-            start_new_session=True,
-            user=None if drop is None else drop[0],
-            group=None if drop is None else drop[1],
-            extra_groups=None if drop is None else [],
+            start_new_session=True,  # the test process drops to its user itself
         )
     except OSError as error:
         result["harness_error"] = f"cannot start the test process: {error}"
