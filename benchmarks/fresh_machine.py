@@ -99,11 +99,15 @@ CAPABILITIES = (
     "BPF",
     "CHECKPOINT_RESTORE",
 )
-#: What apt, dpkg and the commands' caches keep after an undo: listed, not findings.
+#: What apt, dpkg, systemd and the commands' caches keep after an undo: listed, not
+#: findings (and the "-" backups shadow's tools write beside /etc/passwd and the like).
 BOOKKEEPING = (
     "/var/lib/apt/",
-    "/var/cache/",
+    "/var/cache/apt/",
+    "/var/cache/debconf/",
+    "/var/cache/ldconfig/",
     "/var/lib/dpkg/",
+    "/var/lib/systemd/timers/",
     "/var/log/apt/",
     "/var/log/dpkg.log",
     "/var/log/alternatives.log",
@@ -113,6 +117,13 @@ BOOKKEEPING = (
     "/tmp/",
     "/var/tmp/",
 )
+
+
+def bookkeeping(path: str) -> bool:
+    if path.startswith("/etc/") and path.endswith("-"):
+        return True
+    return any(path == kept.rstrip("/") or path.startswith(kept) for kept in BOOKKEEPING)
+
 
 #: Runs inside the container (its python3): what a machine's owner would look at.
 SNAPSHOT = r"""
@@ -359,17 +370,15 @@ def check_undo(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str]
         ("boot_links", "still enabled"),
     ):
         found += [f"{what}: {value}" for value in added(before, after, key)]
-        found += [f"gone since before: {value}" for value in added(after, before, key)]
+        if key != "processes":  # one that ran then and ended since is no finding
+            found += [f"gone since before: {value}" for value in added(after, before, key)]
     new_files = added(before, after, "files")
-    kept = [path for path in new_files if path.startswith(BOOKKEEPING)]
+    kept = [path for path in new_files if bookkeeping(path)]
     found += [f"file left: {path}" for path in new_files if path not in kept]
-    found += [f"file removed: {path}" for path in added(after, before, "files")]
+    gone = added(after, before, "files")
+    found += [f"file removed: {path}" for path in gone if not bookkeeping(path)]
     for path, digest in sorted(before["etc"].items()):
-        if (
-            path in after["etc"]
-            and after["etc"][path] != digest
-            and not path.startswith(BOOKKEEPING)
-        ):
+        if path in after["etc"] and after["etc"][path] != digest and not bookkeeping(path):
             found.append(f"changed: {path}")
     return found, kept
 
@@ -401,14 +410,14 @@ def start_container(args: argparse.Namespace, image: str, work: Path) -> str:
         options += machine_options()
         # overlay cannot nest: the engines' stores are volumes (removed with the container)
         options += ["-v", "/var/lib/docker", "-v", "/var/lib/containers"]
-    command = ["sleep", "infinity"]
+    command = ["--init", image, "sleep", "infinity"]  # an init that reaps, as machines have
     if args.systemd:
         if args.host_engine:
             options += machine_options()
         options += ["--tmpfs", "/run", "--tmpfs", "/run/lock"]
-        command = ["/sbin/init"]
+        command = [image, "/sbin/init"]
     container = subprocess.run(
-        ["docker", "run", "-d", *options, image, *command],
+        ["docker", "run", "-d", *options, *command],
         capture_output=True,
         text=True,
         check=True,
