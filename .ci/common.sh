@@ -93,8 +93,9 @@ apt_install() {
     caller_trap="$(trap -p EXIT)"
     trap _allow_service_starts EXIT
     $SUDO apt-get update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        "$@" >/dev/null
+    # NEEDRESTART_SUSPEND: needrestart's apt hook (where installed) restarts no service.
+    $SUDO env DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 \
+        apt-get install -y -qq --no-install-recommends "$@" >/dev/null
     _allow_service_starts
     if [ -n "$caller_trap" ]; then eval "$caller_trap"; else trap - EXIT; fi
     record packages $(comm -13 <(echo "$before_pkgs") <(_installed_packages))

@@ -28,8 +28,9 @@ listens there is what the commands started) and checks:
 mounted read-write, ``--cgroupns=host``), so package scripts really enable and start
 services, as on a Debian machine. ``--setup-only`` runs only the set-up part of the test
 command (before its ``&&``), not the suite. Prints how long each command took and every
-finding. Needs root, debootstrap and a Docker engine; takes a while (the whole suite in
-the container: an hour and more on a loaded 2-core machine), so it is not part of .ci/run.
+finding. Needs root, debootstrap and a Docker engine; takes a while (``--systemd
+--setup-only``: 45 minutes on a 2-core machine at load 8 to 11, the suite comes on
+top), so it is not part of .ci/run.
 
     python3 benchmarks/fresh_machine.py [--systemd] [--setup-only] [--host-engine]
                                         [--rebuild] [--keep]
