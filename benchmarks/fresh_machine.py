@@ -29,7 +29,7 @@ mounted read-write, ``--cgroupns=host``), so package scripts really enable and s
 services, as on a Debian machine. ``--setup-only`` runs only the set-up part of the test
 command (before its ``&&``), not the suite. Prints how long each command took and every
 finding. Needs root, debootstrap and a Docker engine; takes a while (``--systemd
---setup-only``: 45 minutes on a 2-core machine at load 8 to 11, the suite comes on
+--setup-only``: 45 to 52 minutes on a 2-core machine at load 8 to 22, the suite comes on
 top), so it is not part of .ci/run.
 
     python3 benchmarks/fresh_machine.py [--systemd] [--setup-only] [--host-engine]
