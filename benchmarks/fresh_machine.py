@@ -1,24 +1,45 @@
-"""Fresh-machine check: the README's two commands on a new Debian 12, exactly as written.
+"""Fresh-machine check: the README's two commands on a new Debian 12, exactly as written,
+and what they leave on the machine.
 
 Makes a minimal Debian bookworm root file system with debootstrap (python3 only, so
-PEP 668's EXTERNALLY-MANAGED marker is in place and there is neither pip nor venv),
-imports it into Docker, puts a clean ``git clone`` of this repository (with the shared
-folder beside it, as ../shared) into a container of it, and runs the two commands of
-README.md's "Two commands for a fresh machine", read from README.md so the check stays
-honest. The container talks to this machine's engine through its socket (so setup finds
-an engine and starts none) and gets what an institution's machine would have: its CA
-bundle and pip configuration (pip.conf, PIP_* variables, local wheel folders). Nothing
-else is set: no PYTHONUNBUFFERED, no CI.
+PEP 668's EXTERNALLY-MANAGED marker is in place and there is neither pip nor venv;
+with ``--systemd`` also systemd as init), imports it into Docker, puts a clean ``git
+clone`` of this repository (with the shared folder beside it, as ../shared) into a
+container of it, and runs the two commands of README.md's "Two commands for a fresh
+machine" and then its undo command, all read from README.md so the check stays honest.
+The container gets what an institution's machine would have: its CA bundle and pip
+configuration (pip.conf, PIP_* variables, local wheel folders). Nothing else is set: no
+PYTHONUNBUFFERED, no CI. By default it runs its own Docker engine, as the set-up
+installs and starts it (the container gets the capabilities a machine's root has; its
+/var/lib/docker and /var/lib/containers are volumes, as overlay cannot nest);
+``--host-engine`` gives it this machine's engine through its socket instead.
 
-Prints how long each command took and whether it passed. Needs root, debootstrap and
-a Docker engine; takes a while (about 15 minutes), so it is not part of .ci/run.
+Around the commands it looks at the container (its own network namespace, so what
+listens there is what the commands started) and checks:
 
-    python3 benchmarks/fresh_machine.py [--rebuild] [--keep]
+- after the main-job command: no TCP or UDP socket listens beyond loopback, no user
+  was added, no unit or init script was enabled to start at boot;
+- after the test command: every listening socket is on loopback, nothing enabled;
+- after the undo command: the listening sockets, users, groups, processes, units and
+  files are those of before the main-job command (apt's and dpkg's bookkeeping, logs
+  and caches aside, listed), and /etc's files are unchanged.
+
+``--systemd`` runs the container with systemd as PID 1 (the host's cgroup hierarchy
+mounted read-write, ``--cgroupns=host``), so package scripts really enable and start
+services, as on a Debian machine. ``--setup-only`` runs only the set-up part of the test
+command (before its ``&&``), not the suite. Prints how long each command took and every
+finding. Needs root, debootstrap and a Docker engine; takes a while (``--systemd
+--setup-only``: 45 to 52 minutes on a 2-core machine at load 8 to 22, the suite comes on
+top), so it is not part of .ci/run.
+
+    python3 benchmarks/fresh_machine.py [--systemd] [--setup-only] [--host-engine]
+                                        [--rebuild] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -27,23 +48,185 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-IMAGE = "lmr-author-fresh/debian:bookworm"
+IMAGE = "lmr-author-fresh/debian"
 LABEL = "org.lmr-author.fresh-machine=1"
 CA_BUNDLE = Path(os.environ.get("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt"))
 #: Where the institution's CA bundle and pip.conf land in the container.
 CA_IN_CONTAINER = "/etc/ssl/institution-ca.crt"
+#: Capability names by bit (linux/capability.h), to ask for all this machine allows.
+CAPABILITIES = (
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "DAC_READ_SEARCH",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "SETGID",
+    "SETUID",
+    "SETPCAP",
+    "LINUX_IMMUTABLE",
+    "NET_BIND_SERVICE",
+    "NET_BROADCAST",
+    "NET_ADMIN",
+    "NET_RAW",
+    "IPC_LOCK",
+    "IPC_OWNER",
+    "SYS_MODULE",
+    "SYS_RAWIO",
+    "SYS_CHROOT",
+    "SYS_PTRACE",
+    "SYS_PACCT",
+    "SYS_ADMIN",
+    "SYS_BOOT",
+    "SYS_NICE",
+    "SYS_RESOURCE",
+    "SYS_TIME",
+    "SYS_TTY_CONFIG",
+    "MKNOD",
+    "LEASE",
+    "AUDIT_WRITE",
+    "AUDIT_CONTROL",
+    "SETFCAP",
+    "MAC_OVERRIDE",
+    "MAC_ADMIN",
+    "SYSLOG",
+    "WAKE_ALARM",
+    "BLOCK_SUSPEND",
+    "AUDIT_READ",
+    "PERFMON",
+    "BPF",
+    "CHECKPOINT_RESTORE",
+)
+#: What apt, dpkg, systemd and the commands' caches keep after an undo: listed, not
+#: findings (and the "-" backups shadow's tools write beside /etc/passwd and the like).
+BOOKKEEPING = (
+    "/var/lib/apt/",
+    "/var/cache/apt/",
+    "/var/cache/debconf/",
+    "/var/cache/ldconfig/",
+    "/var/lib/dpkg/",
+    "/var/lib/systemd/timers/",
+    "/var/log/apt/",
+    "/var/log/dpkg.log",
+    "/var/log/alternatives.log",
+    "/var/log/journal/",
+    "/etc/ld.so.cache",
+    "/root/.cache/",
+    "/tmp/",
+    "/var/tmp/",
+)
 
 
-def readme_commands() -> list[str]:
-    """The shell commands of README.md's "Two commands for a fresh machine" section."""
+def bookkeeping(path: str) -> bool:
+    if path.startswith("/etc/") and path.endswith("-"):
+        return True
+    return any(path == kept.rstrip("/") or path.startswith(kept) for kept in BOOKKEEPING)
+
+
+#: Runs inside the container (its python3): what a machine's owner would look at.
+SNAPSHOT = r"""
+import hashlib, json, os, socket, stat
+
+def sockets():
+    owners = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            comm = open(f"/proc/{pid}/comm").read().strip()
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:["):
+                    owners[link[8:-1]] = comm
+        except OSError:
+            pass
+    found = set()
+    for proto in ("tcp", "tcp6", "udp", "udp6"):
+        try:
+            rows = open(f"/proc/net/{proto}").read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] != ("0A" if proto.startswith("tcp") else "07"):
+                continue  # tcp: LISTEN only; udp: unconnected (bound) only
+            address, port = fields[1].split(":")
+            raw = bytes.fromhex(address)
+            if len(raw) == 4:
+                host = socket.inet_ntop(socket.AF_INET, raw[::-1])
+            else:
+                words = b"".join(raw[i : i + 4][::-1] for i in range(0, 16, 4))
+                host = socket.inet_ntop(socket.AF_INET6, words)
+            owner = owners.get(fields[9], "?")
+            found.add(f"{proto[:3]} {host} {int(port, 16)} {owner}")
+    return sorted(found)
+
+def names(path):
+    return sorted(line.split(":")[0] for line in open(path) if ":" in line)
+
+def processes():
+    found = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            comm = open(f"/proc/{pid}/comm").read().strip()
+            uid = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        found.add(f"{comm} (uid {uid})")
+    return sorted(found)
+
+def boot_links():
+    found = []
+    for top in ("/etc/systemd/system", "/etc/systemd/user", "/etc/rc2.d", "/etc/rc3.d",
+                "/etc/rc4.d", "/etc/rc5.d"):
+        for folder, _dirs, files in os.walk(top):
+            for name in files:
+                path = os.path.join(folder, name)
+                wanted = folder.endswith((".wants", ".requires", ".upholds"))
+                if os.path.islink(path) and (wanted or name.startswith("S")):
+                    found.append(path)
+    return sorted(found)
+
+def files():
+    root = os.stat("/").st_dev
+    found, etc = [], {}
+    for folder, dirs, names_ in os.walk("/"):
+        dirs[:] = [d for d in dirs if os.lstat(os.path.join(folder, d)).st_dev == root
+                   and os.path.join(folder, d) not in ("/proc", "/sys", "/dev", "/src")]
+        for name in dirs + names_:
+            path = os.path.join(folder, name)
+            found.append(path)
+            if path.startswith("/etc/") and name in names_:
+                mode = os.lstat(path).st_mode
+                if stat.S_ISREG(mode):
+                    try:
+                        etc[path] = hashlib.sha256(open(path, "rb").read()).hexdigest()
+                    except OSError:
+                        pass
+    return sorted(found), etc
+
+listing, etc = files()
+print(json.dumps({
+    "sockets": sockets(), "users": names("/etc/passwd"), "groups": names("/etc/group"),
+    "processes": processes(), "boot_links": boot_links(), "files": listing, "etc": etc,
+}))
+"""
+
+
+def readme_commands() -> tuple[list[str], str]:
+    """The two commands of README.md's "Two commands for a fresh machine" section, and
+    the undo command README.md gives (the first ``sh`` block that runs .ci/undo)."""
     text = (REPO / "README.md").read_text()
     section = text.split("## Two commands for a fresh machine", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"```sh\n(.*?)\n```", section, flags=re.S)
     if len(commands) != 2:
         sys.exit(f"expected two commands in README.md's section, found {len(commands)}")
-    return [command.strip() for command in commands]
+    blocks = re.findall(r"```sh\n(.*?)\n```", text, flags=re.S)
+    undo = [block.strip() for block in blocks if ".ci/undo" in block]
+    if not undo:
+        sys.exit("README.md gives no command that runs .ci/undo")
+    return [command.strip() for command in commands], undo[0]
 
 
 def shared_folder() -> Path:
@@ -61,37 +244,31 @@ def shared_folder() -> Path:
 
 
 def apt_sources() -> str:
-    """The machine's own deb822 apt sources (bookworm, -updates, -security)."""
+    """This machine's own deb822 apt sources (bookworm, -updates, -security)."""
     path = Path("/etc/apt/sources.list.d/debian.sources")
-    if path.exists():
-        return path.read_text()
-    return (
-        "Types: deb\nURIs: http://deb.debian.org/debian\n"
-        "Suites: bookworm bookworm-updates\nComponents: main\n"
-        "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\n"
-        "Types: deb\nURIs: http://deb.debian.org/debian-security\n"
-        "Suites: bookworm-security\nComponents: main\n"
-        "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"
-    )
+    if not path.exists():
+        sys.exit(f"needs {path} (this machine's Debian sources) to give the container")
+    return path.read_text()
 
 
-def build_image(rebuild: bool) -> float:
-    """Import a debootstrapped bookworm as IMAGE (kept between runs); returns seconds."""
-    exists = subprocess.run(["docker", "image", "inspect", IMAGE], capture_output=True)
+def build_image(tag: str, systemd: bool, rebuild: bool) -> float:
+    """Import a debootstrapped bookworm as ``tag`` (kept between runs); returns seconds."""
+    exists = subprocess.run(["docker", "image", "inspect", tag], capture_output=True)
     if exists.returncode == 0 and not rebuild:
-        print(f"fresh machine: reusing {IMAGE} (--rebuild makes it again)")
+        print(f"fresh machine: reusing {tag} (--rebuild makes it again)")
         return 0.0
     from lmr_author.sandbox.baseimage import apt_mirror
 
     started = time.monotonic()
+    include = "python3,ca-certificates" + (",systemd,systemd-sysv" if systemd else "")
     with tempfile.TemporaryDirectory(prefix="lmr-fresh-") as name:
         rootfs = Path(name) / "rootfs"
-        command = ["debootstrap", "--variant=minbase", "--include=python3,ca-certificates"]
+        command = ["debootstrap", "--variant=minbase", f"--include={include}"]
         command += ["bookworm", str(rootfs)]
         mirror = apt_mirror()
         if mirror:
             command.append(mirror)
-        print("fresh machine: debootstrap bookworm (minbase, python3)")
+        print(f"fresh machine: debootstrap bookworm (minbase, {include})")
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
         (rootfs / "etc/apt/sources.list").unlink(missing_ok=True)
         (rootfs / "etc/apt/sources.list.d/debian.sources").write_text(apt_sources())
@@ -99,7 +276,7 @@ def build_image(rebuild: bool) -> float:
         assert marker.exists(), "Debian's python3 should carry the PEP 668 marker"
         tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
         subprocess.run(
-            ["docker", "import", "--change", f"LABEL {LABEL}", "-", IMAGE],
+            ["docker", "import", "--change", f"LABEL {LABEL}", "-", tag],
             stdin=tar.stdout,
             check=True,
             stdout=subprocess.DEVNULL,
@@ -127,51 +304,195 @@ def pip_settings(work: Path) -> list[str]:
     return options
 
 
+def machine_options() -> list[str]:
+    """What a machine's root has: all capabilities this engine may give (``--privileged``
+    where it may give them all), no seccomp or AppArmor filter, the cgroup hierarchy."""
+    bounding = int(
+        re.search(r"CapBnd:\s*([0-9a-f]+)", Path("/proc/self/status").read_text()).group(1),  # type: ignore[union-attr]
+        16,
+    )
+    missing = [name for bit, name in enumerate(CAPABILITIES) if not bounding >> bit & 1]
+    options = ["--privileged"]
+    if missing:  # --privileged asks for every capability: runc refuses what it lacks
+        options = ["--cap-add", "ALL"]
+        for name in missing:
+            options += ["--cap-drop", name]
+        options += ["--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined"]
+        for device in ("/dev/fuse", "/dev/loop-control"):
+            if Path(device).exists():
+                options += ["--device", device]
+    options += ["--cgroupns=host", "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw"]
+    return options
+
+
+def snapshot(container: str) -> dict[str, Any]:
+    done = subprocess.run(
+        ["docker", "exec", container, "python3", "-c", SNAPSHOT],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def loopback(entry: str) -> bool:
+    host = entry.split()[1]
+    return host.startswith("127.") or host in ("::1",) or host.startswith("::ffff:127.")
+
+
+def added(before: dict[str, Any], after: dict[str, Any], key: str) -> list[str]:
+    return sorted(set(after[key]) - set(before[key]))
+
+
+def check_main(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Findings after the main-job command."""
+    found = [f"listens beyond loopback: {s}" for s in after["sockets"] if not loopback(s)]
+    found += [f"user added: {name}" for name in added(before, after, "users")]
+    found += [f"enabled at boot: {link}" for link in added(before, after, "boot_links")]
+    return found
+
+
+def check_tests(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Findings after the test command."""
+    found = [f"listens beyond loopback: {s}" for s in after["sockets"] if not loopback(s)]
+    found += [f"enabled at boot: {link}" for link in added(before, after, "boot_links")]
+    return found
+
+
+def check_undo(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Findings after the undo command, and the bookkeeping files it rightly kept."""
+    found: list[str] = []
+    for key, what in (
+        ("sockets", "still listening"),
+        ("users", "user left"),
+        ("groups", "group left"),
+        ("processes", "process left"),
+        ("boot_links", "still enabled"),
+    ):
+        found += [f"{what}: {value}" for value in added(before, after, key)]
+        if key != "processes":  # one that ran then and ended since is no finding
+            found += [f"gone since before: {value}" for value in added(after, before, key)]
+    new_files = added(before, after, "files")
+    kept = [path for path in new_files if bookkeeping(path)]
+    found += [f"file left: {path}" for path in new_files if path not in kept]
+    gone = added(after, before, "files")
+    found += [f"file removed: {path}" for path in gone if not bookkeeping(path)]
+    for path, digest in sorted(before["etc"].items()):
+        if path in after["etc"] and after["etc"][path] != digest and not bookkeeping(path):
+            found.append(f"changed: {path}")
+    return found, kept
+
+
+def summary(label: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+    print(f"fresh machine: after {label}")
+    for entry in after["sockets"]:
+        print(f"    listening: {entry}")
+    for key in ("users", "groups"):
+        new = added(before, after, key)
+        if new:
+            print(f"    {key} added: {' '.join(new)}")
+
+
+def run(container: str, command: str) -> tuple[float, int]:
+    print(f"fresh machine: $ {command}", flush=True)
+    started = time.monotonic()
+    done = subprocess.run(["docker", "exec", container, "bash", "-c", command])
+    return time.monotonic() - started, done.returncode
+
+
+def start_container(args: argparse.Namespace, image: str, work: Path) -> str:
+    options = ["--label", LABEL, "--hostname", "lmr-fresh"]
+    options += ["-v", f"{work}:/src", "-w", "/src/lmr-author", *pip_settings(work)]
+    if args.host_engine:
+        socket = "/var/run/docker.sock"
+        options += ["-v", f"{socket}:{socket}"]
+    else:
+        options += machine_options()
+        # overlay cannot nest: the engines' stores are volumes (removed with the container)
+        options += ["-v", "/var/lib/docker", "-v", "/var/lib/containers"]
+    command = ["--init", image, "sleep", "infinity"]  # an init that reaps, as machines have
+    if args.systemd:
+        if args.host_engine:
+            options += machine_options()
+        options += ["--tmpfs", "/run", "--tmpfs", "/run/lock"]
+        command = [image, "/sbin/init"]
+    container = subprocess.run(
+        ["docker", "run", "-d", *options, *command],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if args.systemd:  # wait until systemd has booted its units
+        subprocess.run(
+            ["docker", "exec", container, "systemctl", "is-system-running", "--wait"],
+            capture_output=True,
+            timeout=300,
+        )
+    return container
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--systemd", action="store_true", help="systemd as PID 1")
+    parser.add_argument(
+        "--setup-only", action="store_true", help="run only the test command's set-up part"
+    )
+    parser.add_argument(
+        "--host-engine", action="store_true", help="use this machine's Docker engine"
+    )
     parser.add_argument("--rebuild", action="store_true", help="debootstrap the image again")
     parser.add_argument("--keep", action="store_true", help="keep the container afterwards")
     args = parser.parse_args()
     if os.geteuid() != 0 or shutil.which("debootstrap") is None:
         sys.exit("needs root and debootstrap")
-    commands = readme_commands()
-    image_s = build_image(args.rebuild)
+    (main_job, tests), undo = readme_commands()
+    if args.setup_only:
+        tests = tests.split("&&", 1)[0].strip()
+    image = f"{IMAGE}:bookworm" + ("-systemd" if args.systemd else "")
+    image_s = build_image(image, args.systemd, args.rebuild)
 
     work = Path(tempfile.mkdtemp(prefix="lmr-fresh-work-"))
-    subprocess.run(
-        ["git", "clone", "--quiet", str(REPO), str(work / "lmr-author")],
-        check=True,
-    )
+    subprocess.run(["git", "clone", "--quiet", str(REPO), str(work / "lmr-author")], check=True)
     shutil.copytree(shared_folder(), work / "shared", symlinks=True)
-    socket = "/var/run/docker.sock"
-    container = subprocess.run(
-        [
-            *("docker", "run", "-d", "--label", LABEL, "-v", f"{socket}:{socket}"),
-            *("-v", f"{work}:/src", "-w", "/src/lmr-author"),
-            *pip_settings(work),
-            *(IMAGE, "sleep", "infinity"),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    results = []
+    container = start_container(args, image, work)
+    results: list[tuple[str, float, int, list[str]]] = []
+    kept: list[str] = []
     try:
-        for command in commands:
-            print(f"fresh machine: $ {command}", flush=True)
-            started = time.monotonic()
-            done = subprocess.run(["docker", "exec", container, "bash", "-c", command])
-            results.append((command, time.monotonic() - started, done.returncode))
+        before = snapshot(container)
+        seconds, code = run(container, main_job)
+        after_main = snapshot(container)
+        summary("the main-job command", before, after_main)
+        results.append((main_job, seconds, code, check_main(before, after_main)))
+        seconds, code = run(container, tests)
+        after_tests = snapshot(container)
+        summary("the test command", before, after_tests)
+        results.append((tests, seconds, code, check_tests(before, after_tests)))
+        seconds, code = run(container, undo)
+        after_undo = snapshot(container)
+        findings, kept = check_undo(before, after_undo)
+        results.append((undo, seconds, code, findings))
     finally:
         if not args.keep:
-            subprocess.run(["docker", "rm", "-f", container], capture_output=True)
+            subprocess.run(["docker", "rm", "-f", "-v", container], capture_output=True)
             # Files the container made belong to root; this script runs as root too.
             shutil.rmtree(work, ignore_errors=True)
-    print(f"\nimage (debootstrap + import): {image_s:.0f} s")
-    for command, seconds, code in results:
+        else:
+            print(f"fresh machine: kept the container {container[:12]} and {work}")
+    mode = "systemd as PID 1" if args.systemd else "no init system"
+    engine = "this machine's engine" if args.host_engine else "its own engine"
+    print(f"\nfresh machine ({mode}, {engine})")
+    print(f"image (debootstrap + import): {image_s:.0f} s")
+    for command, seconds, code, findings in results:
         verdict = "passed" if code == 0 else f"FAILED (exit {code})"
         print(f"{seconds:7.0f} s  {verdict}  {command}")
-    return 0 if all(code == 0 for _, _, code in results) else 1
+        for finding in findings:
+            print(f"           {finding}")
+    if kept:
+        folders = sorted({"/".join(path.split("/")[:4]) for path in kept})
+        print(f"kept after undo (apt/dpkg bookkeeping, logs, caches): {' '.join(folders)}")
+    ok = all(code == 0 and not findings for _, _, code, findings in results)
+    return 0 if ok and len(results) == 3 else 1
 
 
 if __name__ == "__main__":

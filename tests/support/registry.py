@@ -54,7 +54,7 @@ def registry(tmp_path_factory: pytest.TempPathFactory, docker_client: Any) -> It
     program = shutil.which("docker-registry") or shutil.which("registry")
     if program is None:
         if IN_CI:
-            pytest.fail("CI=true but docker-registry is not installed (.ci/setup installs it)")
+            pytest.fail("CI=true but docker-registry is not installed (.ci/test-setup installs it)")
         pytest.skip("no docker-registry program (apt install docker-registry)")
     root = tmp_path_factory.mktemp("registry")
     port = _free_port()

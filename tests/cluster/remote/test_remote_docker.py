@@ -36,7 +36,7 @@ def ssh_docker_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
     sshd, ssh = shutil.which("sshd", path="/usr/sbin:/usr/bin"), shutil.which("ssh")
     if sshd is None or ssh is None or shutil.which("docker") is None:
         if IN_CI:
-            pytest.fail("CI=true but sshd, ssh or the docker CLI is missing (.ci/setup)")
+            pytest.fail("CI=true but sshd, ssh or the docker CLI is missing (.ci/test-setup)")
         pytest.skip("needs sshd, ssh and the docker CLI (apt install openssh-server)")
     root = tmp_path_factory.mktemp("ssh")
     for name in ("host", "client"):
