@@ -49,8 +49,8 @@ def build_task(
     ``on_log``), twice, refusing a nondeterministic golden; without it the recorder runs
     in this Python (the NumPy-only toys of the unit tests).
     """
+    from lmr_author.authoring.paper_forms import read_paper, write_paper
     from lmr_author.cst.mask import mask_function
-    from lmr_author.paper import write_paper_json
 
     def step(message: str) -> None:
         if on_step is not None:
@@ -78,8 +78,7 @@ def build_task(
         shutil.copytree(checkout.path, repo_dir, ignore=_IGNORED, symlinks=True)
         if spec.paper_pdf:
             step("converting the paper")
-            shutil.copyfile(spec.paper_pdf, repo_dir / "paper.pdf")
-            write_paper_json(repo_dir / "paper.pdf", repo_dir / "paper.json")
+            write_paper(read_paper(spec.paper_pdf), repo_dir)
         task = task_from_spec(
             spec,
             staging,

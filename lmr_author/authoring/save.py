@@ -24,6 +24,7 @@ from pathlib import Path
 from lmr_author.atomic import atomic_write_json
 from lmr_author.authoring.build import build_task, refuse_existing
 from lmr_author.authoring.drafts import mark_finished
+from lmr_author.authoring.paper_forms import LoadedPaper
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.locations import cache_dir, private_dir
@@ -73,8 +74,14 @@ def content_key(spec: TaskSpec) -> str:
             if path.is_file() and not _IGNORED_PARTS & set(path.relative_to(repo).parts):
                 digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
                 digest.update(hashlib.sha256(path.read_bytes()).digest())
-    if spec.paper_pdf and Path(spec.paper_pdf).is_file():
-        digest.update(hashlib.sha256(Path(spec.paper_pdf).read_bytes()).digest())
+    paper = Path(spec.paper_pdf).expanduser() if spec.paper_pdf else None
+    if paper is not None and paper.is_file():
+        digest.update(hashlib.sha256(paper.read_bytes()).digest())
+    elif paper is not None and paper.is_dir():  # a LaTeX source folder
+        for path in sorted(paper.rglob("*")):
+            if path.is_file():
+                digest.update(path.relative_to(paper).as_posix().encode() + b"\0")
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
@@ -92,11 +99,59 @@ def last_check(spec: TaskSpec) -> SaveCheck | None:
         return None
 
 
-def fill_identity(spec: TaskSpec) -> list[str]:
-    """Set ``year`` and ``instance_id`` when unset; return what was set (never null)."""
-    from lmr_author.authoring.paper_title import paper_year
+def check_inputs(spec: TaskSpec) -> LoadedPaper | None:
+    """Everything that can be checked before a Docker step, each error naming the file.
 
+    The folder name and goals, the repository and each goal file and function (a local
+    repository; a URL is checked out by the build), and the paper (read whole, in
+    whichever form it is given). Returns the paper, or None when it is left for later.
+    """
+    from lmr_author.authoring.paper_forms import read_paper
+    from lmr_author.cst.mask import mask_function
+
+    if not spec.folder_name:
+        raise UserError(
+            "the draft has no task folder name", hint="Set folder_name, e.g. 07-MyTask."
+        )
+    if not spec.goals:
+        raise UserError("the draft has no goal function", hint="Pick at least one goal function.")
+    repo = Path(spec.repo_path or spec.source).expanduser()
+    if repo.is_dir():
+        for position, goal in enumerate(spec.goals):
+            goal_path = repo / goal.goal_file
+            if not goal_path.is_file():
+                raise UserError(
+                    "no such goal file in the repository",
+                    file=goal_path,
+                    where=f"$.goals[{position}].goal_file",
+                    hint="Give the goal file's path relative to the repository root.",
+                )
+            mask_function(
+                goal_path.read_bytes(),
+                goal.goal_function,
+                goal.class_name,
+                style=goal.mask_style,
+                line=goal.line,
+            )  # raises, naming the function, when it is not there
+    elif not _looks_like_url(spec.source):
+        raise UserError(
+            "no such repository folder",
+            file=spec.repo_path or spec.source,
+            hint="Give the repository's folder or a git URL as 'source'.",
+        )
+    return read_paper(spec.paper_pdf) if spec.paper_pdf else None
+
+
+def _looks_like_url(source: str) -> bool:
+    return "://" in source or source.startswith("git@")
+
+
+def fill_identity(spec: TaskSpec, paper: LoadedPaper | None = None) -> list[str]:
+    """Set ``year`` and ``instance_id`` when unset; return what was set (never null)."""
     filled = []
+    if not spec.paper_name and paper is not None and paper.title:
+        spec.paper_name = paper.title
+        filled.append(f"paper_name {paper.title!r} (from the paper)")
     if spec.instance_id is None:
         match = re.match(r"(\d+)", spec.folder_name)
         if match is None:
@@ -107,14 +162,18 @@ def fill_identity(spec: TaskSpec) -> list[str]:
         spec.instance_id = int(match.group(1))
         filled.append(f"instance_id {spec.instance_id} (from the folder name)")
     if spec.year is None:
-        year = paper_year(Path(spec.paper_pdf)) if spec.paper_pdf else None
+        if paper is None and spec.paper_pdf:
+            from lmr_author.authoring.paper_forms import read_paper
+
+            paper = read_paper(spec.paper_pdf)
+        year = paper.year if paper is not None else None
         if year is None:
             raise UserError(
-                "the task has no year and the paper's PDF does not say one",
+                "the task has no year and its paper does not say one",
                 hint="Set year (the paper's publication year).",
             )
         spec.year = year
-        filled.append(f"year {year} (from the PDF's metadata)")
+        filled.append(f"year {year} (from the paper)")
     return filled
 
 
@@ -175,8 +234,19 @@ def save_draft_task(
     on_log: Callable[[str], None] | None = None,
     draft_file: Path | None = None,
 ) -> Task:
-    """Check and write the draft as ``benchmark_dir/<folder_name>``; mark the draft finished."""
-    fill_identity(spec)
+    """Check and write the draft as ``benchmark_dir/<folder_name>``; mark the draft finished.
+
+    Every input is checked (`check_inputs`) before the first Docker step.
+    """
+    paper = check_inputs(spec)
+    if on_step:
+        on_step(
+            f"paper: {paper.form}, {len(paper.pages)} page(s): {paper.title}"
+            if paper is not None
+            else "paper: none given; the task is saved without one and 'validate' says so "
+            "until 'lmr-author paper TASK PAPER' adds it"
+        )
+    fill_identity(spec, paper)
     spec.benchmark_dir = str(benchmark_dir)
     target = benchmark_dir / spec.folder_name
     refuse_existing(target, overwrite=overwrite)

@@ -43,7 +43,12 @@ class TaskSpec:
     folder_name: str = ""
     source: str = ""  # a local repository path or a git URL
     ref: str = ""  # branch, tag or commit for a git URL ("" = default branch)
+    #: The paper as given: a PDF, LaTeX (a .tex file, a source folder or tarball),
+    #: Markdown or a paper.json (`lmr_author.authoring.paper_forms`). "" = none yet.
     paper_pdf: str = ""
+    #: The annotator chose to give the paper later: the task is saved without one and
+    #: `validate` says so until `lmr-author paper TASK FILE` adds it.
+    paper_later: bool = False
     paper_name: str = ""
     paper_url: str = ""
     year: int | None = None

@@ -83,11 +83,11 @@ class NewTaskApp(App[int]):
             self.pages = pages
 
     @work(thread=True, exclusive=True, group="paper", exit_on_error=False)
-    def _load_paper(self, pdf: str) -> None:
-        from lmr_author.paper import pdf_to_pages
+    def _load_paper(self, paper: str) -> None:
+        from lmr_author.authoring.paper_forms import read_paper
 
         try:
-            pages = pdf_to_pages(Path(pdf).expanduser())
+            pages = read_paper(paper).pages
         except UserError:
             pages = {}  # the paper step says why when the annotator goes there
         self.post_message(self.PaperLoaded(pages))

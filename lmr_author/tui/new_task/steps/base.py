@@ -113,6 +113,8 @@ class StepScreen(Screen[None]):
         # The paper's title on every step: a resumed draft says at once what it is about.
         title = STEP_TITLES[self.STEP_NUMBER - 1]
         paper = self.spec.paper_name or "no paper yet"
+        if self.spec.paper_later and not self.spec.paper_pdf:
+            paper += " (paper: later)"
         return Content.from_markup(
             f"[b]lmr-author new-task[/b] · step {self.STEP_NUMBER}/{len(STEP_TITLES)} · "
             "[b]$title[/b] · $paper",

@@ -1,8 +1,8 @@
-"""Step 2: the paper PDF, converted to page texts, with a searchable preview."""
+"""Step 2: the paper in any form (PDF, LaTeX, Markdown, paper.json), converted to page
+texts, with a searchable preview; or left for later."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,24 +19,28 @@ from lmr_author.tui.new_task.steps.base import StepScreen
 class PaperStep(StepScreen):
     STEP_NUMBER = 2
     HELP: ClassVar[str] = (
-        "The paper as a PDF. It is copied into the repository as paper.pdf and its text "
-        "saved as paper.json (page number → text)."
+        "The paper: a PDF, LaTeX (.tex, source folder or tarball), Markdown or paper.json. "
+        "It becomes paper.pdf and paper.json (page → text) in the repository."
     )
 
     class Converted(Message):
         """The paper's page texts (or why the PDF could not be read)."""
 
-        def __init__(self, pages: dict[str, str], title: str = "", error: str = "") -> None:
+        def __init__(
+            self, pages: dict[str, str], title: str = "", error: str = "", form: str = ""
+        ) -> None:
             super().__init__()
             self.pages = pages
-            self.title = title  # guessed from the PDF's metadata, else page 1's fonts
+            self.title = title  # the paper's own title (source, metadata or page 1)
             self.error = error
+            self.form = form
 
     def compose_step(self) -> ComposeResult:
-        yield Label("Paper PDF")
+        yield Label("Paper (PDF, .tex or LaTeX folder/tarball, .md, paper.json)")
         with Horizontal(classes="row"):
-            yield Input(self.spec.paper_pdf, placeholder="path/to/paper.pdf", id="pdf")
+            yield Input(self.spec.paper_pdf, placeholder="path/to/paper", id="pdf")
             yield Button("Load", id="load", variant="success")
+            yield Button("Give it later", id="later")
         yield Label("Title")
         yield Input(self.spec.paper_name, placeholder="the paper's title", id="paper-name")
         yield Input(placeholder="search the paper…", id="search")
@@ -48,11 +52,14 @@ class PaperStep(StepScreen):
             self._load(self.spec.paper_pdf)
         elif self.authoring.paper_pages:
             self._show_pages("")
+        elif self.spec.paper_later:
+            self.set_status("paper left for later (give it here whenever you have it)")
 
     @on(Input.Changed, "#pdf")
     def _pdf_changed(self, event: Input.Changed) -> None:
         if event.value != self.spec.paper_pdf:
             self.spec.paper_pdf = event.value
+            self.spec.paper_later = False
             self.authoring.paper_pages = {}
             self.changed()
 
@@ -72,23 +79,36 @@ class PaperStep(StepScreen):
     def _load_pressed(self) -> None:
         self._load(self.spec.paper_pdf)
 
+    @on(Button.Pressed, "#later")
+    def _later(self) -> None:
+        self.spec.paper_pdf = ""
+        self.spec.paper_later = True
+        self.authoring.paper_pages = {}
+        self.query_one("#pdf", Input).value = ""
+        self.changed()
+        self._show_pages("")
+        self.set_status(
+            "paper left for later: the task is saved without one and 'validate' says so "
+            "until 'lmr-author paper TASK PAPER' adds it"
+        )
+
     def _load(self, pdf: str) -> None:
-        self.set_status("reading the PDF…")
+        if not pdf.strip():
+            self.set_status("Give the paper's path, or press 'Give it later'.", error=True)
+            return
+        self.set_status("reading the paper…")
         self._convert(pdf)
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _convert(self, pdf: str) -> None:
-        from lmr_author.authoring.paper_title import guess_paper_title
-        from lmr_author.paper import pdf_to_pages
+        from lmr_author.authoring.paper_forms import read_paper
 
-        path = Path(pdf).expanduser()
         try:
-            pages = pdf_to_pages(path)
-            title = guess_paper_title(path)
+            paper = read_paper(pdf)
         except UserError as error:
             self.post_message(self.Converted({}, error=str(error)))
             return
-        self.post_message(self.Converted(pages, title))
+        self.post_message(self.Converted(paper.pages, paper.title, form=paper.form))
 
     @on(Converted)
     def _loaded(self, message: Converted) -> None:
@@ -102,7 +122,8 @@ class PaperStep(StepScreen):
             self.query_one("#paper-name", Input).value = message.title
             self.changed()
             self.refresh_title()
-        self.set_status(f"{len(pages)} page(s) ✓")
+        self.spec.paper_later = False
+        self.set_status(f"{message.form}: {len(pages)} page(s) ✓")
         self._show_pages(self.query_one("#search", Input).value)
 
     def _show_pages(self, query: str) -> None:
@@ -120,9 +141,10 @@ class PaperStep(StepScreen):
             text.append_text(body)
         if query:
             self.set_status(f"'{query}' on {shown} of {len(pages)} page(s)")
-        self.query_one("#paper-text", Static).update(text if pages else "No paper loaded.")
+        empty = "Paper left for later." if self.spec.paper_later else "No paper loaded."
+        self.query_one("#paper-text", Static).update(text if pages else empty)
 
     def can_leave(self) -> str | None:
-        if not self.authoring.paper_pages:
-            return "Load the paper PDF first."
+        if not self.authoring.paper_pages and not self.spec.paper_later:
+            return "Load the paper, or press 'Give it later'."
         return None
