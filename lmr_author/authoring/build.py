@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lmr_author.authoring.dockerfile import task_dockerfile
 from lmr_author.authoring.fixtures import record_fixtures
+from lmr_author.authoring.guard import apply_guards, line_after_guard
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.source import resolve_source
 from lmr_author.authoring.spec import TaskSpec
@@ -76,6 +77,7 @@ def build_task(
         repo_dir = staging / repo_folder
         step("copying the repository")
         shutil.copytree(checkout.path, repo_dir, ignore=_IGNORED, symlinks=True)
+        apply_guards(spec.guarded_files, repo_dir)  # the task's copy only
         if spec.paper_pdf:
             step("converting the paper")
             write_paper(read_paper(spec.paper_pdf), repo_dir)
@@ -121,12 +123,16 @@ def build_task(
         step("masking the goal functions")
         for goal in spec.goals:
             goal_path = repo_dir / goal.goal_file
+            line = goal.line
+            if line is not None and goal.goal_file in spec.guarded_files:
+                original = (checkout.path / goal.goal_file).read_text(encoding="utf-8")
+                line = line_after_guard(original, line)
             masked = mask_function(
                 goal_path.read_bytes(),
                 goal.goal_function,
                 goal.class_name,
                 style=goal.mask_style,
-                line=goal.line,
+                line=line,
             )
             goal_path.write_bytes(masked)
         if spec.requirements.strip():

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmr_author.authoring.guard import apply_guards
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.locations import cache_dir, private_dir
@@ -140,6 +141,7 @@ def stage_environment(spec: TaskSpec) -> Path:
         if child.is_dir() and child.name != folder:
             shutil.rmtree(child)
     shutil.copytree(repo, target, ignore=_IGNORED, symlinks=True)
+    apply_guards(spec.guarded_files, target)
     dockerfile = spec.dockerfile or render_task_dockerfile(folder, gpu=spec.gpu)
     (stage / "Dockerfile").write_text(dockerfile, encoding="utf-8")
     (stage / "requirements.txt").write_text(spec.requirements, encoding="utf-8")

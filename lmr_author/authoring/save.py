@@ -133,6 +133,14 @@ def check_inputs(spec: TaskSpec) -> LoadedPaper | None:
                 style=goal.mask_style,
                 line=goal.line,
             )  # raises, naming the function, when it is not there
+        for position, name in enumerate(spec.guarded_files):
+            if not (repo / name).is_file():
+                raise UserError(
+                    "no such file to guard in the repository",
+                    file=repo / name,
+                    where=f"$.guarded_files[{position}]",
+                    hint="Name a Python file of the repository, relative to its root.",
+                )
     elif not _looks_like_url(spec.source):
         raise UserError(
             "no such repository folder",

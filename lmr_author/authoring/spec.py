@@ -31,7 +31,7 @@ class GoalSpec:
     retrieval_context: list[str] = field(default_factory=list)
     mask_style: str = "lmr"
     line: int | None = None  # picks one definition when the name is ambiguous
-    #: Script path or Python code that calls the golden function; its first calls are
+    #: Script path or Python code that calls the golden function; its calls are
     #: recorded as unit-test fixtures (see `lmr_author.authoring.fixtures`).
     driver: str = ""
 
@@ -73,6 +73,10 @@ class TaskSpec:
     gpu_memory_gb: float | None = None
     #: Seed random, NumPy and torch before recording and before each replayed call.
     seed: bool = False
+    #: Repository files whose top-level run code is guarded by ``if __name__ ==
+    #: "__main__":`` in the task's copy (`lmr_author.authoring.guard`), so that
+    #: importing them runs no analysis on data the task lacks.
+    guarded_files: list[str] = field(default_factory=list)
     #: The benchmark folder chosen at the save step (kept across sessions).
     benchmark_dir: str = ""
     #: Set once the task was saved: a finished draft is never resumed.
@@ -158,7 +162,7 @@ class TaskSpec:
 #: Keys naming one folder inside another: a plain name, never a path out of it.
 _FOLDER_NAMES = ("folder_name", "repo_folder_name")
 #: Keys holding a path inside the repository.
-_INSIDE_REPO = ("goal_file",)
+_INSIDE_REPO = ("goal_file", "guarded_files")
 
 
 def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: str) -> None:
@@ -202,15 +206,16 @@ def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: 
                 where=place,
                 hint="Give a name such as 01-DPO, without slashes or '..'.",
             )
-        if key in _INSIDE_REPO and isinstance(value, str):
-            path = Path(value)
-            if path.is_absolute() or ".." in path.parts or "\0" in value:
-                raise UserError(
-                    f"'{key}' must be a path inside the repository, got {value!r}",
-                    file=file,
-                    where=place,
-                    hint="Give it relative to the repository root, without '..'.",
-                )
+        if key in _INSIDE_REPO:
+            for item in [value] if isinstance(value, str) else value:
+                path = Path(item)
+                if path.is_absolute() or ".." in path.parts or "\0" in item:
+                    raise UserError(
+                        f"'{key}' must hold paths inside the repository, got {item!r}",
+                        file=file,
+                        where=place,
+                        hint="Give it relative to the repository root, without '..'.",
+                    )
 
 
 def _check_hardware(spec: TaskSpec, *, file: Path | None) -> None:

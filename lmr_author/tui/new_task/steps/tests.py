@@ -30,6 +30,7 @@ from textual.widgets import (
     TextArea,
 )
 
+from lmr_author.authoring.import_failure import GoalImportFailed
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
@@ -40,17 +41,17 @@ from lmr_author.tui.widgets.editor import edit_text
 
 if TYPE_CHECKING:
     from lmr_author.authoring.record_docker import RecordingResult
-    from lmr_author.sandbox.images import ImageRef
 
 
 class TestsStep(StepScreen):
     STEP_NUMBER = 7
     HELP: ClassVar[str] = (
-        "Driver: Python that calls the golden function (or a script path). Its first three "
-        "calls become the unit test's fixtures, recorded twice in the task's image."
+        "Driver: Python that calls the golden function (or a script path). Each call (up "
+        "to 20) becomes a fixture of the unit test, recorded twice in the task's image."
     )
 
     current = 0
+    _guard_target = ""
 
     class Scaffolded(Message):
         """The unit test the build would write for a goal (read off disk)."""
@@ -70,12 +71,18 @@ class TestsStep(StepScreen):
         """What recording twice in the image gave (or why it could not run)."""
 
         def __init__(
-            self, result: RecordingResult | None, fixtures: list[str], error: str = ""
+            self,
+            result: RecordingResult | None,
+            fixtures: list[str],
+            error: str = "",
+            guard_file: str | None = None,
         ) -> None:
             super().__init__()
             self.result = result
             self.fixtures = fixtures
             self.error = error
+            #: The module whose top-level code failed the import (offered a guard).
+            self.guard_file = guard_file
 
     def compose_step(self) -> ComposeResult:
         yield goal_select(self.spec.goals)
@@ -91,6 +98,7 @@ class TestsStep(StepScreen):
                 with Horizontal(classes="row"):
                     yield Button("Record in Docker", id="record", variant="success", compact=True)
                     yield Button("Open in $EDITOR", id="edit", compact=True)
+                    yield Button("", id="guard", variant="warning", compact=True)
                 yield Static("", id="recorded", markup=False)
                 yield RichLog(id="record-log", max_lines=2000, wrap=True, markup=False)
             with TabPane("Unit test", id="tab-test"), VerticalScroll():
@@ -100,6 +108,7 @@ class TestsStep(StepScreen):
         self.query_one("#nondeterminism", Static).display = False
         self.query_one("#seed-row").display = self.spec.seed
         self.query_one("#record-log", RichLog).display = False
+        self.query_one("#guard", Button).display = False
         self._load(0)
 
     def _theme(self) -> str:
@@ -168,11 +177,13 @@ class TestsStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start(f"Recording {self.spec.goals[self.current].goal_function} in Docker")
-        self.set_status("recording in the task's image (twice)…")
-        self._record(copy.deepcopy(self.spec), self.current, self.authoring.environment_image)
+        self.set_status("recording in the task's image (twice; rebuilt if the repository changed)…")
+        # Never an image built before: the environment is rebuilt when the repository or
+        # requirements changed since (its tag is its content), reused otherwise.
+        self._record(copy.deepcopy(self.spec), self.current)
 
     @work(thread=True, exclusive=True, group="record", exit_on_error=False)
-    def _record(self, spec: TaskSpec, index: int, image: ImageRef | None) -> None:
+    def _record(self, spec: TaskSpec, index: int) -> None:
         from lmr_author.authoring.record_docker import record_goal_in_docker
 
         def say(line: str) -> None:
@@ -182,8 +193,11 @@ class TestsStep(StepScreen):
             # The fixtures land in a scratch task folder: the save step records them
             # again into the task it writes; this run shows what they will be.
             with tempfile.TemporaryDirectory(prefix="lmr-author-record-") as scratch:
-                result = record_goal_in_docker(spec, index, Path(scratch), image=image, on_log=say)
+                result = record_goal_in_docker(spec, index, Path(scratch), on_log=say)
                 fixtures = [path.name for path in result.expected]
+        except GoalImportFailed as error:
+            self.post_message(self.Recorded(None, [], str(error), guard_file=error.guard_file))
+            return
         except UserError as error:
             self.post_message(self.Recorded(None, [], str(error)))
             return
@@ -199,6 +213,13 @@ class TestsStep(StepScreen):
         self.query_one("#record", Button).disabled = False
         warning = self.query_one("#nondeterminism", Static)
         result = message.result
+        guard = self.query_one("#guard", Button)
+        guard.display = (
+            bool(message.guard_file) and message.guard_file not in self.spec.guarded_files
+        )
+        if message.guard_file:
+            guard.label = f"Guard top-level code of {Path(message.guard_file).name}"
+            self._guard_target = message.guard_file
         if result is None:
             self.set_status(message.error, error=True)
             return
@@ -213,11 +234,29 @@ class TestsStep(StepScreen):
             self.set_status(text, error=True)
             return
         warning.display = False
+        dropped = (
+            f" ({result.dropped} more call(s) over the limit, not kept)" if result.dropped else ""
+        )
         self.query_one("#recorded", Static).update(
-            f"✓ {len(message.fixtures)} fixture(s) recorded twice, identical: "
+            f"✓ {len(message.fixtures)} fixture(s) recorded twice, identical{dropped}: "
             + ", ".join(message.fixtures)
         )
         self.set_status(result.message() + f" ✓ ({result.seconds:.0f} s)")
+
+    @on(Button.Pressed, "#guard")
+    def _guard_pressed(self) -> None:
+        target = self._guard_target
+        if not target:
+            return
+        if target not in self.spec.guarded_files:
+            self.spec.guarded_files.append(target)
+            self.changed()
+        self.query_one("#guard", Button).display = False
+        self.set_status(
+            f"{target}: top-level code guarded by 'if __name__ == \"__main__\":' in the "
+            "task's copy (your repository is unchanged); recording again…"
+        )
+        self._record_pressed()
 
     def can_leave(self) -> str | None:
         for goal in self.spec.goals:
