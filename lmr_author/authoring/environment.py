@@ -234,7 +234,13 @@ def _local_module(repo_dir: Path, here: Path, name: str, level: int) -> list[Pat
 def declared_requirements(repo_dir: Path) -> list[Requirement]:
     """Every requirement the repository's dependency files declare, in file order."""
     found: list[Requirement] = []
-    for path in sorted(repo_dir.glob("requirements*.txt")):
+    # requirements.txt first, then the closest names: a requirement both declare is
+    # cited from the canonical file, never from a "requirements copy.txt" beside it.
+    files = sorted(
+        repo_dir.glob("requirements*.txt"),
+        key=lambda path: (path.name != "requirements.txt", len(path.name), path.name),
+    )
+    for path in files:
         found += _from_requirements_txt(path, repo_dir)
     if (repo_dir / "pyproject.toml").is_file():
         found += _from_pyproject(repo_dir / "pyproject.toml")

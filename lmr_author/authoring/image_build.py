@@ -23,6 +23,7 @@ from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.locations import cache_dir, private_dir
 from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.housekeeping import ENVIRONMENT_INFIX
 from lmr_author.sandbox.images import ImageRef
 
 _IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
@@ -130,10 +131,15 @@ def stage_environment(spec: TaskSpec) -> Path:
 
     repo = _working_tree(spec)
     folder = spec.repo_folder(repo)
-    name = spec.folder_name or "untitled"
-    # Named by the task alone, so that an unchanged environment keeps its image tag.
-    key = hashlib.sha256(name.encode()).hexdigest()[:12]
-    stage = private_dir(cache_dir("environments") / f"{_safe(name)}-{key}")
+    key = draft_key(spec)
+    # <task>-env-<key>: the task's images (sandbox prune --task knows them); the key is
+    # the draft's working tree, so a task named later still replaces its "untitled" one.
+    stage_name = f"{_safe(spec.folder_name or 'untitled')}{ENVIRONMENT_INFIX}{key}"
+    root = private_dir(cache_dir("environments"))
+    for other in root.glob(f"*{ENVIRONMENT_INFIX}{key}"):
+        if other.name != stage_name:
+            shutil.rmtree(other, ignore_errors=True)
+    stage = private_dir(root / stage_name)
     target = stage / folder
     if target.exists():
         shutil.rmtree(target)
@@ -181,6 +187,7 @@ def build_environment(
             diagnosis=diagnose_build(lines + error.message.splitlines()[:1]),
             log=log,
         )
+    _prune_older_environments(spec, image.tag)
     return BuildResult(
         ok=True,
         image=image,
@@ -188,6 +195,18 @@ def build_environment(
         cached=not image.built,
         log=log,
     )
+
+
+def draft_key(spec: TaskSpec) -> str:
+    """The draft's key: its working tree (the same across renames of the task)."""
+    return hashlib.sha256(str(_working_tree(spec).resolve()).encode()).hexdigest()[:12]
+
+
+def _prune_older_environments(spec: TaskSpec, keep_tag: str) -> None:
+    """A draft keeps one environment image: its older contents are removed."""
+    from lmr_author.authoring.draft_images import built
+
+    built(spec, "environment", keep_tag)
 
 
 def _working_tree(spec: TaskSpec) -> Path:

@@ -298,7 +298,7 @@ def _record_once(
             out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
             err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
             for line in (out + err).splitlines():
-                if on_log is not None:
+                if on_log is not None and not line.startswith(fixtures.IMPORT_MARKER):
                     on_log(line)
             if int(status.get("StatusCode", -1)) != 0:
                 from lmr_author.authoring.import_failure import raise_if_import_failed

@@ -11,6 +11,7 @@ only when the caller says so (`allow_unverified`); otherwise `UnverifiedTask` sa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -44,6 +45,8 @@ class SaveCheck:
     dynamic_errors: list[str] = field(default_factory=list)
     verified: bool = False
     seconds: float = 0.0
+    #: The warnings, one line per rule (count and first places): they never block.
+    static_warnings: list[str] = field(default_factory=list)
 
     @property
     def reasons(self) -> list[str]:
@@ -195,26 +198,67 @@ def _check_built(
 ) -> SaveCheck:
     from lmr_author.validate.dynamic import run_dynamic_checks
     from lmr_author.validate.engine import validate_task_dir
+    from lmr_author.validate.report import group_findings
 
     started = time.monotonic()
     check = SaveCheck(key=key)
     if on_step:
         on_step("running the static checks")
-    for finding in validate_task_dir(task.path):
-        if finding.severity == "error":
-            check.static_errors.append(f"{finding.rule}: {finding.message}")
+    # One line per rule, with the count and the first files: never 86 lines of the same.
+    for group in group_findings(validate_task_dir(task.path)):
+        if group.severity == "error":
+            check.static_errors.append(group.describe())
+        else:
+            check.static_warnings.append(group.describe())
+            if on_step:
+                on_step(f"warning {group.describe()}")
     if not check.static_errors:
         if on_step:
             on_step("proving the tests in Docker (golden passes, masked fails)")
-        for finding in run_dynamic_checks(
-            task, base_image=base_image, on_progress=on_step, on_log=on_log
-        ):
-            if finding.severity == "error":
-                check.dynamic_errors.append(f"{finding.rule}: {finding.message}")
+        found = run_dynamic_checks(task, base_image=base_image, on_progress=on_step, on_log=on_log)
+        for group in group_findings(found):
+            if group.severity == "error":
+                check.dynamic_errors.append(group.describe())
     check.verified = not check.static_errors and not check.dynamic_errors
     check.seconds = time.monotonic() - started
     atomic_write_json(_check_file(key), asdict(check))
     return check
+
+
+def _verified_build(key: str) -> Path:
+    """Where the task folder a verification built is kept, for the save to write as is."""
+    return private_dir(cache_dir("verified-tasks")) / key[:32]
+
+
+def _keep_verified(task: Task, key: str) -> None:
+    """Keep the verified task folder (one per content: the newest replaces none other)."""
+    kept = _verified_build(key)
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir(parents=True)
+    shutil.copytree(task.path, kept / task.path.name, symlinks=True)
+    _forget_old_builds(keep=kept)
+
+
+def _forget_old_builds(*, keep: Path, days: float = 7.0) -> None:
+    """Verified builds nobody saved within ``days`` are dropped (they can be remade)."""
+    now = time.time()
+    for folder in keep.parent.iterdir():
+        try:
+            old = now - folder.stat().st_mtime > days * 86400
+        except OSError:
+            continue
+        if folder != keep and old:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remember_task_image(spec: TaskSpec, task: Task, base_image: str | None) -> None:
+    """The task image this check proved replaces the draft's older ones."""
+    from lmr_author.authoring import draft_images
+    from lmr_author.sandbox.housekeeping import current_tags
+
+    with contextlib.suppress(UserError):
+        (tag,) = current_tags([task], base_image=base_image)
+        draft_images.built(spec, "task", tag)
 
 
 def run_save_checks(
@@ -224,11 +268,19 @@ def run_save_checks(
     on_step: Callable[[str], None] | None = None,
     on_log: Callable[[str], None] | None = None,
 ) -> SaveCheck:
-    """Build the draft in a scratch folder, run the static checks and the Docker proof."""
+    """Build the draft in a scratch folder, run the static checks and the Docker proof.
+
+    A verified build is kept (per content key), so that saving the same content
+    writes exactly what was verified, without building and recording again.
+    """
     key = content_key(spec)
     with tempfile.TemporaryDirectory(prefix="lmr-author-save-") as scratch:
         task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)
-        return _check_built(task, key, base_image=base_image, on_step=on_step, on_log=on_log)
+        check = _check_built(task, key, base_image=base_image, on_step=on_step, on_log=on_log)
+        if check.verified:
+            _keep_verified(task, key)
+        _remember_task_image(spec, task, base_image)
+        return check
 
 
 def save_draft_task(
@@ -260,12 +312,23 @@ def save_draft_task(
     refuse_existing(target, overwrite=overwrite)
     key = content_key(spec)
     with tempfile.TemporaryDirectory(prefix="lmr-author-save-") as scratch:
-        task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)
         check = last_check(spec)
-        if check is None or not check.verified:
-            check = _check_built(task, key, base_image=base_image, on_step=on_step, on_log=on_log)
-        elif on_step:
-            on_step("reusing the checks of this exact content (verified)")
+        kept = _verified_build(key) / spec.folder_name
+        if check is not None and check.verified and kept.is_dir():
+            if on_step:
+                on_step(
+                    "reusing the checks of this exact content (verified): writing the task "
+                    "that was verified, without building or recording again"
+                )
+            task = load_task(kept)
+        else:
+            task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)
+            if check is None or not check.verified:
+                check = _check_built(
+                    task, key, base_image=base_image, on_step=on_step, on_log=on_log
+                )
+            elif on_step:
+                on_step("reusing the checks of this exact content (verified)")
         if not check.verified and not allow_unverified:
             raise UnverifiedTask(check)
         if on_step:
@@ -281,5 +344,20 @@ def save_draft_task(
             target.rename(backup)
         incoming.rename(target)
         shutil.rmtree(backup, ignore_errors=True)
+    shutil.rmtree(_verified_build(key), ignore_errors=True)
     mark_finished(spec, draft_file)
-    return load_task(target)
+    saved = load_task(target)
+    _prune_after_save(spec, saved, base_image)
+    return saved
+
+
+def _prune_after_save(spec: TaskSpec, task: Task, base_image: str | None) -> None:
+    """The saved task keeps one image, its current one: the other images this draft
+    built (environments, older contents) go."""
+    from lmr_author.authoring import draft_images
+    from lmr_author.sandbox.housekeeping import current_tags
+
+    keep = None
+    with contextlib.suppress(UserError):
+        (keep,) = current_tags([task], base_image=base_image)
+    draft_images.saved(spec, keep)

@@ -53,6 +53,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
     parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="one line per finding (default: findings of one rule that say the same thing "
+        "are one line with a count and the first places)",
+    )
+    parser.add_argument(
         "--fix",
         action="store_true",
         help="first apply safe repairs to info.json (alias key, category spelling, "
@@ -209,7 +216,7 @@ def _validate(args: argparse.Namespace) -> int:
             document["fixes"] = fixes
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        print_report(out, reports)
+        print_report(out, reports, verbose=args.verbose)
     errors = sum(r.errors for r in reports)
     warnings = sum(r.warnings for r in reports)
     return EXIT_FINDINGS if errors or (args.strict and warnings) else EXIT_OK

@@ -37,7 +37,7 @@ class NewTaskApp(App[int]):
     # Under 36 lines editors and logs shrink so the buttons below them stay near.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+n", "next_step", "Next step", priority=True),
+        Binding("ctrl+n", "next_step", "Next", priority=True),
         Binding("ctrl+b", "previous_step", "Back", priority=True),
         Binding("ctrl+q", "quit", "Quit (draft kept)", priority=True),
     ]

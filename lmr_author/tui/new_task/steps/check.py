@@ -76,6 +76,7 @@ def _hardware_value(name: str, text: str) -> int | float | str | None:
 
 class CheckStep(StepScreen):
     STEP_NUMBER = 8
+    PRIMARY = ("verify", "Verify")
     HELP: ClassVar[str] = (
         "info.json is checked against the schema as you type. 'Verify' builds the task "
         "(fixtures recorded in its image), runs the static rules, and proves in Docker "
@@ -117,8 +118,7 @@ class CheckStep(StepScreen):
                     yield Label(label)
                     yield Input(_shown(name, getattr(self.spec, name)), id=f"field-{name}")
                 with Horizontal(classes="row"):
-                    yield Button("Verify (static + Docker)", id="verify", variant="warning")
-                    yield Button("Mutation test", id="mutants")
+                    yield Button("Mutation test", id="mutants", compact=True)
                 yield Static("", id="schema-state", markup=False)
                 yield Static("", id="check-state", markup=False)
             with VerticalScroll(id="info-pane"):
@@ -224,11 +224,14 @@ class CheckStep(StepScreen):
         state = self.query_one("#check-state", Static)
         check = message.check
         if message.filled is not None:
-            for name in ("instance_id", "year"):
+            for name in ("instance_id", "year", "paper_name"):
                 value = getattr(message.filled, name)
                 if getattr(self.spec, name) != value:
                     setattr(self.spec, name, value)
-                    self.query_one(f"#field-{name}", Input).value = str(value)
+                    if name == "paper_name":
+                        self.refresh_title()
+                    else:
+                        self.query_one(f"#field-{name}", Input).value = str(value)
             self.changed()
             self._refresh_info()
         if message.error:
@@ -245,7 +248,9 @@ class CheckStep(StepScreen):
             table.add_row("static", reason)
         for reason in check.dynamic_errors:
             table.add_row("Docker", reason)
-        table.display = bool(check.reasons)
+        for reason in check.static_warnings:
+            table.add_row("warning", reason)
+        table.display = bool(check.reasons or check.static_warnings)
         self.verified = check.verified
         if message.remembered:
             return

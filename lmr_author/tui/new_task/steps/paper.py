@@ -18,6 +18,7 @@ from lmr_author.tui.new_task.steps.base import StepScreen
 
 class PaperStep(StepScreen):
     STEP_NUMBER = 2
+    PRIMARY = ("load", "Load")
     HELP: ClassVar[str] = (
         "The paper: a PDF, LaTeX (.tex, source folder or tarball), Markdown or paper.json. "
         "It becomes paper.pdf and paper.json (page → text) in the repository."
@@ -39,8 +40,7 @@ class PaperStep(StepScreen):
         yield Label("Paper (PDF, .tex or LaTeX folder/tarball, .md, paper.json)")
         with Horizontal(classes="row"):
             yield Input(self.spec.paper_pdf, placeholder="path/to/paper", id="pdf")
-            yield Button("Load", id="load", variant="success")
-            yield Button("Give it later", id="later")
+            yield Button("Give it later", id="later", compact=True)
         yield Label("Title")
         yield Input(self.spec.paper_name, placeholder="the paper's title", id="paper-name")
         yield Input(placeholder="search the paper…", id="search")

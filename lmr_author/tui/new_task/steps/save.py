@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Grid, Horizontal
+from textual.containers import Grid
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RichLog, Static
@@ -89,6 +89,7 @@ class Written:
 
 class SaveStep(StepScreen):
     STEP_NUMBER = 9
+    PRIMARY = ("save", "Save task")
     HELP: ClassVar[str] = (
         "Write the task folder into the benchmark. Save reuses the checks of this exact "
         "content, or runs them; an unverified task is written only when you confirm."
@@ -134,8 +135,6 @@ class SaveStep(StepScreen):
         yield Input(str(self.authoring.benchmark_dir), id="into")
         yield Static(self._target_text(), id="target", markup=False)
         yield Static("", id="check-state", markup=False)
-        with Horizontal(classes="row"):
-            yield Button("Save task", id="save", variant="primary", compact=True)
         yield Static("", id="saved", markup=False)
         yield RichLog(id="save-log", max_lines=2000, wrap=True, markup=False)
 

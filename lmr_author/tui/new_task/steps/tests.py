@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 class TestsStep(StepScreen):
     STEP_NUMBER = 7
+    PRIMARY = ("record", "Record in Docker")
     HELP: ClassVar[str] = (
         "Driver: Python that calls the golden function (or a script path). Each call (up "
         "to 20) becomes a fixture of the unit test, recorded twice in the task's image."
@@ -96,7 +97,6 @@ class TestsStep(StepScreen):
             with TabPane("Driver", id="tab-driver"):
                 yield code_editor("", language="python", id="driver")
                 with Horizontal(classes="row"):
-                    yield Button("Record in Docker", id="record", variant="success", compact=True)
                     yield Button("Open in $EDITOR", id="edit", compact=True)
                     yield Button("", id="guard", variant="warning", compact=True)
                 yield Static("", id="recorded", markup=False)
