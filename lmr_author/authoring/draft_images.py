@@ -11,6 +11,7 @@ are ever removed, never another task's or another user's that share a name.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,9 +25,24 @@ from lmr_author.locations import cache_dir, private_dir
 Kind = Literal["environment", "task"]
 
 
-def _record_file(spec: TaskSpec) -> Path:
-    from lmr_author.authoring.image_build import draft_key
+def working_tree(spec: TaskSpec) -> Path:
+    """The draft's checked-out repository; `UserError` before step 1 made one."""
+    if spec.repo_path and Path(spec.repo_path).is_dir():
+        return Path(spec.repo_path)
+    if spec.source and Path(spec.source).is_dir():
+        return Path(spec.source)
+    raise UserError(
+        "the draft has no checked-out repository",
+        hint="Check out the repository first (step 1).",
+    )
 
+
+def draft_key(spec: TaskSpec) -> str:
+    """The draft's key: its working tree (the same across renames of the task)."""
+    return hashlib.sha256(str(working_tree(spec).resolve()).encode()).hexdigest()[:12]
+
+
+def _record_file(spec: TaskSpec) -> Path:
     return private_dir(cache_dir("draft-images")) / f"{draft_key(spec)}.json"
 
 

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from lmr_author import replay_codec
+from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.errors import UserError
 
@@ -40,8 +41,6 @@ EXPECTED_OUTPUTS = "expected_outputs"
 #: Calls recorded at most per goal; the rest are counted and said, never dropped silently.
 MAX_FIXTURES = 20
 
-#: The line the recorder writes (to stderr) when importing the goal module failed.
-IMPORT_MARKER = "LMR-AUTHOR-IMPORT-FAILED "
 
 _RECORDER = (
     f"IMPORT_MARKER = {IMPORT_MARKER!r}\n"
@@ -226,8 +225,6 @@ def record_fixtures(
     finally:
         Path(script.name).unlink(missing_ok=True)
     if completed.returncode != 0:
-        from lmr_author.authoring.import_failure import raise_if_import_failed
-
         raise_if_import_failed(completed.stderr, repo_dir, goal_file)
         tail = "\n".join(completed.stderr.strip().splitlines()[-8:])
         hint = "Fix the driver and record again."

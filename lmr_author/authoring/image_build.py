@@ -10,7 +10,6 @@ repository in the Dockerfile, so the final task (masked repository) reuses them.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 import time
@@ -18,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmr_author.authoring.draft_images import built, draft_key, working_tree
 from lmr_author.authoring.guard import apply_guards
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
 from lmr_author.locations import cache_dir, private_dir
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.housekeeping import ENVIRONMENT_INFIX
@@ -129,7 +128,7 @@ def stage_environment(spec: TaskSpec) -> Path:
     """The staging task folder of the draft's environment (repo + Dockerfile + requirements)."""
     from lmr_author.authoring.dockerfile import render_task_dockerfile
 
-    repo = _working_tree(spec)
+    repo = working_tree(spec)
     folder = spec.repo_folder(repo)
     key = draft_key(spec)
     # <task>-env-<key>: the task's images (sandbox prune --task knows them); the key is
@@ -166,7 +165,7 @@ def build_environment(
     from lmr_author.sandbox.images import ensure_image
 
     stage = stage_environment(spec)
-    task = task_from_spec(spec, stage, repo_folder=spec.repo_folder(_working_tree(spec)))
+    task = task_from_spec(spec, stage, repo_folder=spec.repo_folder(working_tree(spec)))
     log: list[str] = []
 
     def line(text: str) -> None:
@@ -197,27 +196,9 @@ def build_environment(
     )
 
 
-def draft_key(spec: TaskSpec) -> str:
-    """The draft's key: its working tree (the same across renames of the task)."""
-    return hashlib.sha256(str(_working_tree(spec).resolve()).encode()).hexdigest()[:12]
-
-
 def _prune_older_environments(spec: TaskSpec, keep_tag: str) -> None:
     """A draft keeps one environment image: its older contents are removed."""
-    from lmr_author.authoring.draft_images import built
-
     built(spec, "environment", keep_tag)
-
-
-def _working_tree(spec: TaskSpec) -> Path:
-    if spec.repo_path and Path(spec.repo_path).is_dir():
-        return Path(spec.repo_path)
-    if spec.source and Path(spec.source).is_dir():
-        return Path(spec.source)
-    raise UserError(
-        "the draft has no checked-out repository",
-        hint="Check out the repository first (step 1).",
-    )
 
 
 def _safe(name: str) -> str:

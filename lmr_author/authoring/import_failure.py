@@ -4,7 +4,7 @@ Recording imports the goal module before the driver runs. Research modules often
 notebook-style code at import time, and that code dies on data the checkout lacks,
 most often a Git LFS pointer that was never pulled (pandas then reads the pointer's
 three lines as a table: ``KeyError: 'intensity'``). The recorder reports such a
-failure as one JSON line (`fixtures.IMPORT_MARKER`); this module turns it into an
+failure as one JSON line (`IMPORT_MARKER`); this module turns it into an
 error that names the module, the line, the pointers read, and the two ways out:
 ``git lfs pull``, or guarding the top-level code in the task's copy (`guard`).
 """
@@ -17,6 +17,9 @@ from pathlib import Path
 
 from lmr_author import lfs
 from lmr_author.errors import UserError
+
+#: The line the recorder writes (to stderr) when importing the goal module failed.
+IMPORT_MARKER = "LMR-AUTHOR-IMPORT-FAILED "
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,6 @@ class GoalImportFailed(UserError):
 
 def parse_report(stderr: str) -> ImportReport | None:
     """The recorder's import report in ``stderr``, if the import failed."""
-    from lmr_author.authoring.fixtures import IMPORT_MARKER
-
     for line in reversed(stderr.splitlines()):
         if line.startswith(IMPORT_MARKER):
             try:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from lmr_author import replay_codec
 from lmr_author.authoring import fixtures
+from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
 from lmr_author.errors import UserError
@@ -298,11 +299,9 @@ def _record_once(
             out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
             err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
             for line in (out + err).splitlines():
-                if on_log is not None and not line.startswith(fixtures.IMPORT_MARKER):
+                if on_log is not None and not line.startswith(IMPORT_MARKER):
                     on_log(line)
             if int(status.get("StatusCode", -1)) != 0:
-                from lmr_author.authoring.import_failure import raise_if_import_failed
-
                 raise_if_import_failed(err, None, goal.goal_file)
                 hint = "Fix the driver and record again."
                 if "ModuleNotFoundError" in err:

@@ -70,6 +70,11 @@ def content_key(spec: TaskSpec) -> str:
     """A hash of everything that decides the task's content (not the session state)."""
     digest = hashlib.sha256()
     draft = {k: v for k, v in spec.to_json().items() if k not in _NOT_CONTENT}
+    # Marking a survivor equivalent changes info.json, not what was verified: the save
+    # writes the marks into the verified build (`_write_equivalents`).
+    draft["goals"] = [
+        {k: v for k, v in goal.items() if k != "equivalent_mutants"} for goal in draft["goals"]
+    ]
     digest.update(json.dumps(draft, sort_keys=True).encode())
     repo = Path(spec.repo_path or spec.source)
     if repo.is_dir():
@@ -338,6 +343,7 @@ def save_draft_task(
         incoming = target.with_name(f".{target.name}.incoming")
         shutil.rmtree(incoming, ignore_errors=True)
         shutil.copytree(task.path, incoming, symlinks=True)
+        _write_equivalents(spec, incoming)
         backup = target.with_name(f".{target.name}.replaced")
         if target.exists():
             shutil.rmtree(backup, ignore_errors=True)
@@ -349,6 +355,14 @@ def save_draft_task(
     saved = load_task(target)
     _prune_after_save(spec, saved, base_image)
     return saved
+
+
+def _write_equivalents(spec: TaskSpec, task_dir: Path) -> None:
+    """The draft's equivalent mutants, as they are now, in the task's info.json."""
+    from lmr_author.mutation.equivalents import parse_equivalents, set_equivalents
+
+    for index, goal in enumerate(spec.goals, start=1):
+        set_equivalents(task_dir, index, parse_equivalents(goal.equivalent_mutants))
 
 
 def _prune_after_save(spec: TaskSpec, task: Task, base_image: str | None) -> None:

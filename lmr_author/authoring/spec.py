@@ -34,6 +34,9 @@ class GoalSpec:
     #: Script path or Python code that calls the golden function; its calls are
     #: recorded as unit-test fixtures (see `lmr_author.authoring.fixtures`).
     driver: str = ""
+    #: Surviving mutants marked equivalent, with why: info.json ``equivalent_mutants``
+    #: (`lmr_author.mutation.equivalents`): ``{"mutant": KEY, "reason": ..., "change": ...}``.
+    equivalent_mutants: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -151,6 +154,12 @@ class TaskSpec:
                     where=f"{where}.mask_style",
                 )
             _check_fields(raw, GoalSpec, file=file, where=where)
+            from lmr_author.mutation.equivalents import parse_equivalents
+
+            marked = parse_equivalents(
+                raw.get("equivalent_mutants"), file=file, where=f"{where}.equivalent_mutants"
+            )
+            raw = {**raw, "equivalent_mutants": [item.to_json() for item in marked]}
             goals.append(GoalSpec(**raw))
         values = {k: v for k, v in data.items() if k != "goals"}
         _check_fields(values, cls, file=file, where="$")

@@ -21,7 +21,7 @@ from lmr_author.authoring.drafts import resume_draft
 from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
-from lmr_author.tui.new_task.steps.base import AuthoringSession
+from lmr_author.tui.new_task.steps.base import AuthoringSession, SurvivorHint
 
 if TYPE_CHECKING:
     from lmr_author.sandbox.images import ImageRef
@@ -62,6 +62,8 @@ class NewTaskApp(App[int]):
         self.paper_pages: dict[str, str] = {}
         #: The environment image built in step 6 (fixtures are recorded in it).
         self.environment_image: ImageRef | None = None
+        #: The survivor whose diff the Tests step shows beside the driver (from Check).
+        self.survivor_hint: SurvivorHint | None = None
         # Autosaves run in workers; the version makes an older snapshot that finishes
         # late never overwrite a newer one.
         self._draft_lock = threading.Lock()

@@ -6,6 +6,7 @@ holds. Back and Next take no focus: Enter in a field never goes back by accident
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol, cast
 
@@ -34,6 +35,17 @@ STEP_TITLES = (
 )
 
 
+@dataclass(frozen=True)
+class SurvivorHint:
+    """A surviving mutant the annotator wants a fixture to kill: the Tests step shows its
+    diff beside the driver."""
+
+    goal_index: int  # into the draft's goals
+    key: str
+    description: str
+    diff: str
+
+
 class AuthoringSession(Protocol):
     """What a step needs from the app that runs the flow (`NewTaskApp` provides it).
 
@@ -44,6 +56,7 @@ class AuthoringSession(Protocol):
     benchmark_dir: Path
     paper_pages: dict[str, str]
     environment_image: ImageRef | None
+    survivor_hint: SurvivorHint | None
 
     def autosave(self) -> None: ...
     def go_to(self, index: int) -> None: ...

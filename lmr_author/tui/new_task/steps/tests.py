@@ -35,7 +35,7 @@ from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
 from lmr_author.tui.widgets.code_editor import code_editor
 from lmr_author.tui.widgets.editor import edit_text
 
@@ -95,7 +95,12 @@ class TestsStep(StepScreen):
             yield Static("Seed random, NumPy, torch before each call", id="seed-label")
         with TabbedContent(id="tests-tabs"):
             with TabPane("Driver", id="tab-driver"):
-                yield code_editor("", language="python", id="driver")
+                # A survivor to kill (from Check) is shown beside the driver that must
+                # tell it apart from the golden code.
+                with Horizontal(id="driver-row"):
+                    yield code_editor("", language="python", id="driver")
+                    with VerticalScroll(id="survivor-pane"):
+                        yield Static("", id="survivor-diff")
                 with Horizontal(classes="row"):
                     yield Button("Open in $EDITOR", id="edit", compact=True)
                     yield Button("", id="guard", variant="warning", compact=True)
@@ -109,7 +114,28 @@ class TestsStep(StepScreen):
         self.query_one("#seed-row").display = self.spec.seed
         self.query_one("#record-log", RichLog).display = False
         self.query_one("#guard", Button).display = False
-        self._load(0)
+        self._show_survivor()
+        hint = self._hint()
+        if hint is not None:
+            self.query_one("#goal-select", Select).value = hint.goal_index
+        self._load(hint.goal_index if hint is not None else 0)
+
+    def _hint(self) -> SurvivorHint | None:
+        hint = self.authoring.survivor_hint
+        return hint if hint is not None and hint.goal_index < len(self.spec.goals) else None
+
+    def _show_survivor(self) -> None:
+        hint = self._hint()
+        pane = self.query_one("#survivor-pane")
+        pane.display = hint is not None
+        if hint is None:
+            return
+        text = (
+            f"# survivor {hint.key} ({hint.description}): the tests accept this change.\n"
+            "# Add a call whose result differs, then record again.\n" + hint.diff
+        )
+        self.query_one("#survivor-diff", Static).update(Syntax(text, "diff", theme=self._theme()))
+        self.set_status(f"add a driver call that kills survivor {hint.key} ({hint.description})")
 
     def _theme(self) -> str:
         return "ansi_dark" if self.app.current_theme.dark else "ansi_light"
