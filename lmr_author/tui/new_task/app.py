@@ -17,7 +17,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from lmr_author.authoring.drafts import resume_draft
+from lmr_author.authoring.drafts import last_saved, resume_draft
 from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
@@ -54,7 +54,9 @@ class NewTaskApp(App[int]):
         self.benchmark_dir = benchmark_dir
         self.draft_file = draft_path(draft_name)
         self.draft_name = draft_name
-        # Before the app runs: no UI to freeze yet. A finished task's draft is not resumed.
+        # Before the app runs: no UI to freeze yet. A finished task's draft is not resumed,
+        # but the new one says where that task went.
+        self.saved_before = last_saved(draft_name)
         self.spec = resume_draft(draft_name)
         if not self.spec.benchmark_dir:
             self.spec.benchmark_dir = str(benchmark_dir)
@@ -74,6 +76,10 @@ class NewTaskApp(App[int]):
         names = [name for name, _ in STEPS]
         start = self.spec.step if self.spec.step in names else names[0]
         self.push_screen(self._make(start))
+        if self.saved_before is not None:
+            saved = self.saved_before
+            text = f"last task saved: {saved.name} in {saved.parent}; a new draft now"
+            self.call_after_refresh(self.say, text)
         if self.spec.paper_pdf and start != "paper":
             self._load_paper(self.spec.paper_pdf)  # a resumed draft keeps its paper
 

@@ -227,3 +227,35 @@ async def test_every_step_shows_its_primary_action(
         assert screen.PRIMARY[1] in _screen_text(app, "nav")
         for name in ("back", "next"):
             assert not screen.query_one(f"#{name}", Button).can_focus  # no Enter on Back
+
+
+async def test_a_paper_in_the_repository_is_loaded_on_arrival(toy_repo: Path) -> None:
+    import json
+
+    (toy_repo / "paper.json").write_text(json.dumps({"1": "A Toy Title\nA. Author\nAbstract"}))
+    app = _app(toy_repo, "paper")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await _settle(pilot)
+        assert app.spec.paper_pdf == str(toy_repo / "paper.json")
+        assert app.paper_pages == {"1": "A Toy Title\nA. Author\nAbstract"}
+        assert app.spec.paper_name == "A Toy Title"
+        assert "paper.json: 1 page(s)" in _screen_text(app, "status")
+
+
+async def test_after_a_save_the_next_start_names_the_saved_task(
+    toy_repo: Path, tmp_path: Path
+) -> None:
+    spec = TaskSpec(
+        folder_name="07-Saved",
+        benchmark_dir=str(tmp_path / "bench"),
+        source=str(toy_repo),
+        repo_path=str(toy_repo),
+        finished=True,
+    )
+    save_spec(spec, draft_path("again"))
+    app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="again")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        assert app.spec.step == "source" and not app.spec.folder_name  # a new draft
+        assert "last task saved: 07-Saved in" in _screen_text(app, "status")

@@ -3,6 +3,7 @@ texts, with a searchable preview; or left for later."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -48,6 +49,15 @@ class PaperStep(StepScreen):
             yield Static("No paper loaded.", id="paper-text")
 
     def on_mount(self) -> None:
+        found = self._paper_in_repository()
+        if not self.spec.paper_pdf and not self.spec.paper_later and found is not None:
+            # The repository carries its paper (a published task's paper.json, a
+            # paper.pdf or its LaTeX source): loaded at once, another can replace it.
+            self.query_one("#pdf", Input).value = str(found)
+            self.spec.paper_pdf = str(found)
+            self.changed()
+            self._load(str(found))
+            return
         if self.spec.paper_pdf and not self.authoring.paper_pages:
             self._load(self.spec.paper_pdf)
         elif self.authoring.paper_pages:
@@ -62,6 +72,15 @@ class PaperStep(StepScreen):
             self.spec.paper_later = False
             self.authoring.paper_pages = {}
             self.changed()
+
+    def _paper_in_repository(self) -> Path | None:
+        repo = Path(self.spec.repo_path) if self.spec.repo_path else None
+        if repo is None or not repo.is_dir():
+            return None
+        for name in ("paper.pdf", "paper.json", "paper.tex", "paper.md", "main.tex"):
+            if (repo / name).is_file():
+                return repo / name
+        return None
 
     @on(Input.Changed, "#paper-name")
     def _name_changed(self, event: Input.Changed) -> None:
