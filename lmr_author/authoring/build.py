@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lmr_author.authoring.dockerfile import task_dockerfile
-from lmr_author.authoring.fixtures import record_fixtures
+from lmr_author.authoring.fixtures import CODEC_MODULE, record_fixtures
 from lmr_author.authoring.guard import apply_guards, line_after_guard
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.source import resolve_source
@@ -43,6 +43,7 @@ def build_task(
     on_step: Callable[[str], None] | None = None,
     in_docker: bool = False,
     on_log: Callable[[str], None] | None = None,
+    base_image: str | None = None,
 ) -> Task:
     """Create ``benchmark_dir/<spec.folder_name>`` from ``spec``; return the loaded task.
 
@@ -97,7 +98,7 @@ def build_task(
                 shutil.copyfile(goal_path, impl.golden_path)
             if goal.driver and in_docker:
                 step(f"recording fixtures of {goal.goal_function} in the task's image")
-                _record_in_docker(spec, index, staging, impl.unit_test_file, on_log)
+                _record_in_docker(spec, index, staging, impl.unit_test_file, on_log, base_image)
             elif goal.driver:
                 step(f"recording fixtures of {goal.goal_function}")
                 record_fixtures(
@@ -108,6 +109,15 @@ def build_task(
                     class_name=goal.class_name,
                     unit_test_file=impl.unit_test_file,
                 )
+            if goal.driver and _foreign_test(impl.unit_test_path):
+                # A test the repository already had at this path (an earlier task's, in a
+                # published repository folder) would be run instead of the replay test of
+                # the fixtures just recorded, reading data the task may not have.
+                step(
+                    f"the repository's own {impl.unit_test_file} does not replay the "
+                    "recorded fixtures: the task's copy gets the scaffolded test instead"
+                )
+                impl.unit_test_path.unlink()
             if not impl.unit_test_path.exists():
                 impl.unit_test_path.parent.mkdir(parents=True, exist_ok=True)
                 impl.unit_test_path.write_text(
@@ -152,17 +162,29 @@ def build_task(
     return load_task(target)
 
 
+def _foreign_test(path: Path) -> bool:
+    """Whether ``path`` is a test file that does not replay our fixtures."""
+    if not path.is_file():
+        return False
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return CODEC_MODULE.removesuffix(".py") not in text
+
+
 def _record_in_docker(
     spec: TaskSpec,
     index: int,
     task_dir: Path,
     unit_test_file: str,
     on_log: Callable[[str], None] | None,
+    base_image: str | None,
 ) -> None:
     from lmr_author.authoring.record_docker import NondeterministicGolden, record_goal_in_docker
 
     result = record_goal_in_docker(
-        spec, index, task_dir, unit_test_file=unit_test_file, on_log=on_log
+        spec, index, task_dir, unit_test_file=unit_test_file, on_log=on_log, base_image=base_image
     )
     if not result.deterministic:
         raise NondeterministicGolden(

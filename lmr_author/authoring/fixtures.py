@@ -137,6 +137,25 @@ print(json.dumps({"written": written, "calls": calls[0]}))
 )
 
 
+def driver_failure_hint(stderr: str) -> str:
+    """What to do about a recording that failed with ``stderr``: the driver is not always
+    the one to fix."""
+    if "CodecError" in stderr:
+        return (
+            "A recorded value cannot be stored: inputs, outputs and the object a method "
+            "belongs to must be numbers, strings, lists, tuples, dicts, bytes, NumPy "
+            "arrays, torch tensors or plain objects of the repository (a torch module, "
+            "whose state holds sets and hooks, is none). Pick a function as the goal, or "
+            "call the method on a plain object."
+        )
+    if "ModuleNotFoundError" in stderr:
+        return (
+            "The image lacks a package the goal imports: add it to the task's "
+            "requirements.txt and build again."
+        )
+    return "Fix the driver and record again."
+
+
 def recorded_calls(stdout: str) -> tuple[list[str], int]:
     """The fixtures the recorder wrote and how many calls the driver made in all."""
     for line in reversed(stdout.splitlines()):
@@ -227,13 +246,7 @@ def record_fixtures(
     if completed.returncode != 0:
         raise_if_import_failed(completed.stderr, repo_dir, goal_file)
         tail = "\n".join(completed.stderr.strip().splitlines()[-8:])
-        hint = "Fix the driver and record again."
-        if "CodecError" in tail:
-            hint = (
-                "Inputs and outputs must be numbers, strings, lists, tuples, dicts, bytes, "
-                "NumPy arrays, torch tensors or plain objects of the repository."
-            )
-        raise UserError(f"the driver failed:\n{tail}", hint=hint)
+        raise UserError(f"the driver failed:\n{tail}", hint=driver_failure_hint(tail))
     names, _ = recorded_calls(completed.stdout)
     if not names:
         raise UserError(

@@ -42,9 +42,11 @@ class ImportReport:
 class GoalImportFailed(UserError):
     """Importing the goal module failed; ``guard_file`` is the module to guard, if any."""
 
-    def __init__(self, report: ImportReport, *, goal_file: str, hint: str) -> None:
+    def __init__(
+        self, report: ImportReport, *, goal_file: str, hint: str, guardable: bool = True
+    ) -> None:
         self.report = report
-        self.guard_file = report.top_level_file
+        self.guard_file = report.top_level_file if guardable else None
         where = ""
         if report.frames:
             file, line, text, _ = report.frames[-1]
@@ -87,6 +89,16 @@ def raise_if_import_failed(stderr: str, repo_dir: Path | None, goal_file: str) -
         return
     if not report.lfs_pointers and repo_dir is not None and report.top_level_file:
         report = _with_named_pointers(report, repo_dir)
+    if report.error.startswith(("ModuleNotFoundError", "ImportError")):
+        # A package the image lacks: no guard helps, the environment must have it.
+        raise GoalImportFailed(
+            report,
+            goal_file=goal_file,
+            hint="The task's image lacks a package the goal module imports: add it to the "
+            'task\'s requirements.txt (the Environment step, or "requirements" in a spec) '
+            "or use a base image that has it (--base-image), and record again.",
+            guardable=False,
+        )
     target = report.top_level_file
     ways = []
     if report.lfs_pointers:

@@ -33,6 +33,22 @@ _COMMENT = re.compile(r"(?<!\\)%.*")
 _SECTION = re.compile(r"\\(section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*\{")
 _ABSTRACT = re.compile(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", re.S)
 _DOCUMENT = re.compile(r"\\begin\{document\}(.*?)(?:\\end\{document\}|\Z)", re.S)
+#: Commands (and their first argument) that hold no text of the paper.
+_NOT_PROSE = (
+    "bibliographystyle",
+    "bibliography",
+    "setlength",
+    "addtolength",
+    "setcounter",
+    "vspace\\*?",
+    "hspace\\*?",
+    "pagestyle",
+    "thispagestyle",
+    "newcommand",
+    "renewcommand",
+    "newtheorem",
+    "graphicspath",
+)
 _DISPLAY_MATH = re.compile(r"^\s*(\\begin\{(equation|align|gather|multline|eqnarray)|\\\[|\$\$)")
 
 
@@ -62,6 +78,10 @@ def latex_document(source: str, *, shown: Path) -> PaperDocument:
     body = body_match.group(1) if body_match else source
     body = _ABSTRACT.sub("", body)
     body = re.sub(r"\\maketitle\b", "", body)
+    # Commands whose arguments are never prose (they would read as stray words).
+    body = _drop_commands(body, _NOT_PROSE)
+    body = re.sub(r"\\begin\{(CJK\*?)\}(\{[^}]*\})*", "", body)
+    body = re.sub(r"\\end\{CJK\*?\}", "", body)
     for name in ("title", "author"):
         argument_span = _command_span(body, name)
         if argument_span is not None:

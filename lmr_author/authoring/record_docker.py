@@ -143,6 +143,7 @@ def record_goal_in_docker(
     unit_test_file: str | None = None,
     limit: int = fixtures.MAX_FIXTURES,
     timeout_s: float = 600.0,
+    base_image: str | None = None,
 ) -> RecordingResult:
     """Record the goal's fixtures in the task image into ``task_dir`` (issue 13's layout).
 
@@ -159,7 +160,7 @@ def record_goal_in_docker(
     if image is None:
         from lmr_author.authoring.image_build import build_environment
 
-        built = build_environment(spec, on_log=on_log)
+        built = build_environment(spec, on_log=on_log, base_image=base_image)
         if not built.ok or built.image is None:
             detail = built.diagnosis.render() if built.diagnosis else "the build failed"
             raise InfraError(f"the task's image did not build:\n{detail}")
@@ -303,13 +304,10 @@ def _record_once(
                     on_log(line)
             if int(status.get("StatusCode", -1)) != 0:
                 raise_if_import_failed(err, None, goal.goal_file)
-                hint = "Fix the driver and record again."
-                if "ModuleNotFoundError" in err:
-                    hint = (
-                        "The image lacks a package the goal imports: add it to the task's "
-                        "requirements.txt and build again."
-                    )
-                raise UserError(f"the driver failed in the task's image:\n{err.strip()}", hint=hint)
+                raise UserError(
+                    f"the driver failed in the task's image:\n{err.strip()}",
+                    hint=fixtures.driver_failure_hint(err),
+                )
             names, calls = fixtures.recorded_calls(out)
             if not names:
                 raise UserError(

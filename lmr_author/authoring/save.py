@@ -280,7 +280,14 @@ def run_save_checks(
     """
     key = content_key(spec)
     with tempfile.TemporaryDirectory(prefix="lmr-author-save-") as scratch:
-        task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)
+        task = build_task(
+            spec,
+            Path(scratch),
+            in_docker=True,
+            on_step=on_step,
+            on_log=on_log,
+            base_image=base_image,
+        )
         check = _check_built(task, key, base_image=base_image, on_step=on_step, on_log=on_log)
         if check.verified:
             _keep_verified(task, key)
@@ -327,7 +334,14 @@ def save_draft_task(
                 )
             task = load_task(kept)
         else:
-            task = build_task(spec, Path(scratch), in_docker=True, on_step=on_step, on_log=on_log)
+            task = build_task(
+                spec,
+                Path(scratch),
+                in_docker=True,
+                on_step=on_step,
+                on_log=on_log,
+                base_image=base_image,
+            )
             if check is None or not check.verified:
                 check = _check_built(
                     task, key, base_image=base_image, on_step=on_step, on_log=on_log

@@ -84,3 +84,55 @@ def test_lines_after_guard_follow_the_inserted_ifs() -> None:
     lines = guarded.splitlines()
     for name, line in (("g", 3), ("h", 8)):
         assert lines[line_after_guard(source, line) - 1] == f"def {name}():"
+
+
+@pytest.mark.parametrize(("replays", "kept"), [(False, False), (True, True)])
+def test_a_test_the_repository_had_at_the_tests_path(
+    tmp_path: Path, replays: bool, kept: bool
+) -> None:
+    """A published repository folder brings its old unit_test/unit_test_1.py (reading
+    LFS-pointer pickles): with a driver, the task's copy gets the replay test instead,
+    and says so; a test that replays our fixtures is the annotator's and stays."""
+    from lmr_author.authoring.build import build_task
+    from lmr_author.authoring.spec import GoalSpec, TaskSpec
+    from tests.support.git_repo import commit_files
+
+    repo = notebook_repo(tmp_path / "repo")
+    old = (
+        "import pickle\n"
+        "with open('unit_test_1/get_delta_input.pkl', 'rb') as f:\n"
+        "    pickle.load(f)\n"
+    )
+    if replays:
+        old = "import lmr_replay  # the annotator's own replay test\n"
+    commit_files(repo, {"unit_test/unit_test_1.py": old}, "an earlier task's test")
+    spec = TaskSpec(
+        folder_name="40-Gap",
+        source=str(repo),
+        instance_id=40,
+        year=2025,
+        guarded_files=[GOAL],
+        goals=[GoalSpec(GOAL, "get_delta", instruction="x", driver=DRIVER)],
+    )
+    steps: list[str] = []
+    task = build_task(spec, tmp_path / "bench", on_step=steps.append)
+    test = (task.repo_dir / "unit_test" / "unit_test_1.py").read_text()
+    assert (test == old) is kept
+    said = any("does not replay the recorded fixtures" in step for step in steps)
+    assert said is not kept
+    if not kept:
+        assert "lmr_replay" in test
+
+
+def test_a_missing_package_asks_for_the_package_not_a_guard(tmp_path: Path) -> None:
+    from tests.support.git_repo import commit_files
+
+    repo = tmp_path / "repo"
+    commit_files(
+        repo, {"mod.py": "import not_installed_anywhere\n\ndef f(x):\n    return x\n"}, "x"
+    )
+    with pytest.raises(GoalImportFailed) as caught:
+        record_fixtures(repo, "mod.py", "f", "from mod import f\nf(1)\n", out_dir=tmp_path / "o")
+    assert caught.value.guard_file is None
+    assert "ModuleNotFoundError" in str(caught.value) and "requirements.txt" in str(caught.value)
+    assert "guard" not in (caught.value.hint or "")

@@ -31,6 +31,7 @@ class CodeEditor(TextArea):
     INDENT = "    "
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+t", "indent", "Indent"),
+        Binding("ctrl+a", "select_all", "Select all", show=False),
     ]
 
     def _lines(self) -> range:
@@ -42,6 +43,15 @@ class CodeEditor(TextArea):
             return
         for row in self._lines():
             self.insert(self.INDENT, (row, 0))
+
+
+class TextEditor(TextArea):
+    """Prose (an instruction): wrapped, Tab moves the focus, ctrl+a selects it all, so a
+    template draft is replaced in one keystroke."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+a", "select_all", "Select all"),
+    ]
 
 
 @cache

@@ -259,3 +259,14 @@ async def test_after_a_save_the_next_start_names_the_saved_task(
         await _settle(pilot)
         assert app.spec.step == "source" and not app.spec.folder_name  # a new draft
         assert "last task saved: 07-Saved in" in _screen_text(app, "status")
+
+
+async def test_ctrl_a_selects_the_template_instruction_to_replace_it(toy_repo: Path) -> None:
+    app = _app(toy_repo, "instruction")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        area = app.screen.query_one("#instruction", TextArea)
+        area.focus()
+        await pilot.press("ctrl+a", *"Return the margin loss.")
+        await pilot.pause()
+        assert app.spec.goals[0].instruction == "Return the margin loss."

@@ -91,7 +91,10 @@ class StepScreen(Screen[None]):
 
     @on(events.ScreenResume)
     def _focus_first_input_soon(self) -> None:
-        # After the step's own on_mount, which may hide or fill widgets.
+        # At once, so that keys typed while a busy machine draws the step are not lost
+        # on a screen with no focus; and again after the step's own on_mount and its
+        # first refresh, which may hide or fill widgets (a no-op when focus is set).
+        self.focus_first_input()
         self.call_after_refresh(self.focus_first_input)
 
     def focus_first_input(self) -> None:

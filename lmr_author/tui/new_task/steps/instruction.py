@@ -21,6 +21,7 @@ from lmr_author.llm.endpoint import settings_from_env
 from lmr_author.tui.new_task.steps._file_picker import FilePicker
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.widgets.code_editor import TextEditor
 
 #: The model that drafts instructions when OPENAI_MODEL names none.
 DRAFT_MODEL = "gpt-4o"
@@ -62,7 +63,7 @@ class InstructionStep(StepScreen):
         yield Static("", id="signature")
         yield Label("Instruction")
         yield Static("", id="template-note", markup=False)
-        yield TextArea("", id="instruction", soft_wrap=True)
+        yield TextEditor("", id="instruction", soft_wrap=True, tab_behavior="focus")
         with Horizontal(classes="row", id="llm-row"):
             yield Button("Draft from the paper (LLM)", id="llm-draft", compact=True)
             yield Static("", id="llm-note", markup=False)

@@ -249,11 +249,18 @@ class SaveStep(StepScreen):
             setattr(self.spec, name, getattr(written.saved, name))
         self.spec.step = "save"
         self.changed()
-        shown = "\n".join(f"  {name}" for name in written.files[:40])
-        more = f"\n  … and {len(written.files) - 40} more" if len(written.files) > 40 else ""
+        # What the task holds, folded to its top level: the next command stays on screen.
+        tops: dict[str, int] = {}
+        for name in written.files:
+            top = name.split("/", 1)[0] + ("/" if "/" in name else "")
+            tops[top] = tops.get(top, 0) + 1
+        shown = ", ".join(
+            f"{top} ({count})" if top.endswith("/") else top for top, count in tops.items()
+        )
         self.query_one("#saved", Static).update(
-            f"✓ Task written to {written.path} ({len(written.files)} files):\n{shown}{more}\n"
-            f"Next: lmr-author validate --run {written.path}\nPress ctrl+q to quit."
+            f"✓ Task written to {written.path} ({len(written.files)} files)\n"
+            f"Next: lmr-author validate --run {written.path}\nPress ctrl+q to quit.\n"
+            f"Holds: {shown}"
         )
         self.set_status("saved ✓")
 
