@@ -62,6 +62,31 @@ def read_paper(path: str | Path) -> LoadedPaper:
     )
 
 
+def paper_year(path: str | Path) -> int | None:
+    """The paper's year when it says one, read cheaply (no layout, no full read): a PDF's
+    metadata, a published paper.json's info.json. Called as fields are typed."""
+    from lmr_author.authoring.paper_title import paper_year as pdf_year
+
+    source = Path(path).expanduser()
+    try:
+        if source.is_dir():
+            for name in (PAPER_PDF, PAPER_JSON):
+                if (source / name).is_file():
+                    return paper_year(source / name)
+            return None
+        if source.suffix.lower() == ".json":
+            year = _published_info(source).get("year")
+            if isinstance(year, int) and not isinstance(year, bool):
+                return year
+            beside = source.with_name(PAPER_PDF)
+            return pdf_year(beside) if beside.is_file() else None
+        if source.suffix.lower() == ".pdf" or _starts_like_pdf(source):
+            return pdf_year(source)
+    except Exception:  # a broken file has no year here; reading it says what is wrong
+        return None
+    return None
+
+
 def write_paper(paper: LoadedPaper, repo_dir: Path) -> None:
     """Write ``paper.pdf`` and ``paper.json`` into the task's repository folder."""
     atomic_write_bytes(repo_dir / PAPER_PDF, paper.pdf)

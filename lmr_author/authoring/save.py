@@ -178,11 +178,12 @@ def fill_identity(spec: TaskSpec, paper: LoadedPaper | None = None) -> list[str]
         spec.instance_id = int(match.group(1))
         filled.append(f"instance_id {spec.instance_id} (from the folder name)")
     if spec.year is None:
-        if paper is None and spec.paper_pdf:
-            from lmr_author.authoring.paper_forms import read_paper
+        from lmr_author.authoring.paper_forms import paper_year
 
-            paper = read_paper(spec.paper_pdf)
+        # Cheap (metadata only): the live check runs this as fields are typed.
         year = paper.year if paper is not None else None
+        if year is None and spec.paper_pdf:
+            year = paper_year(spec.paper_pdf)
         if year is None:
             raise UserError(
                 "the task has no year and its paper does not say one",
