@@ -23,6 +23,8 @@ from lmr_author.json_input import load_json
 #: A paragraph of a section body that starts with this marker is set as a display
 #: equation (centred, italic).
 EQUATION_MARKER = "$$"
+#: A paragraph that starts with this marker is code: set as is, line by line.
+CODE_MARKER = "```"
 
 _PAGE_MARGIN = 72  # points: one inch on every side
 
@@ -33,6 +35,7 @@ h2 { font-size: 12pt; margin-top: 10pt; margin-bottom: 3pt; }
 p { text-align: justify; margin-top: 2pt; margin-bottom: 4pt; }
 p.authors { text-align: center; font-style: italic; }
 p.abstract { margin-left: 24pt; margin-right: 24pt; font-size: 9.5pt; }
+pre { font-family: monospace; font-size: 8.5pt; margin-top: 2pt; margin-bottom: 4pt; }
 p.eq {
     text-align: center; font-style: italic; white-space: pre-wrap;
     margin-top: 4pt; margin-bottom: 6pt;
@@ -45,31 +48,43 @@ def pdf_to_pages(pdf: Path) -> dict[str, str]:
 
     Raises `UserError` when the file is missing, is not a PDF, or is encrypted.
     """
-    pymupdf = _pymupdf()
     path = Path(pdf)
     if not path.is_file():
         raise UserError(
             "no such PDF file", file=path, hint="Give the path of the paper's PDF file."
         )
+    return _pages_of(path, shown=path)
+
+
+def pdf_bytes_to_pages(data: bytes, *, shown: Path) -> dict[str, str]:
+    """`pdf_to_pages` of a PDF held in memory; errors name ``shown``."""
+    return _pages_of(data, shown=shown)
+
+
+def _pages_of(source: Path | bytes, *, shown: Path) -> dict[str, str]:
+    pymupdf = _pymupdf()
     try:
-        doc = pymupdf.open(path, filetype="pdf")
+        if isinstance(source, bytes):
+            doc = pymupdf.open(stream=source, filetype="pdf")
+        else:
+            doc = pymupdf.open(source, filetype="pdf")
     except Exception as error:  # PyMuPDF raises its own FileDataError and RuntimeError
         raise UserError(
             f"cannot read this file as a PDF ({error})",
-            file=path,
+            file=shown,
             hint="Check that it is a PDF file and not an HTML page or an archive.",
         ) from None
     with doc:
         if not doc.is_pdf:  # MuPDF opens HTML, XPS, EPUB, ... despite filetype="pdf"
             raise UserError(
                 "cannot read this file as a PDF (it holds another document format)",
-                file=path,
+                file=shown,
                 hint="Check that it is a PDF file and not an HTML page or an archive.",
             )
         if doc.needs_pass:
             raise UserError(
                 "the PDF is password-protected",
-                file=path,
+                file=shown,
                 hint="Save an unprotected copy of the paper and use that.",
             )
         # Ligatures are expanded ("fi", not U+FB01) so that agents can search the text.
@@ -119,15 +134,19 @@ def paper_html(
     abstract: str = "",
 ) -> str:
     """The HTML that `make_paper_pdf` lays out; exposed so previews can show it."""
-    parts = [f"<h1>{html.escape(title)}</h1>"]
+    parts = [f"<h1>{html.escape(title)}</h1>"] if title else []
     if authors:
         parts.append(f'<p class="authors">{html.escape(authors)}</p>')
     if abstract:
         parts.append(f'<p class="abstract"><b>Abstract.</b> {html.escape(abstract)}</p>')
     for heading, body in sections:
-        parts.append(f"<h2>{html.escape(heading)}</h2>")
+        if heading:
+            parts.append(f"<h2>{html.escape(heading)}</h2>")
         for paragraph in _paragraphs(body):
-            if paragraph.startswith(EQUATION_MARKER):
+            if paragraph.startswith(CODE_MARKER):
+                code = "\n".join(paragraph.splitlines()[1:]).removesuffix(CODE_MARKER)
+                parts.append(f"<pre>{html.escape(code.rstrip())}</pre>")
+            elif paragraph.startswith(EQUATION_MARKER):
                 equation = paragraph[len(EQUATION_MARKER) :].strip()
                 parts.append(f'<p class="eq">{html.escape(equation)}</p>')
             else:
@@ -150,6 +169,19 @@ def make_paper_pdf(
     are deterministic (no dates, no random file id) so rebuilt papers diff cleanly.
     Returns the number of pages.
     """
+    data, pages = paper_pdf_bytes(title, sections, authors=authors, abstract=abstract)
+    atomic_write_bytes(out, data)
+    return pages
+
+
+def paper_pdf_bytes(
+    title: str,
+    sections: Sequence[tuple[str, str]],
+    *,
+    authors: str = "",
+    abstract: str = "",
+) -> tuple[bytes, int]:
+    """The PDF `make_paper_pdf` writes, and its number of pages."""
     pymupdf = _pymupdf()
     story = pymupdf.Story(
         html=paper_html(title, sections, authors=authors, abstract=abstract), user_css=_CSS
@@ -171,8 +203,7 @@ def make_paper_pdf(
         doc.set_metadata({"title": title, "author": authors, "creator": "lmr-author"})
         pages = int(doc.page_count)
         data = doc.tobytes(garbage=3, deflate=True, no_new_id=True)
-    atomic_write_bytes(out, data)
-    return pages
+    return data, pages
 
 
 def _pymupdf() -> Any:
@@ -185,15 +216,22 @@ def _pymupdf() -> Any:
 
 
 def _paragraphs(body: str) -> list[str]:
-    """Split on blank lines and join each paragraph's lines with single spaces."""
+    """Split on blank lines and join each paragraph's lines with single spaces (a code
+    paragraph keeps its lines and their indentation)."""
     paragraphs: list[str] = []
     current: list[str] = []
+
+    def close() -> None:
+        if current and current[0].lstrip().startswith(CODE_MARKER):
+            paragraphs.append("\n".join(line.replace("\u200b", "") for line in current))
+        elif current:
+            paragraphs.append(" ".join(line.strip() for line in current))
+        current.clear()
+
     for line in body.splitlines():
         if line.strip():
-            current.append(line.strip())
-        elif current:
-            paragraphs.append(" ".join(current))
-            current = []
-    if current:
-        paragraphs.append(" ".join(current))
+            current.append(line)
+        else:
+            close()
+    close()
     return paragraphs

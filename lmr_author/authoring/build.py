@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lmr_author.authoring.dockerfile import task_dockerfile
-from lmr_author.authoring.fixtures import record_fixtures
+from lmr_author.authoring.fixtures import CODEC_MODULE, record_fixtures
+from lmr_author.authoring.guard import apply_guards, line_after_guard
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.source import resolve_source
 from lmr_author.authoring.spec import TaskSpec
@@ -42,6 +43,7 @@ def build_task(
     on_step: Callable[[str], None] | None = None,
     in_docker: bool = False,
     on_log: Callable[[str], None] | None = None,
+    base_image: str | None = None,
 ) -> Task:
     """Create ``benchmark_dir/<spec.folder_name>`` from ``spec``; return the loaded task.
 
@@ -49,8 +51,8 @@ def build_task(
     ``on_log``), twice, refusing a nondeterministic golden; without it the recorder runs
     in this Python (the NumPy-only toys of the unit tests).
     """
+    from lmr_author.authoring.paper_forms import read_paper, write_paper
     from lmr_author.cst.mask import mask_function
-    from lmr_author.paper import write_paper_json
 
     def step(message: str) -> None:
         if on_step is not None:
@@ -76,10 +78,10 @@ def build_task(
         repo_dir = staging / repo_folder
         step("copying the repository")
         shutil.copytree(checkout.path, repo_dir, ignore=_IGNORED, symlinks=True)
+        apply_guards(spec.guarded_files, repo_dir)  # the task's copy only
         if spec.paper_pdf:
             step("converting the paper")
-            shutil.copyfile(spec.paper_pdf, repo_dir / "paper.pdf")
-            write_paper_json(repo_dir / "paper.pdf", repo_dir / "paper.json")
+            write_paper(read_paper(spec.paper_pdf), repo_dir)
         task = task_from_spec(
             spec,
             staging,
@@ -96,7 +98,7 @@ def build_task(
                 shutil.copyfile(goal_path, impl.golden_path)
             if goal.driver and in_docker:
                 step(f"recording fixtures of {goal.goal_function} in the task's image")
-                _record_in_docker(spec, index, staging, impl.unit_test_file, on_log)
+                _record_in_docker(spec, index, staging, impl.unit_test_file, on_log, base_image)
             elif goal.driver:
                 step(f"recording fixtures of {goal.goal_function}")
                 record_fixtures(
@@ -107,6 +109,15 @@ def build_task(
                     class_name=goal.class_name,
                     unit_test_file=impl.unit_test_file,
                 )
+            if goal.driver and _foreign_test(impl.unit_test_path):
+                # A test the repository already had at this path (an earlier task's, in a
+                # published repository folder) would be run instead of the replay test of
+                # the fixtures just recorded, reading data the task may not have.
+                step(
+                    f"the repository's own {impl.unit_test_file} does not replay the "
+                    "recorded fixtures: the task's copy gets the scaffolded test instead"
+                )
+                impl.unit_test_path.unlink()
             if not impl.unit_test_path.exists():
                 impl.unit_test_path.parent.mkdir(parents=True, exist_ok=True)
                 impl.unit_test_path.write_text(
@@ -122,12 +133,16 @@ def build_task(
         step("masking the goal functions")
         for goal in spec.goals:
             goal_path = repo_dir / goal.goal_file
+            line = goal.line
+            if line is not None and goal.goal_file in spec.guarded_files:
+                original = (checkout.path / goal.goal_file).read_text(encoding="utf-8")
+                line = line_after_guard(original, line)
             masked = mask_function(
                 goal_path.read_bytes(),
                 goal.goal_function,
                 goal.class_name,
                 style=goal.mask_style,
-                line=goal.line,
+                line=line,
             )
             goal_path.write_bytes(masked)
         if spec.requirements.strip():
@@ -147,17 +162,29 @@ def build_task(
     return load_task(target)
 
 
+def _foreign_test(path: Path) -> bool:
+    """Whether ``path`` is a test file that does not replay our fixtures."""
+    if not path.is_file():
+        return False
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return CODEC_MODULE.removesuffix(".py") not in text
+
+
 def _record_in_docker(
     spec: TaskSpec,
     index: int,
     task_dir: Path,
     unit_test_file: str,
     on_log: Callable[[str], None] | None,
+    base_image: str | None,
 ) -> None:
     from lmr_author.authoring.record_docker import NondeterministicGolden, record_goal_in_docker
 
     result = record_goal_in_docker(
-        spec, index, task_dir, unit_test_file=unit_test_file, on_log=on_log
+        spec, index, task_dir, unit_test_file=unit_test_file, on_log=on_log, base_image=base_image
     )
     if not result.deterministic:
         raise NondeterministicGolden(

@@ -29,6 +29,20 @@ def resume_draft(name: str) -> TaskSpec:
     return spec
 
 
+def last_saved(name: str) -> Path | None:
+    """The task the draft ``name`` became, when its last session saved one."""
+    path = draft_path(name)
+    if not path.exists():
+        return None
+    try:
+        spec = load_spec(path)
+    except UserError:
+        return None
+    if not spec.finished or not spec.folder_name or not spec.benchmark_dir:
+        return None
+    return Path(spec.benchmark_dir) / spec.folder_name
+
+
 def save_draft(spec: TaskSpec, name: str) -> Path:
     path = draft_path(name)
     save_spec(spec, path)

@@ -166,6 +166,14 @@ def goal_imports(repo_dir: Path, goal_files: Sequence[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     seen: set[Path] = set()
     queue = [repo_dir / goal for goal in goal_files]
+    # Importing pkg/sub/goal.py runs pkg/__init__.py and pkg/sub/__init__.py first.
+    for goal in goal_files:
+        parts = Path(goal).parts[:-1]
+        queue += [
+            repo_dir.joinpath(*parts[:i], "__init__.py")
+            for i in range(1, len(parts) + 1)
+            if repo_dir.joinpath(*parts[:i], "__init__.py").is_file()
+        ]
     while queue:
         path = queue.pop(0).resolve()
         if path in seen or not path.is_file():
@@ -191,8 +199,33 @@ def goal_imports(repo_dir: Path, goal_files: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def _imports(tree: ast.AST) -> Iterable[tuple[str, int, int]]:
+_OPTIONAL = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _optional_imports(tree: ast.AST) -> set[int]:
+    """Nodes inside ``try: import x`` / ``except ImportError:``: optional dependencies
+    (a backend used when installed), never proposed, never followed."""
+    guarded: set[int] = set()
     for node in ast.walk(tree):
+        if not isinstance(node, ast.Try):
+            continue
+        caught = set()
+        for handler in node.handlers:
+            kinds = handler.type
+            names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+            caught |= {n.id if isinstance(n, ast.Name) else "" for n in names if n is not None}
+            if kinds is None:
+                caught.add("BaseException")
+        if caught & _OPTIONAL:
+            guarded |= {id(inner) for part in node.body for inner in ast.walk(part)}
+    return guarded
+
+
+def _imports(tree: ast.AST) -> Iterable[tuple[str, int, int]]:
+    optional = _optional_imports(tree)
+    for node in ast.walk(tree):
+        if id(node) in optional:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, 0, node.lineno
@@ -234,7 +267,13 @@ def _local_module(repo_dir: Path, here: Path, name: str, level: int) -> list[Pat
 def declared_requirements(repo_dir: Path) -> list[Requirement]:
     """Every requirement the repository's dependency files declare, in file order."""
     found: list[Requirement] = []
-    for path in sorted(repo_dir.glob("requirements*.txt")):
+    # requirements.txt first, then the closest names: a requirement both declare is
+    # cited from the canonical file, never from a "requirements copy.txt" beside it.
+    files = sorted(
+        repo_dir.glob("requirements*.txt"),
+        key=lambda path: (path.name != "requirements.txt", len(path.name), path.name),
+    )
+    for path in files:
         found += _from_requirements_txt(path, repo_dir)
     if (repo_dir / "pyproject.toml").is_file():
         found += _from_pyproject(repo_dir / "pyproject.toml")

@@ -3,7 +3,8 @@
 The paper: "inputs and corresponding expected outputs are faithfully recorded". The
 annotator gives a driver (a script of the repository, or a few lines of Python) that
 calls the golden code; we wrap the goal function, run the driver in a subprocess with
-the repository on ``sys.path``, and keep the first calls: the INPUTS as they were before
+the repository on ``sys.path``, and keep every call (up to `MAX_FIXTURES`, the
+rest counted): the INPUTS as they were before
 the call (the function may mutate them) go into the repository,
 ``unit_test/fixtures/<prefix>_<n>.json``, and the OUTPUT it returned goes outside it,
 ``<task>/expected_outputs/<unit test stem>/<prefix>_<n>.json``, so that it never enters
@@ -30,14 +31,20 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from lmr_author import replay_codec
+from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.errors import UserError
 
 #: The codec's name beside a replay test (the test imports it from its own folder).
 CODEC_MODULE = "lmr_replay.py"
 EXPECTED_OUTPUTS = "expected_outputs"
+#: Calls recorded at most per goal; the rest are counted and said, never dropped silently.
+MAX_FIXTURES = 20
 
-_RECORDER = r"""
+
+_RECORDER = (
+    f"IMPORT_MARKER = {IMPORT_MARKER!r}\n"
+    + r"""
 import importlib, importlib.util, json, os, runpy, sys
 repo, module_name, qualname, out_dir, expected_dir, prefix, limit, codec_path = sys.argv[1:9]
 driver = sys.argv[9]
@@ -47,7 +54,45 @@ codec = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(codec)
 sys.path.insert(0, repo)
 os.chdir(repo)
-module = importlib.import_module(module_name)
+import builtins, io, traceback
+opened = []
+real_open = builtins.open
+
+def tracking_open(file, *args, **kwargs):
+    if isinstance(file, (str, bytes, os.PathLike)):
+        opened.append(os.path.abspath(os.fsdecode(file)))
+    return real_open(file, *args, **kwargs)
+
+# Which files the import reads: a Git LFS pointer among them is named in the report.
+builtins.open = io.open = tracking_open
+try:
+    module = importlib.import_module(module_name)
+except BaseException as error:
+    builtins.open = io.open = real_open
+    root = os.path.abspath(repo) + os.sep
+    frames = [
+        [os.path.relpath(f.filename, repo), f.lineno, (f.line or "").strip(), f.name]
+        for f in traceback.extract_tb(error.__traceback__)
+        if os.path.abspath(f.filename).startswith(root)
+    ]
+    pointers = []
+    for path in dict.fromkeys(opened):
+        try:
+            with real_open(path, "rb") as handle:
+                head = handle.read(64)
+        except OSError:
+            continue
+        if head.startswith(b"version https://git-lfs."):
+            pointers.append(os.path.relpath(path, repo))
+    report = {
+        "module": module_name,
+        "error": "".join(traceback.format_exception_only(type(error), error)).strip(),
+        "frames": frames,
+        "lfs_pointers": pointers,
+    }
+    sys.stderr.write("\n" + IMPORT_MARKER + json.dumps(report) + "\n")
+    sys.exit(3)
+builtins.open = io.open = real_open
 owner = module
 parts = qualname.split(".")
 for part in parts[:-1]:
@@ -56,8 +101,10 @@ raw = owner.__dict__[parts[-1]] if isinstance(owner, type) else getattr(owner, p
 is_method = isinstance(owner, type) and not isinstance(raw, (staticmethod, classmethod))
 function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
 written = []
+calls = [0]
 
 def recorder(*args, **kwargs):
+    calls[0] += 1
     recording = len(written) < limit
     if recording:
         # Encoded before the call: the function may change its inputs in place.
@@ -85,8 +132,42 @@ if os.path.isfile(driver):
     runpy.run_path(driver, run_name="__main__")
 else:
     exec(compile(driver, "<driver>", "exec"), {"__name__": "__main__"})
-print(json.dumps(written))
+print(json.dumps({"written": written, "calls": calls[0]}))
 """
+)
+
+
+def driver_failure_hint(stderr: str) -> str:
+    """What to do about a recording that failed with ``stderr``: the driver is not always
+    the one to fix."""
+    if "CodecError" in stderr:
+        return (
+            "A recorded value cannot be stored: inputs, outputs and the object a method "
+            "belongs to must be numbers, strings, lists, tuples, dicts, bytes, NumPy "
+            "arrays, torch tensors or plain objects of the repository (a torch module, "
+            "whose state holds sets and hooks, is none). Pick a function as the goal, or "
+            "call the method on a plain object."
+        )
+    if "ModuleNotFoundError" in stderr:
+        return (
+            "The image lacks a package the goal imports: add it to the task's "
+            "requirements.txt and build again."
+        )
+    return "Fix the driver and record again."
+
+
+def recorded_calls(stdout: str) -> tuple[list[str], int]:
+    """The fixtures the recorder wrote and how many calls the driver made in all."""
+    for line in reversed(stdout.splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("written"), list):
+            names = [str(name) for name in value["written"]]
+            calls = value.get("calls")
+            return names, calls if isinstance(calls, int) else len(names)
+    return [], 0
 
 
 def expected_outputs_dir(task_dir: Path, unit_test_file: str) -> Path:
@@ -112,7 +193,7 @@ def record_fixtures(
     out_dir: Path | None = None,
     expected_dir: Path | None = None,
     unit_test_file: str = "unit_test/unit_test_1.py",
-    limit: int = 3,
+    limit: int = MAX_FIXTURES,
     timeout_s: float = 600.0,
 ) -> list[Path]:
     """Run ``driver`` (a script path or Python code) and record up to ``limit`` calls.
@@ -163,21 +244,10 @@ def record_fixtures(
     finally:
         Path(script.name).unlink(missing_ok=True)
     if completed.returncode != 0:
+        raise_if_import_failed(completed.stderr, repo_dir, goal_file)
         tail = "\n".join(completed.stderr.strip().splitlines()[-8:])
-        hint = "Fix the driver and record again."
-        if "CodecError" in tail:
-            hint = (
-                "Inputs and outputs must be numbers, strings, lists, tuples, dicts, bytes, "
-                "NumPy arrays, torch tensors or plain objects of the repository."
-            )
-        raise UserError(f"the driver failed:\n{tail}", hint=hint)
-    names: list[str] = []
-    for line in reversed(completed.stdout.splitlines()):
-        try:
-            names = [str(name) for name in json.loads(line)]
-            break
-        except (ValueError, TypeError):
-            continue
+        raise UserError(f"the driver failed:\n{tail}", hint=driver_failure_hint(tail))
+    names, _ = recorded_calls(completed.stdout)
     if not names:
         raise UserError(
             f"the driver never called {qualname}",

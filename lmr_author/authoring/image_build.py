@@ -10,7 +10,6 @@ repository in the Dockerfile, so the final task (masked repository) reuses them.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 import time
@@ -18,10 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmr_author.authoring.draft_images import built, draft_key, working_tree
+from lmr_author.authoring.guard import apply_guards
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
 from lmr_author.locations import cache_dir, private_dir
 from lmr_author.sandbox.errors import InfraError
+from lmr_author.sandbox.housekeeping import ENVIRONMENT_INFIX
 from lmr_author.sandbox.images import ImageRef
 
 _IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
@@ -127,12 +128,17 @@ def stage_environment(spec: TaskSpec) -> Path:
     """The staging task folder of the draft's environment (repo + Dockerfile + requirements)."""
     from lmr_author.authoring.dockerfile import render_task_dockerfile
 
-    repo = _working_tree(spec)
+    repo = working_tree(spec)
     folder = spec.repo_folder(repo)
-    name = spec.folder_name or "untitled"
-    # Named by the task alone, so that an unchanged environment keeps its image tag.
-    key = hashlib.sha256(name.encode()).hexdigest()[:12]
-    stage = private_dir(cache_dir("environments") / f"{_safe(name)}-{key}")
+    key = draft_key(spec)
+    # <task>-env-<key>: the task's images (sandbox prune --task knows them); the key is
+    # the draft's working tree, so a task named later still replaces its "untitled" one.
+    stage_name = f"{_safe(spec.folder_name or 'untitled')}{ENVIRONMENT_INFIX}{key}"
+    root = private_dir(cache_dir("environments"))
+    for other in root.glob(f"*{ENVIRONMENT_INFIX}{key}"):
+        if other.name != stage_name:
+            shutil.rmtree(other, ignore_errors=True)
+    stage = private_dir(root / stage_name)
     target = stage / folder
     if target.exists():
         shutil.rmtree(target)
@@ -140,6 +146,7 @@ def stage_environment(spec: TaskSpec) -> Path:
         if child.is_dir() and child.name != folder:
             shutil.rmtree(child)
     shutil.copytree(repo, target, ignore=_IGNORED, symlinks=True)
+    apply_guards(spec.guarded_files, target)
     dockerfile = spec.dockerfile or render_task_dockerfile(folder, gpu=spec.gpu)
     (stage / "Dockerfile").write_text(dockerfile, encoding="utf-8")
     (stage / "requirements.txt").write_text(spec.requirements, encoding="utf-8")
@@ -158,7 +165,7 @@ def build_environment(
     from lmr_author.sandbox.images import ensure_image
 
     stage = stage_environment(spec)
-    task = task_from_spec(spec, stage, repo_folder=spec.repo_folder(_working_tree(spec)))
+    task = task_from_spec(spec, stage, repo_folder=spec.repo_folder(working_tree(spec)))
     log: list[str] = []
 
     def line(text: str) -> None:
@@ -179,6 +186,7 @@ def build_environment(
             diagnosis=diagnose_build(lines + error.message.splitlines()[:1]),
             log=log,
         )
+    _prune_older_environments(spec, image.tag)
     return BuildResult(
         ok=True,
         image=image,
@@ -188,15 +196,9 @@ def build_environment(
     )
 
 
-def _working_tree(spec: TaskSpec) -> Path:
-    if spec.repo_path and Path(spec.repo_path).is_dir():
-        return Path(spec.repo_path)
-    if spec.source and Path(spec.source).is_dir():
-        return Path(spec.source)
-    raise UserError(
-        "the draft has no checked-out repository",
-        hint="Check out the repository first (step 1).",
-    )
+def _prune_older_environments(spec: TaskSpec, keep_tag: str) -> None:
+    """A draft keeps one environment image: its older contents are removed."""
+    built(spec, "environment", keep_tag)
 
 
 def _safe(name: str) -> str:

@@ -25,7 +25,16 @@ def _open(pdf: Path) -> Any:
 
 
 def guess_paper_title(pdf: Path) -> str:
-    """The title: PDF metadata, else the largest-font lines at the top of page 1."""
+    """The title: PDF metadata, else the largest-font lines at the top of page 1.
+
+    Never longer than a title (`clean_title`): no authors, no abstract.
+    """
+    from lmr_author.authoring.paper_document import clean_title
+
+    return clean_title(_guess(pdf))
+
+
+def _guess(pdf: Path) -> str:
     with _open(pdf) as doc:
         meta = (doc.metadata or {}).get("title", "") or ""
         meta = " ".join(meta.split())
@@ -53,6 +62,9 @@ def _largest_font_title(page: dict[str, Any]) -> str:
     upper = [entry for entry in lines if entry[1] <= height * 0.5] or lines
     biggest = max(size for size, _, _ in upper)
     title_lines = sorted((top, text) for size, top, text in upper if size >= biggest - 0.5)
+    # A size most of the page shares is body text, not a title: keep its first line only.
+    if len(title_lines) > 4:
+        return title_lines[0][1]
     # Consecutive lines only: the first run of title-sized lines.
     kept = [title_lines[0]]
     for top, text in title_lines[1:]:

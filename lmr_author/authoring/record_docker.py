@@ -16,7 +16,6 @@ call, and the generated test does the same before every replayed call
 from __future__ import annotations
 
 import io
-import json
 import tarfile
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from lmr_author import replay_codec
 from lmr_author.authoring import fixtures
+from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
 from lmr_author.errors import UserError
@@ -96,11 +96,23 @@ class RecordingResult:
     differences: list[FixtureDifference] = field(default_factory=list)
     log: str = ""
     seconds: float = 0.0
+    #: Calls the driver made in all (more than the fixtures when over the limit).
+    calls: int = 0
+
+    @property
+    def dropped(self) -> int:
+        return max(0, self.calls - len(self.inputs))
 
     def message(self) -> str:
         """One paragraph for the annotator."""
         if self.deterministic:
-            return f"recorded {len(self.inputs)} call(s) in the task's image"
+            text = f"recorded {len(self.inputs)} call(s) in the task's image"
+            if self.dropped:
+                text += (
+                    f"; the driver made {self.calls}: {self.dropped} over the limit of "
+                    f"{len(self.inputs)} were not kept"
+                )
+            return text
         first = self.differences[0]
         return (
             f"the golden function is not deterministic: recording twice gave a different "
@@ -117,6 +129,7 @@ class NondeterministicGolden(UserError):
 class _Recording:
     files: dict[str, tuple[str, str]]  # name -> (inputs text, expected text)
     log: str
+    calls: int = 0
 
 
 def record_goal_in_docker(
@@ -128,8 +141,9 @@ def record_goal_in_docker(
     on_log: Callable[[str], None] | None = None,
     twice: bool = True,
     unit_test_file: str | None = None,
-    limit: int = 3,
+    limit: int = fixtures.MAX_FIXTURES,
     timeout_s: float = 600.0,
+    base_image: str | None = None,
 ) -> RecordingResult:
     """Record the goal's fixtures in the task image into ``task_dir`` (issue 13's layout).
 
@@ -146,7 +160,7 @@ def record_goal_in_docker(
     if image is None:
         from lmr_author.authoring.image_build import build_environment
 
-        built = build_environment(spec, on_log=on_log)
+        built = build_environment(spec, on_log=on_log, base_image=base_image)
         if not built.ok or built.image is None:
             detail = built.diagnosis.render() if built.diagnosis else "the build failed"
             raise InfraError(f"the task's image did not build:\n{detail}")
@@ -183,6 +197,7 @@ def record_goal_in_docker(
         differences=differences,
         log=log,
         seconds=time.monotonic() - started,
+        calls=first.calls,
     )
 
 
@@ -285,17 +300,15 @@ def _record_once(
             out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
             err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
             for line in (out + err).splitlines():
-                if on_log is not None:
+                if on_log is not None and not line.startswith(IMPORT_MARKER):
                     on_log(line)
             if int(status.get("StatusCode", -1)) != 0:
-                hint = "Fix the driver and record again."
-                if "ModuleNotFoundError" in err:
-                    hint = (
-                        "The image lacks a package the goal imports: add it to the task's "
-                        "requirements.txt and build again."
-                    )
-                raise UserError(f"the driver failed in the task's image:\n{err.strip()}", hint=hint)
-            names = _written(out)
+                raise_if_import_failed(err, None, goal.goal_file)
+                raise UserError(
+                    f"the driver failed in the task's image:\n{err.strip()}",
+                    hint=fixtures.driver_failure_hint(err),
+                )
+            names, calls = fixtures.recorded_calls(out)
             if not names:
                 raise UserError(
                     f"the driver never called {qualname}",
@@ -309,18 +322,8 @@ def _record_once(
     return _Recording(
         files={name: (inputs.get(name, ""), expected.get(name, "")) for name in names},
         log=out + err,
+        calls=calls,
     )
-
-
-def _written(stdout: str) -> list[str]:
-    for line in reversed(stdout.splitlines()):
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, list):
-            return [str(name) for name in value]
-    return []
 
 
 def _stage_archive(files: dict[str, bytes], user: str) -> bytes:

@@ -31,9 +31,12 @@ class GoalSpec:
     retrieval_context: list[str] = field(default_factory=list)
     mask_style: str = "lmr"
     line: int | None = None  # picks one definition when the name is ambiguous
-    #: Script path or Python code that calls the golden function; its first calls are
+    #: Script path or Python code that calls the golden function; its calls are
     #: recorded as unit-test fixtures (see `lmr_author.authoring.fixtures`).
     driver: str = ""
+    #: Surviving mutants marked equivalent, with why: info.json ``equivalent_mutants``
+    #: (`lmr_author.mutation.equivalents`): ``{"mutant": KEY, "reason": ..., "change": ...}``.
+    equivalent_mutants: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -43,7 +46,12 @@ class TaskSpec:
     folder_name: str = ""
     source: str = ""  # a local repository path or a git URL
     ref: str = ""  # branch, tag or commit for a git URL ("" = default branch)
+    #: The paper as given: a PDF, LaTeX (a .tex file, a source folder or tarball),
+    #: Markdown or a paper.json (`lmr_author.authoring.paper_forms`). "" = none yet.
     paper_pdf: str = ""
+    #: The annotator chose to give the paper later: the task is saved without one and
+    #: `validate` says so until `lmr-author paper TASK FILE` adds it.
+    paper_later: bool = False
     paper_name: str = ""
     paper_url: str = ""
     year: int | None = None
@@ -68,6 +76,10 @@ class TaskSpec:
     gpu_memory_gb: float | None = None
     #: Seed random, NumPy and torch before recording and before each replayed call.
     seed: bool = False
+    #: Repository files whose top-level run code is guarded by ``if __name__ ==
+    #: "__main__":`` in the task's copy (`lmr_author.authoring.guard`), so that
+    #: importing them runs no analysis on data the task lacks.
+    guarded_files: list[str] = field(default_factory=list)
     #: The benchmark folder chosen at the save step (kept across sessions).
     benchmark_dir: str = ""
     #: Set once the task was saved: a finished draft is never resumed.
@@ -142,6 +154,12 @@ class TaskSpec:
                     where=f"{where}.mask_style",
                 )
             _check_fields(raw, GoalSpec, file=file, where=where)
+            from lmr_author.mutation.equivalents import parse_equivalents
+
+            marked = parse_equivalents(
+                raw.get("equivalent_mutants"), file=file, where=f"{where}.equivalent_mutants"
+            )
+            raw = {**raw, "equivalent_mutants": [item.to_json() for item in marked]}
             goals.append(GoalSpec(**raw))
         values = {k: v for k, v in data.items() if k != "goals"}
         _check_fields(values, cls, file=file, where="$")
@@ -153,7 +171,7 @@ class TaskSpec:
 #: Keys naming one folder inside another: a plain name, never a path out of it.
 _FOLDER_NAMES = ("folder_name", "repo_folder_name")
 #: Keys holding a path inside the repository.
-_INSIDE_REPO = ("goal_file",)
+_INSIDE_REPO = ("goal_file", "guarded_files")
 
 
 def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: str) -> None:
@@ -197,15 +215,16 @@ def _check_fields(raw: dict[str, Any], kind: type, *, file: Path | None, where: 
                 where=place,
                 hint="Give a name such as 01-DPO, without slashes or '..'.",
             )
-        if key in _INSIDE_REPO and isinstance(value, str):
-            path = Path(value)
-            if path.is_absolute() or ".." in path.parts or "\0" in value:
-                raise UserError(
-                    f"'{key}' must be a path inside the repository, got {value!r}",
-                    file=file,
-                    where=place,
-                    hint="Give it relative to the repository root, without '..'.",
-                )
+        if key in _INSIDE_REPO:
+            for item in [value] if isinstance(value, str) else value:
+                path = Path(item)
+                if path.is_absolute() or ".." in path.parts or "\0" in item:
+                    raise UserError(
+                        f"'{key}' must hold paths inside the repository, got {item!r}",
+                        file=file,
+                        where=place,
+                        hint="Give it relative to the repository root, without '..'.",
+                    )
 
 
 def _check_hardware(spec: TaskSpec, *, file: Path | None) -> None:

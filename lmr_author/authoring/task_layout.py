@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.hardware import HARDWARE_KEY
+from lmr_author.mutation.equivalents import EQUIVALENTS_KEY
 from lmr_author.task import Implementation, Task
 
 
@@ -43,6 +44,11 @@ def implementations_from_spec(
             retrieval_context=list(goal.retrieval_context),
             task_dir=task_dir,
             repo_dir=repo_dir,
+            extra=(
+                {EQUIVALENTS_KEY: [dict(item) for item in goal.equivalent_mutants]}
+                if goal.equivalent_mutants
+                else {}
+            ),
         )
         for index, goal in enumerate(spec.goals, start=1)
     ]

@@ -1,48 +1,79 @@
-"""`validate --run --mutants`: print each implementation's mutation score and survivors."""
+"""`validate --run --mutants`: each implementation's mutation score, its survivors (with
+the key that marks one equivalent) and, for a benchmark, one table of all of them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from lmr_author.mutation.score import mutation_test
+from lmr_author.mutation.score import MutationReport, mutation_test
 from lmr_author.sandbox.results import Limits
 from lmr_author.task import load_task
 from lmr_author.validate.runs import Runner
 
 
-def print_mutation_scores(
+def mutation_reports(
     task_dirs: list[Path],
     *,
     base_image: str | None,
     limits: Limits,
-    out: Any,
     err: Any,
     runner: Runner | None = None,
-) -> None:
+) -> list[MutationReport]:
     """``limits`` carry ``--timeout``, ``--gpus`` and ``--hf-cache``: mutants run as the
     golden code does; ``runner`` is ``--executor``'s (None: here)."""
+
+    def progress(line: str) -> None:
+        err.print(line, highlight=False, markup=False)
+
+    reports: list[MutationReport] = []
     for task_dir in task_dirs:
-        task = load_task(task_dir)
+        reports += mutation_test(
+            load_task(task_dir),
+            base_image=base_image,
+            limits=limits,
+            on_progress=progress,
+            runner=runner,
+        )
+    return reports
 
-        def progress(line: str) -> None:
-            err.print(line, highlight=False, markup=False)
 
-        for report in mutation_test(
-            task, base_image=base_image, limits=limits, on_progress=progress, runner=runner
-        ):
-            out.print(
-                f"{report.task} #{report.impl_index}: mutation score {report.score:.0%} "
-                f"({report.killed} of {report.total - report.errors} mutants killed"
-                + (f", {report.errors} not run" if report.errors else "")
-                + ")",
-                highlight=False,
-                markup=False,
-            )
-            for mutant in report.survivors:
-                out.print(
-                    f"  survivor {mutant.index} ({mutant.operator}: {mutant.description})",
-                    highlight=False,
-                    markup=False,
-                )
-                out.print(mutant.diff, highlight=False, markup=False)
+def print_mutation_reports(reports: list[MutationReport], *, out: Any, verbose: bool) -> None:
+    """Each implementation's line and survivors (diffs with ``--verbose``), then the table."""
+    from rich.text import Text
+
+    from lmr_author.commands._render_agreement import fit
+    from lmr_author.mutation.summary import mutation_table
+
+    def say(text: str, style: str = "") -> None:
+        out.print(Text(text, style=style), highlight=False)
+
+    for report in reports:
+        equivalent = f", {len(report.equivalent)} equivalent" if report.equivalent else ""
+        not_run = f", {report.errors} not run" if report.errors else ""
+        say(
+            f"{report.task} #{report.impl_index}: mutation score {report.score:.0%} "
+            f"({report.killed} of {report.scored} mutants killed{equivalent}{not_run})",
+            "bold",
+        )
+        for mutant in report.survivors:
+            say(f"  survivor {mutant.key} ({mutant.operator}: {mutant.description})")
+            if verbose:
+                say(mutant.diff)
+        for mutant, marked in report.equivalent:
+            say(f"  equivalent {mutant.key} ({mutant.operator}): {marked.reason}", "dim")
+    if any(report.survivors for report in reports):
+        say(
+            "A survivor the tests cannot tell apart from the golden code is either a missing "
+            "test (add a fixture that kills it) or an equivalent mutant: mark it in info.json, "
+            'implementations[i].equivalent_mutants: [{"mutant": KEY, "reason": "..."}]. '
+            "--verbose shows each survivor's diff.",
+            "dim",
+        )
+    if len(reports) > 1:
+        out.print()
+        tables, legend = fit(mutation_table(reports), out.width)
+        for table in tables:
+            out.print(table)
+        if legend:
+            say(legend, "dim")

@@ -14,7 +14,7 @@ EXAMPLE_SPEC: dict[str, Any] = {
     "folder_name": "07-MyMethod",
     "source": "path/to/repository or a git URL",
     "ref": "",
-    "paper_pdf": "path/to/paper.pdf",
+    "paper_pdf": "path/to/paper: a PDF, .tex, LaTeX folder or tarball, .md or paper.json",
     "paper_name": "Title of the paper",
     "paper_url": "",
     "year": 2025,

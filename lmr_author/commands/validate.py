@@ -53,6 +53,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
     parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="one line per finding (default: findings of one rule that say the same thing "
+        "are one line with a count and the first places)",
+    )
+    parser.add_argument(
         "--fix",
         action="store_true",
         help="first apply safe repairs to info.json (alias key, category spelling, "
@@ -203,13 +210,22 @@ def _validate(args: argparse.Namespace) -> int:
                 if not args.json:
                     out.print(f"fixed {report.name}/info.json: {change.description}")
 
+    mutants = getattr(args, "mutation_reports", None)
     if args.json:
         document = to_json(reports)
         if args.fix:
             document["fixes"] = fixes
+        if mutants is not None:
+            from lmr_author.mutation.summary import summary_json
+
+            document["mutants"] = summary_json(mutants)
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        print_report(out, reports)
+        print_report(out, reports, verbose=args.verbose)
+        if mutants is not None:
+            from lmr_author.commands._mutants import print_mutation_reports
+
+            print_mutation_reports(mutants, out=out, verbose=args.verbose)
     errors = sum(r.errors for r in reports)
     warnings = sum(r.warnings for r in reports)
     return EXIT_FINDINGS if errors or (args.strict and warnings) else EXIT_OK
@@ -260,16 +276,11 @@ def _run_in_sandboxes(
             runner=runner,
         )
         if args.mutants:
-            from lmr_author.commands._mutants import print_mutation_scores
+            from lmr_author.commands._mutants import mutation_reports
 
             limits = Limits(timeout_s=args.timeout, gpus=args.gpus, hf_cache=hf_cache)
-            print_mutation_scores(
-                task_dirs,
-                base_image=args.base_image,
-                limits=limits,
-                out=out,
-                err=err,
-                runner=runner,
+            args.mutation_reports = mutation_reports(
+                task_dirs, base_image=args.base_image, limits=limits, err=err, runner=runner
             )
     finally:
         if backend is not None:

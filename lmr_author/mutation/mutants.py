@@ -9,6 +9,7 @@ changes one site; the sites are counted in a first pass and changed one at a tim
 from __future__ import annotations
 
 import difflib
+import hashlib
 from dataclasses import dataclass
 
 import libcst as cst
@@ -56,6 +57,18 @@ class Mutant:
     description: str
     source: bytes  # the whole goal file with this one change
     diff: str
+
+    @property
+    def key(self) -> str:
+        """A stable name of this change: the same for the same change of the same code,
+        whatever else the file holds and wherever the function moved (12 hex digits)."""
+        changed = [
+            line[0] + " ".join(line[1:].split())
+            for line in self.diff.splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))
+        ]
+        text = "\n".join([self.operator, *changed])
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 class _Mutator(cst.CSTTransformer):

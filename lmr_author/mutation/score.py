@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lmr_author.mutation.equivalents import EquivalentMutant, equivalents_of
 from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.sandbox.results import Limits
 from lmr_author.task import Task
@@ -23,12 +24,18 @@ class MutationReport:
     killed: int = 0
     errors: int = 0  # engine trouble: neither killed nor survived
     survivors: list[Mutant] = field(default_factory=list)
+    #: Survivors the task marks equivalent (info.json ``equivalent_mutants``), with why.
+    equivalent: list[tuple[Mutant, EquivalentMutant]] = field(default_factory=list)
+
+    @property
+    def scored(self) -> int:
+        """The mutants that count: run, and not marked equivalent."""
+        return self.total - self.errors - len(self.equivalent)
 
     @property
     def score(self) -> float:
-        """The share of mutants the tests kill (1.0 when there is none to kill)."""
-        scored = self.total - self.errors
-        return self.killed / scored if scored else 1.0
+        """The share of the mutants that count which the tests kill (1.0 when none)."""
+        return self.killed / self.scored if self.scored else 1.0
 
 
 def mutation_test(
@@ -61,6 +68,7 @@ def mutation_test(
         if impl_index is not None and impl.index != impl_index:
             continue
         report = MutationReport(task=task.name, impl_index=impl.index)
+        marked = equivalents_of(impl)
         golden = impl.golden_path.read_bytes()
         mutants = mutants_of(golden, impl.goal_function, impl.class_name, limit=limit)
         report.total = len(mutants)
@@ -83,6 +91,8 @@ def mutation_test(
         for mutant, run in zip(mutants, runner.run_all(runs, on_progress), strict=True):
             if run.infra_error is not None:
                 report.errors += 1
+            elif run.passed and mutant.key in marked:
+                report.equivalent.append((mutant, marked[mutant.key]))
             elif run.passed:
                 report.survivors.append(mutant)
             else:

@@ -152,7 +152,12 @@ def prune(
     from lmr_author.sandbox.engine import get_client
 
     client = client or get_client()
-    found = list_resources(client=client, task=task)
+    found = list_resources(client=client)
+    if task is not None:  # the task's own images and new-task's environment images of it
+        found = Resources(
+            images=[i for i in found.images if belongs_to(i.task, task)],
+            containers=[c for c in found.containers if c.task == task],
+        )
     result = PruneResult(dry_run=dry_run)
     if containers:
         for item in found.containers:
@@ -171,24 +176,75 @@ def prune(
                     continue
             result.removed_containers.append(item.name)
     if images:
-        for image in found.images:
-            wanted = {KIND_TASK_IMAGE, KIND_BASE} if include_base else {KIND_TASK_IMAGE}
-            if image.kind not in wanted:
+        wanted = {KIND_TASK_IMAGE, KIND_BASE} if include_base else {KIND_TASK_IMAGE}
+        _remove_images(
+            client, [i for i in found.images if i.kind in wanted], keep_tags, dry_run, result
+        )
+    return result
+
+
+def _remove_images(
+    client: docker.DockerClient,
+    images: Iterable[ImageInfo],
+    keep_tags: Collection[str],
+    dry_run: bool,
+    result: PruneResult,
+) -> None:
+    import docker.errors
+
+    for image in images:
+        name = image.tags[0] if image.tags else image.id[:19]
+        if any(tag in keep_tags for tag in image.tags):
+            result.kept_images.append(name)
+            continue
+        if not dry_run:
+            try:
+                client.images.remove(image.id, force=True)
+            except docker.errors.ImageNotFound:
                 continue
-            name = image.tags[0] if image.tags else image.id[:19]
-            if any(tag in keep_tags for tag in image.tags):
-                result.kept_images.append(name)
+            except docker.errors.APIError as error:
+                result.skipped.append(f"image {name}: {error.explanation or error}")
                 continue
-            if not dry_run:
-                try:
-                    client.images.remove(image.id, force=True)
-                except docker.errors.ImageNotFound:
-                    continue
-                except docker.errors.APIError as error:
-                    result.skipped.append(f"image {name}: {error.explanation or error}")
-                    continue
-            result.removed_images.append(name)
-            result.removed_image_bytes += image.size_bytes
+        result.removed_images.append(name)
+        result.removed_image_bytes += image.size_bytes
+
+
+#: The environment images new-task builds for a draft are named ``<task>-env-<key>``
+#: (key: the draft's working tree), so that they count as the task's images.
+ENVIRONMENT_INFIX = "-env-"
+
+
+def belongs_to(label: str, task: str) -> bool:
+    """Whether an image labelled ``label`` is one of ``task``'s: its own, or an
+    environment image new-task built for it (``<task>-env-<key>``)."""
+    return label == task or label.startswith(task + ENVIRONMENT_INFIX)
+
+
+def remove_tags(tags: Iterable[str], *, client: docker.DockerClient | None = None) -> PruneResult:
+    """Remove these tags of ours: each image goes with its last tag, unless a container
+    uses it (then it stays, and the result says so). Removing by tag never touches an
+    image that someone else tagged too."""
+    import docker.errors
+
+    from lmr_author.sandbox.engine import get_client
+
+    client = client or get_client()
+    result = PruneResult()
+    for tag in tags:
+        try:
+            image = client.images.get(tag)
+            labels = (image.attrs.get("Config") or {}).get("Labels") or {}
+            if labels.get(LABEL_KEY) != KIND_TASK_IMAGE:
+                continue  # not an image we built: never ours to remove
+            client.images.remove(tag)
+        except docker.errors.ImageNotFound:
+            continue
+        except docker.errors.APIError as error:
+            result.skipped.append(f"image {tag}: {error.explanation or error}")
+            continue
+        except docker.errors.DockerException as error:
+            raise InfraError(f"the Docker engine failed to remove {tag}: {error}") from None
+        result.removed_images.append(tag)
     return result
 
 

@@ -247,3 +247,34 @@ def check_duplicate_index(ctx: TaskContext) -> Iterator[Finding]:
             )
         else:
             first_seen[index] = position
+
+
+#: Past this a paper_name took in the authors or the abstract (an extraction's guess).
+MAX_PAPER_NAME = 300
+
+
+@rule(
+    "paper-name",
+    "warning",
+    "paper_name is not a title: empty, over 300 characters or several lines",
+    stage="info",
+)
+def check_paper_name(ctx: TaskContext) -> Iterator[Finding]:
+    value = (ctx.raw or {}).get("paper_name")
+    if not isinstance(value, str):
+        return  # the schema reports a missing or mistyped paper_name
+    problem = ""
+    if not value.strip():
+        problem = "paper_name is empty"
+    elif "\n" in value.strip():
+        problem = "paper_name has several lines"
+    elif len(value) > MAX_PAPER_NAME:
+        problem = f"paper_name has {len(value)} characters: it holds more than the title"
+    if problem:
+        yield ctx.finding(
+            "paper-name",
+            problem,
+            file=INFO_FILE,
+            where="$.paper_name",
+            hint="Set it to the paper's title alone (no authors, no abstract).",
+        )

@@ -12,7 +12,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.task import DOCKERFILE, INFO_FILE, PAPER_PDF, RETRIEVAL_ALIAS, RETRIEVAL_KEY
+from lmr_author.task import (
+    DOCKERFILE,
+    INFO_FILE,
+    PAPER_JSON,
+    PAPER_PDF,
+    RETRIEVAL_ALIAS,
+    RETRIEVAL_KEY,
+)
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding, Severity
 from lmr_author.validate.registry import rule
@@ -93,7 +100,7 @@ def check_path_escape(ctx: TaskContext) -> Iterator[Finding]:
             )
 
 
-@rule("missing-path", "error", "a path of info.json, the Dockerfile or paper.pdf does not exist")
+@rule("missing-path", "error", "a path of info.json or the Dockerfile does not exist")
 def check_missing_path(ctx: TaskContext) -> Iterator[Finding]:
     if not _is_file(ctx.root / DOCKERFILE):
         yield ctx.finding(
@@ -117,13 +124,6 @@ def check_missing_path(ctx: TaskContext) -> Iterator[Finding]:
         repo_ok = False
     else:
         repo_ok = True
-        if not _is_file(repo / PAPER_PDF):
-            yield ctx.finding(
-                "missing-path",
-                "the paper is missing",
-                file=f"{folder}/{PAPER_PDF}",
-                hint="Put the paper's PDF there: systems read it.",
-            )
     seen: set[Path] = set()
     for item in path_fields(ctx):
         if item.base != ctx.root and not repo_ok:
@@ -178,3 +178,28 @@ def _exists(path: Path) -> bool:
         return path.exists()
     except (OSError, ValueError):
         return False
+
+
+#: How a task gets its paper after it was saved without one.
+PAPER_HINT = (
+    "Add it with 'lmr-author paper TASK_FOLDER PAPER' (a PDF, LaTeX source, Markdown or "
+    "paper.json): systems read it."
+)
+
+
+@rule("paper-missing", "warning", "the task has no paper yet (paper.pdf and paper.json)")
+def check_paper(ctx: TaskContext) -> Iterator[Finding]:
+    folder = repo_folder(ctx)
+    if folder is None or ctx.safe_path(ctx.root, folder) is None:
+        return
+    repo = ctx.root / folder
+    if not _is_dir(repo):
+        return  # missing-path reports the folder
+    # One of the two is a paper (published tasks have either or both).
+    if not _is_file(repo / PAPER_PDF) and not _is_file(repo / PAPER_JSON):
+        yield ctx.finding(
+            "paper-missing",
+            "the task has no paper yet (it was left for later)",
+            file=f"{folder}/{PAPER_PDF}",
+            hint=PAPER_HINT,
+        )

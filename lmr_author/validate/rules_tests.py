@@ -38,7 +38,8 @@ def unit_tests(ctx: TaskContext) -> Iterator[tuple[str, str, SourceFile]]:
 
 @rule("lfs-pointer", "error", "a file is a Git LFS pointer, so its data is missing")
 def check_lfs_pointer(ctx: TaskContext) -> Iterator[Finding]:
-    test_folders = _unit_test_folders(ctx)
+    test_texts = _unit_test_texts(ctx)
+    fixture_folders = {folder / "fixtures" for folder in _unit_test_folders(ctx)}
     for entry in ctx.tree():
         if entry.is_symlink or entry.size > lfs.MAX_POINTER_BYTES:
             continue
@@ -46,15 +47,38 @@ def check_lfs_pointer(ctx: TaskContext) -> Iterator[Finding]:
         if pointer is None:
             continue
         detail = f" ({pointer.size:,} bytes)" if pointer.size is not None else ""
-        is_fixture = any(folder in entry.path.parents for folder in test_folders)
+        # An error only when a test needs it: a replay fixture, or a file a test names.
+        # Old data beside the tests that no test reads is reported, and blocks nothing.
+        used = any(folder in entry.path.parents for folder in fixture_folders) or any(
+            _reads(test, text, entry.path) for test, text in test_texts
+        )
         yield ctx.finding(
             "lfs-pointer",
-            f"{'fixture' if is_fixture else 'file'} is a Git LFS pointer; the data{detail} "
-            "is missing",
+            f"{'fixture' if used else 'file'} is a Git LFS pointer; the data{detail} "
+            "is missing" + ("" if used else " (no unit test of the task reads it)"),
             file=ctx.rel(entry.path),
-            severity="error" if is_fixture else "warning",
+            severity="error" if used else "warning",
             hint="Run 'git lfs pull' in the source repository and copy the real file here.",
         )
+
+
+def _unit_test_texts(ctx: TaskContext) -> list[tuple[Path, str]]:
+    return [
+        (source.path, source.text) for _, _, source in unit_tests(ctx) if source.text is not None
+    ]
+
+
+def _reads(test: Path, text: str, data: Path) -> bool:
+    """Whether the test at ``test`` names ``data``: by its path from the test's folder, or
+    by its name when it lies in that folder's tree (a same-named file elsewhere is not it)."""
+    folder = test.parent
+    if folder in data.parents and data.name in text:
+        return True
+    try:
+        relative = data.relative_to(folder.parent).as_posix()
+    except ValueError:
+        return False
+    return relative in text
 
 
 def _unit_test_folders(ctx: TaskContext) -> set[Path]:

@@ -89,3 +89,21 @@ def toy_paper(tmp_path: Path) -> Path:
     out = tmp_path / "paper.pdf"
     make_paper_pdf("Toy Margins", [("Method", "A margin loss.")], out)  # no date metadata
     return out
+
+
+def test_the_live_check_never_lays_out_the_paper(
+    toy_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It runs as fields are typed: a paper.json or LaTeX paper is laid out as a PDF
+    only when the task is built (that took seconds per keystroke at 80×24)."""
+    from lmr_author.authoring.paper_document import PaperDocument
+
+    def no_layout(self: PaperDocument) -> bytes:
+        raise AssertionError("the live check laid out the paper")
+
+    monkeypatch.setattr(PaperDocument, "pdf", no_layout)
+    paper = tmp_path / "paper.json"
+    paper.write_text(json.dumps({"1": "A Title\nBody"}))
+    spec = _draft(toy_repo, paper_pdf=str(paper))
+    issues = {issue.path for issue in live_check(spec)}
+    assert "$.year" in issues  # said, not filled: the paper.json gives no year

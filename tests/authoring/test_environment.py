@@ -94,3 +94,29 @@ def test_build_diagnosis_names_the_step_and_the_cause() -> None:
     tls = diagnose_build(["Step 2/3 : RUN pip install x", "SSL: CERTIFICATE_VERIFY_FAILED"])
     assert tls.cause == "certificate" and "SSL_CERT_FILE" in tls.hint
     assert diagnose_build(["gcc: command not found"]).cause == "compiler"
+
+
+def test_the_goals_packages_run_first_and_optional_imports_stay_out(tmp_path: Path) -> None:
+    """Importing pkg/cross.py runs pkg/__init__.py, whose imports the image needs too;
+    a backend imported under ``try: ... except ImportError`` is optional."""
+    files = {
+        "pyproject.toml": '[project]\nname = "pkg"\ndependencies = ["numpy", "matplotlib>=3.7"]\n',
+        "requirements copy.txt": "numpy==1.0\n",
+        "requirements.txt": "numpy==1.0\n",
+        "pkg/__init__.py": "from .report import plot\nfrom .backends import load\n",
+        "pkg/report.py": "import matplotlib\n\ndef plot():\n    pass\n",
+        "pkg/backends/__init__.py": (
+            "try:\n    from . import fast\nexcept ImportError:\n    fast = None\n\n"
+            "def load():\n    pass\n"
+        ),
+        "pkg/backends/fast.py": "import jax\n",
+        "pkg/cross.py": "import numpy as np\n\ndef cross(a):\n    return np.outer(a, a)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    proposal = propose_environment(tmp_path, ["pkg/cross.py"])
+    proposed = {req.name: req.source for req in proposal.requirements}
+    assert set(proposed) == {"numpy", "matplotlib"}
+    assert "pkg/report.py" in proposed["matplotlib"]
+    assert proposed["numpy"].startswith("requirements.txt")  # the canonical file is cited

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
+from lmr_author.mutation.equivalents import EquivalentMutant, mark_equivalent
 from lmr_author.mutation.score import mutation_test
 from lmr_author.task import Task, load_task
 
@@ -32,8 +34,24 @@ def test_weak_test_leaves_survivors_shown_by_validate(
     [report] = mutation_test(task, client=docker_client)
     assert (report.total, report.killed, report.score) == (2, 0, 0.0)
     assert {m.operator for m in report.survivors} == {"arithmetic", "dropped-term"}
-    main(["validate", "--run", "--mutants", str(task.path)])
+    arithmetic = next(m for m in report.survivors if m.operator == "arithmetic")
+    main(["validate", "--run", "--mutants", "--verbose", str(task.path)])
     out = capsys.readouterr().out
     assert "#1: mutation score 0% (0 of 2 mutants killed)" in out
-    assert "survivor 1 (arithmetic: Add -> Subtract)" in out
-    assert "+    return a - b" in out
+    assert f"survivor {arithmetic.key} (arithmetic: Add -> Subtract)" in out
+    assert "+    return a - b" in out  # the diff, with --verbose
+    assert "equivalent_mutants" in out  # how to mark one
+
+    # Marked equivalent, with why, in info.json: counted as such, no longer a survivor.
+    mark_equivalent(task.path, 1, [EquivalentMutant(arithmetic.key, "a test artefact")])
+    [again] = mutation_test(load_task(task.path), client=docker_client)
+    assert [m.key for m, _ in again.equivalent] == [arithmetic.key]
+    assert (again.scored, again.killed, len(again.survivors)) == (1, 0, 1)
+    main(["validate", "--run", "--mutants", "--json", str(task.path)])
+    document = json.loads(capsys.readouterr().out)
+    [item] = document["mutants"]["implementations"]
+    assert item["equivalent"] == [
+        {"mutant": arithmetic.key, "operator": "arithmetic", "reason": "a test artefact"}
+    ]
+    assert [s["operator"] for s in item["survivors"]] == ["dropped-term"]
+    assert document["mutants"]["total"]["with_survivors"] == 1

@@ -88,3 +88,41 @@ def test_spec_builds_a_clean_task_and_never_overwrites_silently(
 def test_example_spec_is_a_valid_spec(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["new-task", "--example-spec"]) == 0
     TaskSpec.from_json(json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize(
+    ("edit", "named", "message"),
+    [
+        (
+            lambda s, t: s.update(paper_pdf=str(_write(t / "paper.md", b"\xff\xfe"))),
+            "paper.md",
+            "UTF-8",
+        ),
+        (lambda s, t: s.update(paper_pdf=str(t / "missing.tex")), "missing.tex", "no such file"),
+        (lambda s, t: s["goals"][0].update(goal_function="nothing_here"), "", "nothing_here"),
+        (lambda s, t: s["goals"][0].update(goal_file="toy/none.py"), "toy/none.py", "no such goal"),
+        (lambda s, t: s.update(year=None, paper_pdf=""), "", "no year"),
+    ],
+)
+def test_spec_checks_every_input_before_any_docker_step(
+    spec_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    edit: Any,
+    named: str,
+    message: str,
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")  # never reached
+    spec = json.loads(spec_file.read_text())
+    edit(spec, tmp_path)
+    spec_file.write_text(json.dumps(spec))
+    assert main(["new-task", "--spec", str(spec_file), "--into", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and named in err
+    assert "docker" not in err.lower() and "lmr-author-save-" not in err
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path

@@ -171,3 +171,26 @@ def test_distinct_indexes_are_quiet(make_task: MakeTask, findings: Callable) -> 
         data["implementations"].append(dict(impl0(data), index=2))
 
     assert findings(make_task(info=edit), "duplicate-index") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("", "empty"),
+        ("A Title\nAuthor One, Author Two", "several lines"),
+        ("Title " + "Abstract words " * 40, "holds more than the title"),
+    ],
+)
+def test_paper_name_that_is_no_title(
+    make_task: MakeTask, findings: Callable, name: str, problem: str
+) -> None:
+    def edit(data: dict) -> None:
+        data["paper_name"] = name
+
+    [found] = findings(make_task(info=edit), "paper-name")
+    assert problem in found.message and found.where == "$.paper_name"
+    assert found.severity == "warning"
+
+
+def test_a_real_title_is_quiet(make_task: MakeTask, findings: Callable) -> None:
+    assert findings(make_task(), "paper-name") == []

@@ -20,7 +20,6 @@ def impl0(data: dict) -> dict:
     ("deleted", "file", "where"),
     [
         ("Dockerfile", "Dockerfile", ""),
-        (f"{REPO}/paper.pdf", f"{REPO}/paper.pdf", ""),
         ("golden_files/trainers_golden.py", "info.json", "$.implementations[0].golden_file"),
         (f"{REPO}/trainers.py", "info.json", "$.implementations[0].goal_file"),
         (f"{REPO}/unit_test/unit_test_1.py", "info.json", "$.implementations[0].unit_test_file"),
@@ -137,3 +136,13 @@ def test_dangling_symlink_is_a_warning(make_task: MakeTask, findings: Callable) 
     os.symlink("no-such-file.npy", task / REPO / "unit_test" / "data.npy")
     [found] = findings(task, "missing-path")
     assert found.severity == "warning" and found.file.endswith("data.npy")
+
+
+def test_a_task_without_its_paper_says_so(make_task: MakeTask, findings: Callable) -> None:
+    task = make_task()
+    (task / REPO / "paper.pdf").unlink()
+    (task / REPO / "paper.json").unlink(missing_ok=True)
+    [found] = findings(task, "paper-missing")
+    assert found.severity == "warning" and "left for later" in found.message
+    assert "lmr-author paper" in (found.hint or "")
+    assert findings(task, "missing-path") == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.validate.samples import REPO
+from tests.validate.samples import REPO, UNIT_TEST
 
 MakeTask = Callable[..., Path]
 TEST = f"{REPO}/unit_test/unit_test_1.py"
@@ -20,10 +20,31 @@ LFS_POINTER = (
 
 # -- lfs-pointer ----------------------------------------------------------------------
 def test_fixture_that_is_an_lfs_pointer(make_task: MakeTask, findings: Callable) -> None:
-    task = make_task(files={f"{REPO}/unit_test/data/inputs.pt": LFS_POINTER})
+    test = UNIT_TEST + '\nINPUTS = "unit_test/data/inputs.pt"\n'
+    task = make_task(files={f"{REPO}/unit_test/data/inputs.pt": LFS_POINTER, TEST: test})
     [found] = findings(task, "lfs-pointer")
     assert found.severity == "error" and found.file == f"{REPO}/unit_test/data/inputs.pt"
     assert "12,345,678 bytes" in found.message
+
+
+def test_replay_fixture_that_is_an_lfs_pointer(make_task: MakeTask, findings: Callable) -> None:
+    task = make_task(files={f"{REPO}/unit_test/fixtures/loss_1.json": LFS_POINTER})
+    [found] = findings(task, "lfs-pointer")
+    assert found.severity == "error"
+
+
+def test_old_pointers_no_test_reads_only_warn(make_task: MakeTask, findings: Callable) -> None:
+    """Data of an earlier version of the tests (unit_test_1/, pickles beside the tests)
+    that the task's tests never read is reported, but blocks nothing."""
+    task = make_task(
+        files={
+            f"{REPO}/unit_test/get_delta_input.pkl": LFS_POINTER,
+            f"{REPO}/unit_test_1/get_delta_output.pkl": LFS_POINTER,
+        }
+    )
+    found = findings(task, "lfs-pointer")
+    assert [f.severity for f in found] == ["warning", "warning"]
+    assert all("no unit test of the task reads it" in f.message for f in found)
 
 
 def test_lfs_pointer_outside_the_tests_is_a_warning(

@@ -17,11 +17,11 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from lmr_author.authoring.drafts import resume_draft
+from lmr_author.authoring.drafts import last_saved, resume_draft
 from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
-from lmr_author.tui.new_task.steps.base import AuthoringSession
+from lmr_author.tui.new_task.steps.base import AuthoringSession, SurvivorHint
 
 if TYPE_CHECKING:
     from lmr_author.sandbox.images import ImageRef
@@ -37,7 +37,7 @@ class NewTaskApp(App[int]):
     # Under 36 lines editors and logs shrink so the buttons below them stay near.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+n", "next_step", "Next step", priority=True),
+        Binding("ctrl+n", "next_step", "Next", priority=True),
         Binding("ctrl+b", "previous_step", "Back", priority=True),
         Binding("ctrl+q", "quit", "Quit (draft kept)", priority=True),
     ]
@@ -54,7 +54,9 @@ class NewTaskApp(App[int]):
         self.benchmark_dir = benchmark_dir
         self.draft_file = draft_path(draft_name)
         self.draft_name = draft_name
-        # Before the app runs: no UI to freeze yet. A finished task's draft is not resumed.
+        # Before the app runs: no UI to freeze yet. A finished task's draft is not resumed,
+        # but the new one says where that task went.
+        self.saved_before = last_saved(draft_name)
         self.spec = resume_draft(draft_name)
         if not self.spec.benchmark_dir:
             self.spec.benchmark_dir = str(benchmark_dir)
@@ -62,6 +64,8 @@ class NewTaskApp(App[int]):
         self.paper_pages: dict[str, str] = {}
         #: The environment image built in step 6 (fixtures are recorded in it).
         self.environment_image: ImageRef | None = None
+        #: The survivor whose diff the Tests step shows beside the driver (from Check).
+        self.survivor_hint: SurvivorHint | None = None
         # Autosaves run in workers; the version makes an older snapshot that finishes
         # late never overwrite a newer one.
         self._draft_lock = threading.Lock()
@@ -72,6 +76,10 @@ class NewTaskApp(App[int]):
         names = [name for name, _ in STEPS]
         start = self.spec.step if self.spec.step in names else names[0]
         self.push_screen(self._make(start))
+        if self.saved_before is not None:
+            saved = self.saved_before
+            text = f"last task saved: {saved.name} in {saved.parent}; a new draft now"
+            self.call_after_refresh(self.say, text)
         if self.spec.paper_pdf and start != "paper":
             self._load_paper(self.spec.paper_pdf)  # a resumed draft keeps its paper
 
@@ -83,11 +91,11 @@ class NewTaskApp(App[int]):
             self.pages = pages
 
     @work(thread=True, exclusive=True, group="paper", exit_on_error=False)
-    def _load_paper(self, pdf: str) -> None:
-        from lmr_author.paper import pdf_to_pages
+    def _load_paper(self, paper: str) -> None:
+        from lmr_author.authoring.paper_forms import read_paper
 
         try:
-            pages = pdf_to_pages(Path(pdf).expanduser())
+            pages = read_paper(paper).pages
         except UserError:
             pages = {}  # the paper step says why when the annotator goes there
         self.post_message(self.PaperLoaded(pages))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.widgets import TextArea
@@ -20,19 +20,38 @@ from textual.widgets import TextArea
 DOCKERFILE = "dockerfile"
 
 
-class IndentingEditor(TextArea):
-    """A code editor where Tab indents: the footer says Escape leaves it.
+class CodeEditor(TextArea):
+    """A code editor in which Tab never edits: it moves the focus, as in every field.
 
-    TextArea already moves focus on Escape when Tab indents; this binding only names that
-    key in the footer, so nobody is stuck in the editor.
+    An annotator tabbing through a step must never change a driver by passing through
+    it (a Tab that indented the first line silently broke the driver). Indenting is
+    ctrl+t (the selected lines, or the cursor's line); Backspace takes it back.
     """
 
+    INDENT = "    "
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "leave", "Leave editor (Tab indents)"),
+        Binding("ctrl+t", "indent", "Indent"),
+        Binding("ctrl+a", "select_all", "Select all", show=False),
     ]
 
-    def action_leave(self) -> None:
-        self.screen.focus_next()
+    def _lines(self) -> range:
+        start, end = sorted((self.selection.start[0], self.selection.end[0]))
+        return range(start, end + 1)
+
+    def action_indent(self) -> None:
+        if self.read_only:
+            return
+        for row in self._lines():
+            self.insert(self.INDENT, (row, 0))
+
+
+class TextEditor(TextArea):
+    """Prose (an instruction): wrapped, Tab moves the focus, ctrl+a selects it all, so a
+    template draft is replaced in one keystroke."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+a", "select_all", "Select all"),
+    ]
 
 
 @cache
@@ -60,15 +79,10 @@ def code_editor(
     language: str | None,
     id: str,
     soft_wrap: bool = False,
-    tab_behavior: Literal["focus", "indent"] = "indent",
 ) -> TextArea:
-    """A `TextArea.code_editor` for ``language`` ("python", "dockerfile" or None).
-
-    ``tab_behavior="focus"`` makes Tab leave the editor like any field: right for files
-    whose lines never start with a tab or an indent (requirements, a Dockerfile).
-    """
-    kind = IndentingEditor if tab_behavior == "indent" else TextArea
-    area = kind.code_editor(text, id=id, soft_wrap=soft_wrap, tab_behavior=tab_behavior)
+    """A `CodeEditor` for ``language`` ("python", "dockerfile" or None): highlighted,
+    line numbers, and Tab that moves the focus (ctrl+t indents)."""
+    area = CodeEditor.code_editor(text, id=id, soft_wrap=soft_wrap, tab_behavior="focus")
     if language == DOCKERFILE:
         grammar = _dockerfile_grammar()
         if grammar is not None:

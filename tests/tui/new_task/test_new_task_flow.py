@@ -124,7 +124,7 @@ async def test_quit_and_resume_at_the_same_step(tmp_path: Path, toy_repo: Path) 
     async with again.run_test(size=SIZE) as pilot:
         await _settle(pilot)
         assert again.screen.query_one("#pdf", Input).value == "/nowhere/paper.pdf"
-        assert "no such PDF" in str(again.screen.query_one("#status", Static).visual)
+        assert "no such file" in str(again.screen.query_one("#status", Static).visual)
         await pilot.press("ctrl+n")  # refused: the paper is not loaded
         assert again.spec.step == "paper"
         await pilot.press("ctrl+b")

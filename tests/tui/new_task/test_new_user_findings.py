@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Static, TabbedContent, TextArea
+from textual.widgets import Button, Input, Static, TabbedContent, TextArea
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.app import NewTaskApp
-from lmr_author.tui.new_task.steps import StepScreen
+from lmr_author.tui.new_task.steps import STEPS, StepScreen
 
 SMALL = (80, 24)
 
@@ -79,23 +79,30 @@ async def test_tab_leaves_the_requirements_and_dockerfile_editors(
         assert area.text == before  # no spaces inserted
 
 
-async def test_the_driver_editor_indents_and_the_footer_says_escape_leaves(
-    toy_repo: Path,
-) -> None:
+async def test_tab_never_edits_the_driver_and_ctrl_t_indents(toy_repo: Path) -> None:
+    """Tabbing through the Tests step once indented the driver's first line and broke
+    it silently: Tab moves the focus, in the driver as in every field."""
     app = _app(toy_repo, "tests")
     async with app.run_test(size=SMALL) as pilot:
         await _settle(pilot)
         area = app.screen.query_one("#driver", TextArea)
+        before = area.text
+        for _ in range(8):  # round the whole step, twice over
+            await pilot.press("tab")
+            await pilot.pause()
+            assert area.text == before
         area.focus()
         area.move_cursor((0, 0))
         await pilot.press("tab")
         await pilot.pause()
-        assert area.text.startswith("    margin_loss")  # Tab still indents Python
-        footer = _screen_text(app).rsplit("Next ▶", 1)[-1]
-        assert "esc Leave editor" in footer, footer
-        await pilot.press("escape")
+        assert area.text == before and app.screen.focused is not area
+        area.focus()
+        area.move_cursor((0, 0))
+        await pilot.press("ctrl+t")
         await pilot.pause()
-        assert app.screen.focused is not area
+        assert area.text == "    " + before
+        footer = _screen_text(app).rsplit("Next ▶", 1)[-1]
+        assert "^t Indent" in footer, footer
 
 
 @pytest.mark.parametrize(
@@ -135,7 +142,7 @@ async def test_typing_at_once_lands_in_the_field_of_each_step_opened(toy_repo: P
 
 
 @pytest.mark.parametrize("step", ["source", "tests", "check"])
-async def test_a_long_error_and_its_hint_are_whole_on_screen_at_80_columns(
+async def test_a_long_error_is_one_status_line_and_whole_in_a_notification(
     toy_repo: Path, step: str
 ) -> None:
     error = UserError(
@@ -149,7 +156,11 @@ async def test_a_long_error_and_its_hint_are_whole_on_screen_at_80_columns(
         assert isinstance(screen, StepScreen)
         screen.set_status(str(error), error=True)
         await pilot.pause()
-        assert f"✗ {error}" in _screen_text(app, "status")
+        # One status line (the step keeps its room); the whole text in a notification.
+        status = app.screen.query_one("#status", Static)
+        assert status.region.height == 1
+        assert _screen_text(app, "status").strip().startswith("✗ the task has no year")
+        assert [n.message for n in app._notifications] == [str(error)]
 
 
 async def test_without_an_editor_the_whole_advice_is_on_screen(
@@ -162,8 +173,8 @@ async def test_without_an_editor_the_whole_advice_is_on_screen(
         await _settle(pilot)
         app.screen.query_one("#edit").press()  # type: ignore[attr-defined]
         await pilot.pause()
-        shown = _screen_text(app, "status")
-        assert "Set $EDITOR (or $VISUAL) to edit in your own editor." in shown
+        shown = [n.message for n in app._notifications]
+        assert shown == ["Set $EDITOR (or $VISUAL) to edit in your own editor."]
 
 
 async def test_the_check_step_flags_a_missing_year_before_verify(
@@ -191,3 +202,71 @@ async def test_the_check_step_flags_a_missing_instance_id(toy_repo: Path, toy_pa
         await _settle(pilot)
         shown = str(app.screen.query_one("#schema-state", Static).render())
         assert "$.instance_id" in shown and "Set instance_id" in shown, shown
+
+
+@pytest.mark.parametrize("size", [SMALL, (200, 50)])
+@pytest.mark.parametrize("step", [name for name, _ in STEPS])
+async def test_every_step_shows_its_primary_action(
+    toy_repo: Path, step: str, size: tuple[int, int]
+) -> None:
+    """Build, Record, Verify, Save...: on the nav line, on screen at 80×24, never below
+    the fold whatever the step's body holds; ctrl+r presses it."""
+    app = _app(toy_repo, step)
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StepScreen)
+        nav = screen.query_one("#nav").region
+        assert nav.bottom <= size[1] - 1 and nav.height == 1  # above the footer
+        if screen.PRIMARY is None:
+            return
+        button = screen.query_one(f"#{screen.PRIMARY[0]}", Button)
+        region = button.region
+        assert region.height == 1 and 0 < region.y < size[1] - 1
+        assert region.x >= 0 and region.right <= size[0]
+        assert screen.PRIMARY[1] in _screen_text(app, "nav")
+        for name in ("back", "next"):
+            assert not screen.query_one(f"#{name}", Button).can_focus  # no Enter on Back
+
+
+async def test_a_paper_in_the_repository_is_loaded_on_arrival(toy_repo: Path) -> None:
+    import json
+
+    (toy_repo / "paper.json").write_text(json.dumps({"1": "A Toy Title\nA. Author\nAbstract"}))
+    app = _app(toy_repo, "paper")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await _settle(pilot)
+        assert app.spec.paper_pdf == str(toy_repo / "paper.json")
+        assert app.paper_pages == {"1": "A Toy Title\nA. Author\nAbstract"}
+        assert app.spec.paper_name == "A Toy Title"
+        assert "paper.json: 1 page(s)" in _screen_text(app, "status")
+
+
+async def test_after_a_save_the_next_start_names_the_saved_task(
+    toy_repo: Path, tmp_path: Path
+) -> None:
+    spec = TaskSpec(
+        folder_name="07-Saved",
+        benchmark_dir=str(tmp_path / "bench"),
+        source=str(toy_repo),
+        repo_path=str(toy_repo),
+        finished=True,
+    )
+    save_spec(spec, draft_path("again"))
+    app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="again")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        assert app.spec.step == "source" and not app.spec.folder_name  # a new draft
+        assert "last task saved: 07-Saved in" in _screen_text(app, "status")
+
+
+async def test_ctrl_a_selects_the_template_instruction_to_replace_it(toy_repo: Path) -> None:
+    app = _app(toy_repo, "instruction")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        area = app.screen.query_one("#instruction", TextArea)
+        area.focus()
+        await pilot.press("ctrl+a", *"Return the margin loss.")
+        await pilot.pause()
+        assert app.spec.goals[0].instruction == "Return the margin loss."

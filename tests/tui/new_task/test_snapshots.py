@@ -51,6 +51,7 @@ async def _still(pilot: Pilot[Any]) -> None:
             break
         await pilot.pause(0.02)
     await pilot.pause()
+    app.clear_notifications()  # a notification times out: never in a snapshot
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
     for area in app.screen.query(TextArea):

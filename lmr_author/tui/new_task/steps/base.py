@@ -1,8 +1,12 @@
-"""What every step screen shares: a one-line title, a scrollable body, Back / Next and
-the one message area (the status line), whose full output opens with ctrl+l."""
+"""What every step screen shares: a one-line title, a scrollable body, and one nav line:
+Back, the one message area (the status line, whose full output opens with ctrl+l), the
+step's primary action (Build, Record, Verify, Save...; also ctrl+r) and Next. The nav
+line is always on screen, so the primary action is visible at 80×24 whatever the body
+holds. Back and Next take no focus: Enter in a field never goes back by accident."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol, cast
 
@@ -31,6 +35,17 @@ STEP_TITLES = (
 )
 
 
+@dataclass(frozen=True)
+class SurvivorHint:
+    """A surviving mutant the annotator wants a fixture to kill: the Tests step shows its
+    diff beside the driver."""
+
+    goal_index: int  # into the draft's goals
+    key: str
+    description: str
+    diff: str
+
+
 class AuthoringSession(Protocol):
     """What a step needs from the app that runs the flow (`NewTaskApp` provides it).
 
@@ -41,6 +56,7 @@ class AuthoringSession(Protocol):
     benchmark_dir: Path
     paper_pages: dict[str, str]
     environment_image: ImageRef | None
+    survivor_hint: SurvivorHint | None
 
     def autosave(self) -> None: ...
     def go_to(self, index: int) -> None: ...
@@ -53,8 +69,11 @@ class StepScreen(Screen[None]):
 
     STEP_NUMBER: ClassVar[int] = 1
     HELP: ClassVar[str] = ""
+    #: The step's primary action, drawn in the nav line: (button id, label).
+    PRIMARY: ClassVar[tuple[str, str] | None] = None
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+l", "show_log", "Full log", priority=True),
+        Binding("ctrl+l", "show_log", "Log", priority=True),
+        Binding("ctrl+r", "primary", "Action", priority=True),
     ]
 
     def __init__(self) -> None:
@@ -72,7 +91,10 @@ class StepScreen(Screen[None]):
 
     @on(events.ScreenResume)
     def _focus_first_input_soon(self) -> None:
-        # After the step's own on_mount, which may hide or fill widgets.
+        # At once, so that keys typed while a busy machine draws the step are not lost
+        # on a screen with no focus; and again after the step's own on_mount and its
+        # first refresh, which may hide or fill widgets (a no-op when focus is set).
+        self.focus_first_input()
         self.call_after_refresh(self.focus_first_input)
 
     def focus_first_input(self) -> None:
@@ -97,22 +119,41 @@ class StepScreen(Screen[None]):
                 yield Static(self.HELP, id="step-help")
             yield from self.compose_step()
         with Horizontal(id="nav"):
-            yield Button("◀ Back", id="back", compact=True, disabled=self.STEP_NUMBER == 1)
+            back = Button("◀ Back", id="back", compact=True, disabled=self.STEP_NUMBER == 1)
+            back.can_focus = False
+            yield back
             yield Static("", id="status", markup=False)
-            yield Static("ctrl+l: log", id="log-hint")
-            yield Button(
+            yield Static("^l log", id="log-hint")
+            if self.PRIMARY is not None:
+                button_id, label = self.PRIMARY
+                yield Button(
+                    label, id=button_id, variant="success", compact=True, classes="primary"
+                )
+            forward = Button(
                 "Next ▶",
                 id="next",
                 variant="primary",
                 compact=True,
                 disabled=len(STEP_TITLES) == self.STEP_NUMBER,
             )
+            forward.can_focus = False
+            yield forward
         yield Footer(compact=True)
+
+    def action_primary(self) -> None:
+        """ctrl+r: press the step's primary action (when it is not busy)."""
+        if self.PRIMARY is None:
+            return
+        button = self.query_one(f"#{self.PRIMARY[0]}", Button)
+        if not button.disabled:
+            button.press()
 
     def _title(self) -> Content:
         # The paper's title on every step: a resumed draft says at once what it is about.
         title = STEP_TITLES[self.STEP_NUMBER - 1]
         paper = self.spec.paper_name or "no paper yet"
+        if self.spec.paper_later and not self.spec.paper_pdf:
+            paper += " (paper: later)"
         return Content.from_markup(
             f"[b]lmr-author new-task[/b] · step {self.STEP_NUMBER}/{len(STEP_TITLES)} · "
             "[b]$title[/b] · $paper",
@@ -136,8 +177,10 @@ class StepScreen(Screen[None]):
     def set_status(self, text: str, *, error: bool = False) -> None:
         """Say one thing in the one message area; the whole text also goes to the log.
 
-        The status shows the first line only; an error or a longer text (a traceback, a
-        hint) is added whole to the step's output, which ctrl+l opens.
+        The status is one line (cut with an ellipsis), so the step keeps its room at
+        80×24; an error or a longer text (a traceback, a hint) is added whole to the
+        step's output, which ctrl+l opens, and an error is shown whole for a while in a
+        notification over the body.
         """
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
@@ -145,6 +188,13 @@ class StepScreen(Screen[None]):
             self.output.add(text)
         self.query_one("#log-hint", Static).display = bool(self.output.lines)
         status.update(("✗ " if error else "") + first_line(text))
+        if error and text.strip() and len(text) > status.size.width - 2:
+            self.app.notify(
+                text if len(text) <= 600 else text[:597] + "…",
+                severity="error",
+                timeout=20,
+                markup=False,
+            )
 
     def log_start(self, title: str) -> None:
         """Start the output of a new piece of work (a build, a recording, a check)."""

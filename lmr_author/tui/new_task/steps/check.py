@@ -17,15 +17,17 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, DataTable, Input, Label, RichLog, Static
+from textual.widgets import Button, DataTable, Input, Label, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
 
 from lmr_author.authoring.check import draft_info, live_check
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
 
 if TYPE_CHECKING:
     from lmr_author.authoring.save import SaveCheck
+    from lmr_author.mutation.mutants import Mutant
     from lmr_author.mutation.score import MutationReport
 
 _FIELDS = (
@@ -76,6 +78,7 @@ def _hardware_value(name: str, text: str) -> int | float | str | None:
 
 class CheckStep(StepScreen):
     STEP_NUMBER = 8
+    PRIMARY = ("verify", "Verify")
     HELP: ClassVar[str] = (
         "info.json is checked against the schema as you type. 'Verify' builds the task "
         "(fixtures recorded in its image), runs the static rules, and proves in Docker "
@@ -109,6 +112,7 @@ class CheckStep(StepScreen):
     def __init__(self) -> None:
         super().__init__()
         self.verified = False
+        self._reports: list[MutationReport] = []
 
     def compose_step(self) -> ComposeResult:
         with Horizontal(id="check-panes"):
@@ -117,8 +121,7 @@ class CheckStep(StepScreen):
                     yield Label(label)
                     yield Input(_shown(name, getattr(self.spec, name)), id=f"field-{name}")
                 with Horizontal(classes="row"):
-                    yield Button("Verify (static + Docker)", id="verify", variant="warning")
-                    yield Button("Mutation test", id="mutants")
+                    yield Button("Mutation test", id="mutants", compact=True)
                 yield Static("", id="schema-state", markup=False)
                 yield Static("", id="check-state", markup=False)
             with VerticalScroll(id="info-pane"):
@@ -126,8 +129,19 @@ class CheckStep(StepScreen):
         yield DataTable(id="findings", zebra_stripes=True)
         with Vertical(id="mutation"):
             yield Static("", id="mutation-score", markup=False)
-            yield Button("Add a fixture that kills them (Tests step)", id="add-fixture")
+            yield OptionList(id="survivor-list")
             yield Static("", id="survivors")
+            with Horizontal(classes="row", id="equivalent-row"):
+                yield Input(
+                    placeholder="why it computes the same results (e.g. the matrices are square)",
+                    id="equivalent-reason",
+                )
+                yield Button("Mark equivalent", id="mark-equivalent", compact=True)
+            yield Button(
+                "Add a fixture that kills it (its diff beside the driver)",
+                id="add-fixture",
+                compact=True,
+            )
         yield RichLog(id="verify-log", max_lines=2000, wrap=True, markup=False)
 
     def on_mount(self) -> None:
@@ -224,11 +238,14 @@ class CheckStep(StepScreen):
         state = self.query_one("#check-state", Static)
         check = message.check
         if message.filled is not None:
-            for name in ("instance_id", "year"):
+            for name in ("instance_id", "year", "paper_name"):
                 value = getattr(message.filled, name)
                 if getattr(self.spec, name) != value:
                     setattr(self.spec, name, value)
-                    self.query_one(f"#field-{name}", Input).value = str(value)
+                    if name == "paper_name":
+                        self.refresh_title()
+                    else:
+                        self.query_one(f"#field-{name}", Input).value = str(value)
             self.changed()
             self._refresh_info()
         if message.error:
@@ -245,7 +262,9 @@ class CheckStep(StepScreen):
             table.add_row("static", reason)
         for reason in check.dynamic_errors:
             table.add_row("Docker", reason)
-        table.display = bool(check.reasons)
+        for reason in check.static_warnings:
+            table.add_row("warning", reason)
+        table.display = bool(check.reasons or check.static_warnings)
         self.verified = check.verified
         if message.remembered:
             return
@@ -300,37 +319,119 @@ class CheckStep(StepScreen):
         if message.error:
             self.set_status(message.error, error=True)
             return
-        panel = self.query_one("#mutation")
-        panel.display = True
+        self._reports = message.reports
+        self.query_one("#mutation").display = True
+        self._show_mutation()
+        self.query_one("#mutation").scroll_visible(animate=False, top=True)
+
+    def _survivors(self) -> list[tuple[int, Mutant]]:
+        """(implementation index, mutant) of the survivors not marked equivalent yet."""
+        found = []
+        for report in self._reports:
+            goal = self.spec.goals[report.impl_index - 1]
+            marked = {item.get("mutant") for item in goal.equivalent_mutants}
+            found += [(report.impl_index, m) for m in report.survivors if m.key not in marked]
+        return found
+
+    def _show_mutation(self) -> None:
         lines = []
-        survivors = []
-        for report in message.reports:
-            goal = self.spec.goals[report.impl_index - 1].goal_function
+        for report in self._reports:
+            goal = self.spec.goals[report.impl_index - 1]
+            marked = {item.get("mutant") for item in goal.equivalent_mutants}
+            now = sum(1 for m in report.survivors if m.key in marked) + len(report.equivalent)
+            counted = report.total - report.errors - now
+            score = report.killed / counted if counted else 1.0
             lines.append(
-                f"{goal}: {report.killed}/{report.total - report.errors} mutants killed "
-                f"({report.score:.0%})" + (f", {report.errors} not run" if report.errors else "")
+                f"{goal.goal_function}: {report.killed}/{counted} mutants killed ({score:.0%})"
+                + (f", {now} equivalent" if now else "")
+                + (f", {report.errors} not run" if report.errors else "")
             )
-            survivors.extend(report.survivors)
         self.query_one("#mutation-score", Static).update("Mutation score: " + "; ".join(lines))
+        survivors = self._survivors()
+        listing = self.query_one("#survivor-list", OptionList)
+        listing.clear_options()
+        for impl_index, mutant in survivors:
+            name = self.spec.goals[impl_index - 1].goal_function
+            listing.add_option(
+                Option(f"{name}: {mutant.key} {mutant.operator}: {mutant.description}")
+            )
+        listing.display = bool(survivors)
+        self.query_one("#equivalent-row").display = bool(survivors)
         self.query_one("#add-fixture", Button).display = bool(survivors)
-        theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
-        diff = "\n".join(
-            f"# survivor {m.index}: {m.operator}: {m.description}\n{m.diff}" for m in survivors
-        )
-        self.query_one("#survivors", Static).update(
-            Syntax(diff, "diff", theme=theme) if survivors else "every mutant was killed ✓"
-        )
-        worst = min((r.score for r in message.reports), default=1.0)
+        if survivors:
+            listing.highlighted = 0
+            self._show_survivor(0)
+        else:
+            self.query_one("#survivors", Static).update("every counted mutant was killed ✓")
         self.set_status(
-            f"mutation score {worst:.0%}"
-            + (f": {len(survivors)} mutant(s) survive, shown below" if survivors else " ✓")
+            f"mutation: {len(survivors)} mutant(s) survive: add a fixture that kills one, "
+            "or mark it equivalent with why"
+            if survivors
+            else "mutation: every counted mutant is killed ✓"
         )
+
+    @on(OptionList.OptionHighlighted, "#survivor-list")
+    def _survivor_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_survivor(event.option_index)
+
+    def _show_survivor(self, position: int) -> None:
+        survivors = self._survivors()
+        if not 0 <= position < len(survivors):
+            return
+        _, mutant = survivors[position]
+        theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
+        self.query_one("#survivors", Static).update(
+            Syntax(
+                f"# survivor {mutant.key}: {mutant.description}\n{mutant.diff}", "diff", theme=theme
+            )
+        )
+
+    def _highlighted_survivor(self) -> tuple[int, Mutant] | None:
+        survivors = self._survivors()
+        position = self.query_one("#survivor-list", OptionList).highlighted
+        if position is None or not 0 <= position < len(survivors):
+            return None
+        return survivors[position]
+
+    @on(Button.Pressed, "#mark-equivalent")
+    @on(Input.Submitted, "#equivalent-reason")
+    def _mark_equivalent(self) -> None:
+        chosen = self._highlighted_survivor()
+        reason_input = self.query_one("#equivalent-reason", Input)
+        reason = reason_input.value.strip()
+        if chosen is None:
+            return
+        if not reason:
+            self.set_status("Say why the mutant computes the same results.", error=True)
+            reason_input.focus()
+            return
+        impl_index, mutant = chosen
+        goal = self.spec.goals[impl_index - 1]
+        goal.equivalent_mutants = [
+            *goal.equivalent_mutants,
+            {
+                "mutant": mutant.key,
+                "change": f"{mutant.operator}: {mutant.description}",
+                "reason": reason,
+            },
+        ]
+        self.changed()
+        reason_input.value = ""
+        self._refresh_info()
+        self._show_mutation()
+        self.set_status(f"mutant {mutant.key} marked equivalent (stored in info.json)")
 
     @on(Button.Pressed, "#add-fixture")
     def _add_fixture(self) -> None:
         # Another call in the driver that tells the survivor apart is the fixture to add.
         from lmr_author.tui.new_task.steps import STEPS
 
+        chosen = self._highlighted_survivor()
+        if chosen is not None:
+            impl_index, mutant = chosen
+            self.authoring.survivor_hint = SurvivorHint(
+                impl_index - 1, mutant.key, f"{mutant.operator}: {mutant.description}", mutant.diff
+            )
         self.authoring.go_to([name for name, _ in STEPS].index("tests"))
 
     def can_leave(self) -> str | None:

@@ -18,6 +18,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import (
     Button,
+    Collapsible,
     DataTable,
     Label,
     RichLog,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 class EnvironmentStep(StepScreen):
     STEP_NUMBER = 6
+    PRIMARY = ("build", "Build")
     HELP: ClassVar[str] = (
         "The image the tests run in; fixtures are recorded in it too. Dependencies are "
         "proposed from the repository's files and the goal modules' imports: edit them, "
@@ -88,20 +90,18 @@ class EnvironmentStep(StepScreen):
         yield DataTable(id="proposals", zebra_stripes=True, cursor_type="row")
         yield Static("", id="no-proposals", markup=False)
         yield Static("", id="unknown-imports", markup=False)
+        # Folded: a repository may declare hundreds of packages the goal never imports.
+        with Collapsible(title="", id="left-out", collapsed=True):
+            yield Static("", id="left-out-list", markup=False)
         with Horizontal(classes="row", id="gpu-row"):
             yield Switch(value=self.spec.gpu, id="gpu")
             yield Static(f"GPU image (CUDA). {GPU_NOTE}", id="gpu-note", markup=False)
         with TabbedContent(id="env-tabs"):
             with TabPane("requirements.txt", id="tab-requirements"):
-                yield code_editor(
-                    self.spec.requirements, language=None, id="requirements", tab_behavior="focus"
-                )
+                yield code_editor(self.spec.requirements, language=None, id="requirements")
             with TabPane("Dockerfile", id="tab-dockerfile"):
-                yield code_editor(
-                    self.spec.dockerfile, language=DOCKERFILE, id="dockerfile", tab_behavior="focus"
-                )
+                yield code_editor(self.spec.dockerfile, language=DOCKERFILE, id="dockerfile")
         with Horizontal(classes="row"):
-            yield Button("Build", id="build", variant="success", compact=True)
             yield Button("Open in $EDITOR", id="env-edit", compact=True)
             yield Button("Propose again", id="propose", compact=True)
         yield Static("", id="diagnosis", markup=False)
@@ -150,11 +150,15 @@ class EnvironmentStep(StepScreen):
         empty.display = not proposal.requirements
         empty.update("The goal modules import no third-party package (standard library only).")
         notes = []
-        if proposal.declared_unused:
-            notes.append(
-                "declared by the repository, not imported by the goal modules (left out): "
-                + ", ".join(req.line for req in proposal.declared_unused)
-            )
+        left_out = self.query_one("#left-out", Collapsible)
+        left_out.display = bool(proposal.declared_unused)
+        left_out.title = (
+            f"{len(proposal.declared_unused)} more declared by the repository, not imported "
+            "by the goal modules (left out)"
+        )
+        self.query_one("#left-out-list", Static).update(
+            ", ".join(req.line for req in proposal.declared_unused)
+        )
         if proposal.unknown_imports:
             notes.append(
                 "imports with no known distribution (add them by hand): "

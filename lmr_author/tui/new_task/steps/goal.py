@@ -31,6 +31,11 @@ from lmr_author.tui.new_task.steps.base import StepScreen
 _MAX_SHOWN = 500  # options rendered at once; the search narrows the rest
 
 
+def _named(info: FunctionInfo, query: str) -> bool:
+    """Whether ``query`` is the function's name or qualified name, exactly."""
+    return bool(query) and query in (info.name, info.qualname)
+
+
 class PythonTree(DirectoryTree):
     """A directory tree that shows folders and Python files only."""
 
@@ -43,8 +48,8 @@ class PythonTree(DirectoryTree):
 class GoalStep(StepScreen):
     STEP_NUMBER = 3
     HELP: ClassVar[str] = (
-        "Type to search functions and methods; ↑/↓ move, Enter adds or removes the "
-        "highlighted goal function. Pick a file in the tree to list only its functions."
+        "Type a name to search; ↑/↓ move; Enter adds or removes a goal function. A file "
+        "picked in the tree lists only its functions."
     )
 
     class Excerpted(Message):
@@ -72,23 +77,25 @@ class GoalStep(StepScreen):
         self.file_filter = ""
 
     def compose_step(self) -> ComposeResult:
+        # Suggestions first: on arrival, at 80×24, the paper's candidates are on screen.
+        yield Label("Suggested from the paper (Enter adds; the choice stays yours)", id="suggested")
+        yield OptionList(id="suggestions")
         with Horizontal(id="goal-panes"):
-            yield PythonTree(self.spec.repo_path or ".", id="tree")
             with Vertical(id="goal-list"):
                 yield Input(placeholder="search functions (fuzzy)…", id="fn-search")
                 yield OptionList(id="functions")
                 yield Static("", id="fn-empty", markup=False)
                 yield Static(self._chosen_text(), id="chosen")
+            yield PythonTree(self.spec.repo_path or ".", id="tree")
             with VerticalScroll(id="source-pane"):
                 yield Static("", id="source-preview")
-        yield Label("Suggested from the paper (Enter adds; the choice stays yours)")
-        yield OptionList(id="suggestions")
 
     def on_mount(self) -> None:
         self.set_status("indexing…")
         self._index(Path(self.spec.repo_path))
         self.query_one("#fn-search", Input).focus()
         self.query_one("#suggestions", OptionList).display = False
+        self.query_one("#suggested", Label).display = False
         self.paper_loaded()
 
     def paper_loaded(self) -> None:
@@ -119,10 +126,16 @@ class GoalStep(StepScreen):
         listing.clear_options()
         for position, suggestion in enumerate(message.suggestions):
             owner = f"{suggestion.class_name}." if suggestion.class_name else ""
-            name = f"{suggestion.goal_file}:{suggestion.line}  {owner}{suggestion.goal_function}"
-            prompt = Content.assemble((name, "bold"), "\n   ", suggestion.why())
+            name = f"{owner}{suggestion.goal_function}"
+            # One line each (cut at the screen's edge): five fit at 80×24 with the list.
+            prompt = Content.assemble(
+                (name, "bold"),
+                f"  {suggestion.goal_file}:{suggestion.line}  ",
+                (suggestion.why(), "dim"),
+            )
             listing.add_option(Option(prompt, id=str(position)))
         listing.display = bool(message.suggestions)
+        self.query_one("#suggested", Label).display = bool(message.suggestions)
 
     @on(OptionList.OptionSelected, "#suggestions")
     def _suggestion_picked(self, event: OptionList.OptionSelected) -> None:
@@ -158,7 +171,7 @@ class GoalStep(StepScreen):
     def _key(self, relative: str, info: FunctionInfo) -> str:
         return f"{relative}::{info.qualname}::{info.def_line}"
 
-    def _refresh_list(self) -> None:
+    def _refresh_list(self, *, top: bool = False) -> None:
         query = self.query_one("#fn-search", Input).value.strip()
         matcher = Matcher(query) if query else None
         scored: list[tuple[float, str, FunctionInfo]] = []
@@ -170,7 +183,8 @@ class GoalStep(StepScreen):
             if score > 0:
                 scored.append((score, relative, info))
         if matcher:
-            scored.sort(key=lambda item: -item[0])
+            # A function named exactly as typed comes first, then the fuzzy order.
+            scored.sort(key=lambda item: (not _named(item[2], query), -item[0]))
         chosen = {(g.goal_file, g.class_name, g.goal_function) for g in self.spec.goals}
         options = []
         for _, relative, info in scored[:_MAX_SHOWN]:
@@ -188,7 +202,8 @@ class GoalStep(StepScreen):
         option_list.clear_options()
         option_list.add_options(options)
         if options:
-            option_list.highlighted = min(highlighted or 0, len(options) - 1)
+            # A new query highlights its best match; a refresh keeps the highlight.
+            option_list.highlighted = 0 if top else min(highlighted or 0, len(options) - 1)
         empty = self.query_one("#fn-empty", Static)
         empty.display = not options and bool(self.functions)
         where = f" in {self.file_filter}" if self.file_filter else ""
@@ -202,11 +217,22 @@ class GoalStep(StepScreen):
 
     @on(Input.Changed, "#fn-search")
     def _search(self) -> None:
-        self._refresh_list()
+        self._refresh_list(top=True)
 
     @on(Input.Submitted, "#fn-search")
-    def _enter_in_search(self) -> None:
-        """One Enter in the search box adds (or removes) the highlighted function."""
+    def _enter_in_search(self, event: Input.Submitted) -> None:
+        """One Enter in the search box adds (or removes) the function named exactly as
+        typed when there is one such, else the highlighted one."""
+        query = event.value.strip()
+        exact = [
+            (relative, info)
+            for relative, info in self.functions
+            if _named(info, query) and (not self.file_filter or relative == self.file_filter)
+        ]
+        if len(exact) == 1:
+            relative, info = exact[0]
+            self._toggle_goal(relative, info.class_name, info.name)
+            return
         option_list = self.query_one("#functions", OptionList)
         if option_list.highlighted is not None:
             option_list.action_select()
@@ -278,6 +304,10 @@ class GoalStep(StepScreen):
         self.changed()
         self.query_one("#chosen", Static).update(self._chosen_text())
         self._refresh_list()
+        # Said in the status line too: at 80×24 the chosen list may be below the fold.
+        picked = any(g.goal_function == name and g.goal_file == relative for g in self.spec.goals)
+        owner = f"{class_name}." if class_name else ""
+        self.set_status(f"{'added' if picked else 'removed'} {owner}{name} ({relative})")
 
     def _chosen_text(self) -> str:
         if not self.spec.goals:

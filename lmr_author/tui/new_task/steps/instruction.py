@@ -21,6 +21,7 @@ from lmr_author.llm.endpoint import settings_from_env
 from lmr_author.tui.new_task.steps._file_picker import FilePicker
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.widgets.code_editor import TextEditor
 
 #: The model that drafts instructions when OPENAI_MODEL names none.
 DRAFT_MODEL = "gpt-4o"
@@ -46,6 +47,7 @@ class InstructionStep(StepScreen):
     def __init__(self) -> None:
         super().__init__()
         self._candidates: list[str] = []  # the retrieval list's entries, ticked or not
+        self._template = ""  # the template draft of the current goal
 
     class Drafted(Message):
         """The instruction drafted from the goal function's source (or why not)."""
@@ -60,7 +62,8 @@ class InstructionStep(StepScreen):
         yield goal_select(self.spec.goals)
         yield Static("", id="signature")
         yield Label("Instruction")
-        yield TextArea("", id="instruction", soft_wrap=True)
+        yield Static("", id="template-note", markup=False)
+        yield TextEditor("", id="instruction", soft_wrap=True, tab_behavior="focus")
         with Horizontal(classes="row", id="llm-row"):
             yield Button("Draft from the paper (LLM)", id="llm-draft", compact=True)
             yield Static("", id="llm-note", markup=False)
@@ -167,7 +170,9 @@ class InstructionStep(StepScreen):
             goal.instruction = draft.text
             self.changed()
         self.query_one("#signature", Static).update(draft.signature)
+        self._template = draft.text
         self.query_one("#instruction", TextArea).load_text(goal.instruction)
+        self._show_template_note()
         category = self.query_one("#category", Select)
         category.value = goal.category if goal.category in CATEGORIES else Select.NULL
         self._candidates = list(dict.fromkeys(draft.retrieval_candidates + goal.retrieval_context))
@@ -221,6 +226,19 @@ class InstructionStep(StepScreen):
         if self.spec.goals and event.text_area.text != self.spec.goals[self.current].instruction:
             self.spec.goals[self.current].instruction = event.text_area.text
             self.changed()
+        self._show_template_note()
+
+    def _show_template_note(self) -> None:
+        """Say so while the instruction is still the template's text, word for word."""
+        note = self.query_one("#template-note", Static)
+        unedited = bool(self.spec.goals) and (
+            self.spec.goals[self.current].instruction.strip() == self._template.strip() != ""
+        )
+        note.display = unedited
+        note.update(
+            "✎ This is a template, not yet an instruction: say what the function computes, "
+            "from which inputs, and what it returns."
+        )
 
     @on(Select.Changed, "#category")
     def _category_changed(self, event: Select.Changed) -> None:

@@ -1,4 +1,5 @@
-"""Step 2: the paper PDF, converted to page texts, with a searchable preview."""
+"""Step 2: the paper in any form (PDF, LaTeX, Markdown, paper.json), converted to page
+texts, with a searchable preview; or left for later."""
 
 from __future__ import annotations
 
@@ -18,25 +19,29 @@ from lmr_author.tui.new_task.steps.base import StepScreen
 
 class PaperStep(StepScreen):
     STEP_NUMBER = 2
+    PRIMARY = ("load", "Load")
     HELP: ClassVar[str] = (
-        "The paper as a PDF. It is copied into the repository as paper.pdf and its text "
-        "saved as paper.json (page number → text)."
+        "The paper: a PDF, LaTeX (.tex, source folder or tarball), Markdown or paper.json. "
+        "It becomes paper.pdf and paper.json (page → text) in the repository."
     )
 
     class Converted(Message):
         """The paper's page texts (or why the PDF could not be read)."""
 
-        def __init__(self, pages: dict[str, str], title: str = "", error: str = "") -> None:
+        def __init__(
+            self, pages: dict[str, str], title: str = "", error: str = "", form: str = ""
+        ) -> None:
             super().__init__()
             self.pages = pages
-            self.title = title  # guessed from the PDF's metadata, else page 1's fonts
+            self.title = title  # the paper's own title (source, metadata or page 1)
             self.error = error
+            self.form = form
 
     def compose_step(self) -> ComposeResult:
-        yield Label("Paper PDF")
+        yield Label("Paper (PDF, .tex or LaTeX folder/tarball, .md, paper.json)")
         with Horizontal(classes="row"):
-            yield Input(self.spec.paper_pdf, placeholder="path/to/paper.pdf", id="pdf")
-            yield Button("Load", id="load", variant="success")
+            yield Input(self.spec.paper_pdf, placeholder="path/to/paper", id="pdf")
+            yield Button("Give it later", id="later", compact=True)
         yield Label("Title")
         yield Input(self.spec.paper_name, placeholder="the paper's title", id="paper-name")
         yield Input(placeholder="search the paper…", id="search")
@@ -44,17 +49,38 @@ class PaperStep(StepScreen):
             yield Static("No paper loaded.", id="paper-text")
 
     def on_mount(self) -> None:
+        found = self._paper_in_repository()
+        if not self.spec.paper_pdf and not self.spec.paper_later and found is not None:
+            # The repository carries its paper (a published task's paper.json, a
+            # paper.pdf or its LaTeX source): loaded at once, another can replace it.
+            self.query_one("#pdf", Input).value = str(found)
+            self.spec.paper_pdf = str(found)
+            self.changed()
+            self._load(str(found))
+            return
         if self.spec.paper_pdf and not self.authoring.paper_pages:
             self._load(self.spec.paper_pdf)
         elif self.authoring.paper_pages:
             self._show_pages("")
+        elif self.spec.paper_later:
+            self.set_status("paper left for later (give it here whenever you have it)")
 
     @on(Input.Changed, "#pdf")
     def _pdf_changed(self, event: Input.Changed) -> None:
         if event.value != self.spec.paper_pdf:
             self.spec.paper_pdf = event.value
+            self.spec.paper_later = False
             self.authoring.paper_pages = {}
             self.changed()
+
+    def _paper_in_repository(self) -> Path | None:
+        repo = Path(self.spec.repo_path) if self.spec.repo_path else None
+        if repo is None or not repo.is_dir():
+            return None
+        for name in ("paper.pdf", "paper.json", "paper.tex", "paper.md", "main.tex"):
+            if (repo / name).is_file():
+                return repo / name
+        return None
 
     @on(Input.Changed, "#paper-name")
     def _name_changed(self, event: Input.Changed) -> None:
@@ -72,23 +98,36 @@ class PaperStep(StepScreen):
     def _load_pressed(self) -> None:
         self._load(self.spec.paper_pdf)
 
+    @on(Button.Pressed, "#later")
+    def _later(self) -> None:
+        self.spec.paper_pdf = ""
+        self.spec.paper_later = True
+        self.authoring.paper_pages = {}
+        self.query_one("#pdf", Input).value = ""
+        self.changed()
+        self._show_pages("")
+        self.set_status(
+            "paper left for later: the task is saved without one and 'validate' says so "
+            "until 'lmr-author paper TASK PAPER' adds it"
+        )
+
     def _load(self, pdf: str) -> None:
-        self.set_status("reading the PDF…")
+        if not pdf.strip():
+            self.set_status("Give the paper's path, or press 'Give it later'.", error=True)
+            return
+        self.set_status("reading the paper…")
         self._convert(pdf)
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _convert(self, pdf: str) -> None:
-        from lmr_author.authoring.paper_title import guess_paper_title
-        from lmr_author.paper import pdf_to_pages
+        from lmr_author.authoring.paper_forms import read_paper
 
-        path = Path(pdf).expanduser()
         try:
-            pages = pdf_to_pages(path)
-            title = guess_paper_title(path)
+            paper = read_paper(pdf)
         except UserError as error:
             self.post_message(self.Converted({}, error=str(error)))
             return
-        self.post_message(self.Converted(pages, title))
+        self.post_message(self.Converted(paper.pages, paper.title, form=paper.form))
 
     @on(Converted)
     def _loaded(self, message: Converted) -> None:
@@ -102,7 +141,8 @@ class PaperStep(StepScreen):
             self.query_one("#paper-name", Input).value = message.title
             self.changed()
             self.refresh_title()
-        self.set_status(f"{len(pages)} page(s) ✓")
+        self.spec.paper_later = False
+        self.set_status(f"{message.form}: {len(pages)} page(s) ✓")
         self._show_pages(self.query_one("#search", Input).value)
 
     def _show_pages(self, query: str) -> None:
@@ -120,9 +160,10 @@ class PaperStep(StepScreen):
             text.append_text(body)
         if query:
             self.set_status(f"'{query}' on {shown} of {len(pages)} page(s)")
-        self.query_one("#paper-text", Static).update(text if pages else "No paper loaded.")
+        empty = "Paper left for later." if self.spec.paper_later else "No paper loaded."
+        self.query_one("#paper-text", Static).update(text if pages else empty)
 
     def can_leave(self) -> str | None:
-        if not self.authoring.paper_pages:
-            return "Load the paper PDF first."
+        if not self.authoring.paper_pages and not self.spec.paper_later:
+            return "Load the paper, or press 'Give it later'."
         return None

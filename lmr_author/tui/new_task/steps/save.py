@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Grid, Horizontal
+from textual.containers import Grid
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RichLog, Static
@@ -89,6 +89,7 @@ class Written:
 
 class SaveStep(StepScreen):
     STEP_NUMBER = 9
+    PRIMARY = ("save", "Save task")
     HELP: ClassVar[str] = (
         "Write the task folder into the benchmark. Save reuses the checks of this exact "
         "content, or runs them; an unverified task is written only when you confirm."
@@ -134,8 +135,6 @@ class SaveStep(StepScreen):
         yield Input(str(self.authoring.benchmark_dir), id="into")
         yield Static(self._target_text(), id="target", markup=False)
         yield Static("", id="check-state", markup=False)
-        with Horizontal(classes="row"):
-            yield Button("Save task", id="save", variant="primary", compact=True)
         yield Static("", id="saved", markup=False)
         yield RichLog(id="save-log", max_lines=2000, wrap=True, markup=False)
 
@@ -250,11 +249,18 @@ class SaveStep(StepScreen):
             setattr(self.spec, name, getattr(written.saved, name))
         self.spec.step = "save"
         self.changed()
-        shown = "\n".join(f"  {name}" for name in written.files[:40])
-        more = f"\n  … and {len(written.files) - 40} more" if len(written.files) > 40 else ""
+        # What the task holds, folded to its top level: the next command stays on screen.
+        tops: dict[str, int] = {}
+        for name in written.files:
+            top = name.split("/", 1)[0] + ("/" if "/" in name else "")
+            tops[top] = tops.get(top, 0) + 1
+        shown = ", ".join(
+            f"{top} ({count})" if top.endswith("/") else top for top, count in tops.items()
+        )
         self.query_one("#saved", Static).update(
-            f"✓ Task written to {written.path} ({len(written.files)} files):\n{shown}{more}\n"
-            f"Next: lmr-author validate --run {written.path}\nPress ctrl+q to quit."
+            f"✓ Task written to {written.path} ({len(written.files)} files)\n"
+            f"Next: lmr-author validate --run {written.path}\nPress ctrl+q to quit.\n"
+            f"Holds: {shown}"
         )
         self.set_status("saved ✓")
 

@@ -30,6 +30,7 @@ _CHECKOUT_FIELDS = (
 
 class SourceStep(StepScreen):
     STEP_NUMBER = 1
+    PRIMARY = ("checkout", "Check out")
     HELP: ClassVar[str] = (
         "A local repository folder, or a git URL with a branch, tag or commit. "
         "A URL is cloned into your cache; the commit goes into info.json."
@@ -56,7 +57,6 @@ class SourceStep(StepScreen):
         yield Input(self.spec.source, placeholder="path/to/repo or https://…/repo.git", id="source")
         yield Label("Branch, tag or commit (optional)")
         yield Input(self.spec.ref, placeholder="main, v1.0, 3f2a9c1…", id="ref")
-        yield Button("Check out", id="checkout", variant="success")
         yield Static(self._describe(), id="source-info")
 
     def _describe(self) -> str:

@@ -30,27 +30,29 @@ from textual.widgets import (
     TextArea,
 )
 
+from lmr_author.authoring.import_failure import GoalImportFailed
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
 from lmr_author.tui.widgets.code_editor import code_editor
 from lmr_author.tui.widgets.editor import edit_text
 
 if TYPE_CHECKING:
     from lmr_author.authoring.record_docker import RecordingResult
-    from lmr_author.sandbox.images import ImageRef
 
 
 class TestsStep(StepScreen):
     STEP_NUMBER = 7
+    PRIMARY = ("record", "Record in Docker")
     HELP: ClassVar[str] = (
-        "Driver: Python that calls the golden function (or a script path). Its first three "
-        "calls become the unit test's fixtures, recorded twice in the task's image."
+        "Driver: Python that calls the golden function (or a script path). Each call (up "
+        "to 20) becomes a fixture of the unit test, recorded twice in the task's image."
     )
 
     current = 0
+    _guard_target = ""
 
     class Scaffolded(Message):
         """The unit test the build would write for a goal (read off disk)."""
@@ -70,12 +72,18 @@ class TestsStep(StepScreen):
         """What recording twice in the image gave (or why it could not run)."""
 
         def __init__(
-            self, result: RecordingResult | None, fixtures: list[str], error: str = ""
+            self,
+            result: RecordingResult | None,
+            fixtures: list[str],
+            error: str = "",
+            guard_file: str | None = None,
         ) -> None:
             super().__init__()
             self.result = result
             self.fixtures = fixtures
             self.error = error
+            #: The module whose top-level code failed the import (offered a guard).
+            self.guard_file = guard_file
 
     def compose_step(self) -> ComposeResult:
         yield goal_select(self.spec.goals)
@@ -87,10 +95,15 @@ class TestsStep(StepScreen):
             yield Static("Seed random, NumPy, torch before each call", id="seed-label")
         with TabbedContent(id="tests-tabs"):
             with TabPane("Driver", id="tab-driver"):
-                yield code_editor("", language="python", id="driver")
+                # A survivor to kill (from Check) is shown beside the driver that must
+                # tell it apart from the golden code.
+                with Horizontal(id="driver-row"):
+                    yield code_editor("", language="python", id="driver")
+                    with VerticalScroll(id="survivor-pane"):
+                        yield Static("", id="survivor-diff")
                 with Horizontal(classes="row"):
-                    yield Button("Record in Docker", id="record", variant="success", compact=True)
                     yield Button("Open in $EDITOR", id="edit", compact=True)
+                    yield Button("", id="guard", variant="warning", compact=True)
                 yield Static("", id="recorded", markup=False)
                 yield RichLog(id="record-log", max_lines=2000, wrap=True, markup=False)
             with TabPane("Unit test", id="tab-test"), VerticalScroll():
@@ -100,7 +113,29 @@ class TestsStep(StepScreen):
         self.query_one("#nondeterminism", Static).display = False
         self.query_one("#seed-row").display = self.spec.seed
         self.query_one("#record-log", RichLog).display = False
-        self._load(0)
+        self.query_one("#guard", Button).display = False
+        self._show_survivor()
+        hint = self._hint()
+        if hint is not None:
+            self.query_one("#goal-select", Select).value = hint.goal_index
+        self._load(hint.goal_index if hint is not None else 0)
+
+    def _hint(self) -> SurvivorHint | None:
+        hint = self.authoring.survivor_hint
+        return hint if hint is not None and hint.goal_index < len(self.spec.goals) else None
+
+    def _show_survivor(self) -> None:
+        hint = self._hint()
+        pane = self.query_one("#survivor-pane")
+        pane.display = hint is not None
+        if hint is None:
+            return
+        text = (
+            f"# survivor {hint.key} ({hint.description}): the tests accept this change.\n"
+            "# Add a call whose result differs, then record again.\n" + hint.diff
+        )
+        self.query_one("#survivor-diff", Static).update(Syntax(text, "diff", theme=self._theme()))
+        self.set_status(f"add a driver call that kills survivor {hint.key} ({hint.description})")
 
     def _theme(self) -> str:
         return "ansi_dark" if self.app.current_theme.dark else "ansi_light"
@@ -168,11 +203,13 @@ class TestsStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start(f"Recording {self.spec.goals[self.current].goal_function} in Docker")
-        self.set_status("recording in the task's image (twice)…")
-        self._record(copy.deepcopy(self.spec), self.current, self.authoring.environment_image)
+        self.set_status("recording in the task's image (twice; rebuilt if the repository changed)…")
+        # Never an image built before: the environment is rebuilt when the repository or
+        # requirements changed since (its tag is its content), reused otherwise.
+        self._record(copy.deepcopy(self.spec), self.current)
 
     @work(thread=True, exclusive=True, group="record", exit_on_error=False)
-    def _record(self, spec: TaskSpec, index: int, image: ImageRef | None) -> None:
+    def _record(self, spec: TaskSpec, index: int) -> None:
         from lmr_author.authoring.record_docker import record_goal_in_docker
 
         def say(line: str) -> None:
@@ -182,8 +219,11 @@ class TestsStep(StepScreen):
             # The fixtures land in a scratch task folder: the save step records them
             # again into the task it writes; this run shows what they will be.
             with tempfile.TemporaryDirectory(prefix="lmr-author-record-") as scratch:
-                result = record_goal_in_docker(spec, index, Path(scratch), image=image, on_log=say)
+                result = record_goal_in_docker(spec, index, Path(scratch), on_log=say)
                 fixtures = [path.name for path in result.expected]
+        except GoalImportFailed as error:
+            self.post_message(self.Recorded(None, [], str(error), guard_file=error.guard_file))
+            return
         except UserError as error:
             self.post_message(self.Recorded(None, [], str(error)))
             return
@@ -199,6 +239,13 @@ class TestsStep(StepScreen):
         self.query_one("#record", Button).disabled = False
         warning = self.query_one("#nondeterminism", Static)
         result = message.result
+        guard = self.query_one("#guard", Button)
+        guard.display = (
+            bool(message.guard_file) and message.guard_file not in self.spec.guarded_files
+        )
+        if message.guard_file:
+            guard.label = f"Guard top-level code of {Path(message.guard_file).name}"
+            self._guard_target = message.guard_file
         if result is None:
             self.set_status(message.error, error=True)
             return
@@ -213,11 +260,29 @@ class TestsStep(StepScreen):
             self.set_status(text, error=True)
             return
         warning.display = False
+        dropped = (
+            f" ({result.dropped} more call(s) over the limit, not kept)" if result.dropped else ""
+        )
         self.query_one("#recorded", Static).update(
-            f"✓ {len(message.fixtures)} fixture(s) recorded twice, identical: "
+            f"✓ {len(message.fixtures)} fixture(s) recorded twice, identical{dropped}: "
             + ", ".join(message.fixtures)
         )
         self.set_status(result.message() + f" ✓ ({result.seconds:.0f} s)")
+
+    @on(Button.Pressed, "#guard")
+    def _guard_pressed(self) -> None:
+        target = self._guard_target
+        if not target:
+            return
+        if target not in self.spec.guarded_files:
+            self.spec.guarded_files.append(target)
+            self.changed()
+        self.query_one("#guard", Button).display = False
+        self.set_status(
+            f"{target}: top-level code guarded by 'if __name__ == \"__main__\":' in the "
+            "task's copy (your repository is unchanged); recording again…"
+        )
+        self._record_pressed()
 
     def can_leave(self) -> str | None:
         for goal in self.spec.goals:

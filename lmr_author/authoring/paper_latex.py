@@ -1,0 +1,354 @@
+"""A paper given as LaTeX source: a .tex file, a source folder, or an arXiv-style tarball.
+
+Research code often comes with its paper's LaTeX source rather than a PDF. This module
+finds the main file (the one with ``\\documentclass`` and ``\\begin{document}``), pulls
+in its ``\\input`` / ``\\include`` files, and turns it into a `PaperDocument`: title,
+authors, abstract and numbered sections of plain text, display equations kept as LaTeX
+(agents read LaTeX math better than a lossy rendering of it). The text conversion is
+pylatexenc's; this module only decides the structure.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from lmr_author.authoring.paper_document import PaperDocument, clean_title
+from lmr_author.errors import UserError
+from lmr_author.paper import EQUATION_MARKER
+
+#: Suffixes of the tarballs arXiv and others ship sources in.
+TARBALL_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".gz")
+_MAX_INPUT_DEPTH = 20
+_MAX_SOURCE_BYTES = 50 * 1024 * 1024  # a whole unpacked source, guards a tarball bomb
+
+_INPUT = re.compile(r"\\(?:input|include|subfile)\s*(?:\{([^}]*)\}|\s+([^\s\\{}]+))")
+_COMMENT = re.compile(r"(?<!\\)%.*")
+_SECTION = re.compile(r"\\(section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*\{")
+_ABSTRACT = re.compile(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", re.S)
+_DOCUMENT = re.compile(r"\\begin\{document\}(.*?)(?:\\end\{document\}|\Z)", re.S)
+#: Commands (and their first argument) that hold no text of the paper.
+_NOT_PROSE = (
+    "bibliographystyle",
+    "bibliography",
+    "setlength",
+    "addtolength",
+    "setcounter",
+    "vspace\\*?",
+    "hspace\\*?",
+    "pagestyle",
+    "thispagestyle",
+    "newcommand",
+    "renewcommand",
+    "newtheorem",
+    "graphicspath",
+)
+_DISPLAY_MATH = re.compile(r"^\s*(\\begin\{(equation|align|gather|multline|eqnarray)|\\\[|\$\$)")
+
+
+def is_latex(path: Path) -> bool:
+    """Whether ``path`` is given as LaTeX: a .tex file, a folder of them, or a tarball."""
+    if path.is_dir():
+        return any(path.rglob("*.tex"))
+    name = path.name.lower()
+    return name.endswith(".tex") or name.endswith(TARBALL_SUFFIXES)
+
+
+def read_latex(path: Path) -> PaperDocument:
+    """The paper in ``path`` (a .tex file, a source folder or a tarball); `UserError`
+    names ``path`` when no main file can be found or read."""
+    with _unpacked(path) as root:
+        main = path if path.is_file() and path.suffix.lower() == ".tex" else _main_file(root, path)
+        source = _expand_inputs(_read_tex(main, shown=path), main.parent, shown=path)
+    return latex_document(source, shown=path)
+
+
+def latex_document(source: str, *, shown: Path) -> PaperDocument:
+    """The title, authors, abstract and sections of a whole LaTeX document's text."""
+    title = _command_argument(source, "title")
+    authors = _command_argument(source, "author")
+    abstract_match = _ABSTRACT.search(source)
+    body_match = _DOCUMENT.search(source)
+    body = body_match.group(1) if body_match else source
+    body = _ABSTRACT.sub("", body)
+    body = re.sub(r"\\maketitle\b", "", body)
+    # Commands whose arguments are never prose (they would read as stray words).
+    body = _drop_commands(body, _NOT_PROSE)
+    body = re.sub(r"\\begin\{(CJK\*?)\}(\{[^}]*\})*", "", body)
+    body = re.sub(r"\\end\{CJK\*?\}", "", body)
+    for name in ("title", "author"):
+        argument_span = _command_span(body, name)
+        if argument_span is not None:
+            body = body[: argument_span[0]] + body[argument_span[1] :]
+    try:
+        sections = [(heading, _to_text(text)) for heading, text in _sections(body)]
+        document = PaperDocument(
+            title=clean_title(_inline_text(title)),
+            authors=_inline_text(authors),
+            abstract=_to_text(abstract_match.group(1)) if abstract_match else "",
+            sections=[(heading, text) for heading, text in sections if text or heading],
+        )
+    except Exception as error:  # pylatexenc is tolerant; anything left is a broken source
+        raise UserError(
+            f"cannot read this LaTeX source ({type(error).__name__}: {error})",
+            file=shown,
+            hint="Check that it compiles, or give the paper as a PDF or Markdown.",
+        ) from None
+    if not document.sections and not document.abstract:
+        raise UserError(
+            "this LaTeX source has no text (no body between \\begin{document} and \\end{document})",
+            file=shown,
+            hint="Give the paper's main .tex file or its whole source folder.",
+        )
+    return document
+
+
+@contextmanager
+def _unpacked(path: Path) -> Iterator[Path]:
+    """The folder holding the source: ``path`` itself, its folder, or an unpacked tarball."""
+    if path.is_dir():
+        yield path
+        return
+    if not path.is_file():
+        raise UserError("no such file or folder", file=path, hint="Give the paper's path.")
+    if path.suffix.lower() == ".tex":
+        yield path.parent
+        return
+    with tempfile.TemporaryDirectory(prefix="lmr-author-latex-") as scratch:
+        root = Path(scratch)
+        if tarfile.is_tarfile(path):
+            _extract_tarball(path, root)
+        else:  # arXiv serves a single-file source as a gzipped .tex
+            try:
+                with gzip.open(path) as handle:
+                    data = handle.read(_MAX_SOURCE_BYTES + 1)
+            except (OSError, EOFError) as error:
+                raise UserError(
+                    f"cannot unpack this file as a LaTeX source tarball ({error})",
+                    file=path,
+                    hint="Give a .tar.gz of the paper's source, its folder or its main .tex file.",
+                ) from None
+            (root / "main.tex").write_bytes(data[:_MAX_SOURCE_BYTES])
+        yield root
+
+
+def _extract_tarball(path: Path, root: Path) -> None:
+    try:
+        with tarfile.open(path) as tar:
+            members = [m for m in tar.getmembers() if m.isfile() or m.isdir()]
+            if sum(m.size for m in members) > _MAX_SOURCE_BYTES:
+                raise UserError(
+                    "this source tarball unpacks to more than 50 MB",
+                    file=path,
+                    hint="Give the paper's main .tex file or a folder with its sources.",
+                )
+            # The "data" filter refuses absolute paths, '..', links out and devices.
+            tar.extractall(root, members=members, filter="data")
+    except (tarfile.TarError, OSError, EOFError) as error:
+        raise UserError(
+            f"cannot unpack this LaTeX source tarball ({error})",
+            file=path,
+            hint="Give the paper's source folder or its main .tex file instead.",
+        ) from None
+
+
+def _main_file(root: Path, shown: Path) -> Path:
+    candidates = []
+    for tex in sorted(root.rglob("*.tex")):
+        text = _read_tex(tex, shown=shown)
+        if "\\documentclass" in text and "\\begin{document}" in text:
+            candidates.append(tex)
+    if not candidates:
+        raise UserError(
+            "no main LaTeX file here (none has \\documentclass and \\begin{document})",
+            file=shown,
+            hint="Give the paper's main .tex file, or the folder or tarball of its source.",
+        )
+    preferred = ("main.tex", "paper.tex", "ms.tex", "arxiv.tex")
+    for name in preferred:
+        for tex in candidates:
+            if tex.name.lower() == name:
+                return tex
+    # Otherwise the biggest: a template or a response letter is shorter than the paper.
+    return max(candidates, key=lambda tex: (tex.stat().st_size, -len(tex.parts)))
+
+
+def _read_tex(path: Path, *, shown: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UserError(
+            f"cannot read the LaTeX file {path.name} ({error.strerror or error})",
+            file=shown,
+            hint="Check that the paper's source is complete and readable.",
+        ) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # inputenc's other common encoding; never fails
+    return _strip_comments(text)
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(_COMMENT.sub("", line) for line in text.splitlines())
+
+
+def _expand_inputs(text: str, folder: Path, *, shown: Path, depth: int = 0) -> str:
+    """``text`` with every \\input / \\include replaced by its file (inside ``folder``)."""
+    if depth > _MAX_INPUT_DEPTH:
+        return text
+    root = folder.resolve()
+
+    def replace(match: re.Match[str]) -> str:
+        name = (match.group(1) or match.group(2) or "").strip()
+        if not name:
+            return ""
+        target = (folder / name).resolve()
+        if not target.is_file() and target.suffix != ".tex":
+            target = target.with_name(target.name + ".tex")
+        if not target.is_file() or not target.is_relative_to(root):
+            return ""  # a missing part (or one outside the source) is left out, as TeX warns
+        return _expand_inputs(_read_tex(target, shown=shown), folder, shown=shown, depth=depth + 1)
+
+    return _INPUT.sub(replace, text)
+
+
+def _balanced(text: str, start: int) -> int:
+    """The index just past the brace group that opens at ``text[start]`` ('{')."""
+    depth = 0
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2  # an escaped character: \{ and \} are no braces
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return len(text)
+
+
+def _drop_commands(latex: str, names: tuple[str, ...]) -> str:
+    """``latex`` without the commands ``names`` and their (first) argument."""
+    pattern = re.compile(r"\\(?:" + "|".join(names) + r")\s*\{")
+    while (match := pattern.search(latex)) is not None:
+        latex = latex[: match.start()] + latex[_balanced(latex, match.end() - 1) :]
+    return latex
+
+
+def _command_span(text: str, name: str) -> tuple[int, int] | None:
+    match = re.search(rf"\\{name}\s*(?:\[[^\]]*\])?\s*\{{", text)
+    if match is None:
+        return None
+    return match.start(), _balanced(text, match.end() - 1)
+
+
+def _command_argument(text: str, name: str) -> str:
+    span = _command_span(text, name)
+    if span is None:
+        return ""
+    whole = text[span[0] : span[1]]
+    return whole[whole.index("{") + 1 : -1]
+
+
+def _sections(body: str) -> Iterator[tuple[str, str]]:
+    """(numbered heading, LaTeX text) of each section; the text before the first too."""
+    counters = [0, 0, 0]
+    appendix_at = body.find("\\appendix")
+    position = 0
+    heading = ""
+    appendix_started = False
+    for match in _SECTION.finditer(body):
+        yield heading, body[position : match.start()]
+        end = _balanced(body, match.end() - 1)
+        title = _inline_text(body[match.end() : end - 1])
+        level = ("section", "subsection", "subsubsection").index(match.group(1))
+        in_appendix = 0 <= appendix_at < match.start()
+        if in_appendix and not appendix_started:
+            appendix_started, counters = True, [0, 0, 0]  # appendices count A, B, ...
+        if match.group(2):  # starred: not numbered
+            heading = title
+        else:
+            counters[level] += 1
+            counters[level + 1 :] = [0] * (2 - level)
+            first = counters[0]
+            label = chr(ord("A") + first - 1) if in_appendix and first <= 26 else str(first)
+            number = ".".join([label, *(str(c) for c in counters[1 : level + 1])])
+            heading = f"{number} {title}"
+        position = end
+    yield heading, body[position:]
+
+
+def _converter() -> Any:
+    from pylatexenc import latex2text, macrospec
+
+    def keys(node: Any) -> str:
+        text = node.nodeargd.argnlist[-1].latex_verbatim() if node.nodeargd else ""
+        return text.strip("{}")
+
+    db = latex2text.get_default_latex_context_db()
+    db.add_context_category(
+        "lmr-author",
+        prepend=True,
+        macros=[
+            latex2text.MacroTextSpec(name, simplify_repl=lambda n: f"[{keys(n)}]")
+            for name in ("cite", "citep", "citet", "citealp", "citeauthor")
+        ]
+        + [
+            latex2text.MacroTextSpec(name, simplify_repl=lambda n: f"({keys(n)})")
+            for name in ("ref", "eqref", "autoref", "cref", "Cref")
+        ]
+        + [
+            latex2text.MacroTextSpec("label", discard=True),
+            latex2text.MacroTextSpec("includegraphics", discard=True),
+        ],
+    )
+    for name in ("citep", "citet", "citealp", "citeauthor", "autoref", "cref", "Cref"):
+        if db.get_macro_spec(name).macroname != name:  # unknown to the parser: one argument
+            db.add_context_category(
+                f"lmr-author-{name}",
+                prepend=True,
+                macros=[macrospec.MacroSpec(name, "*[[{")],
+            )
+    return latex2text.LatexNodes2Text(
+        latex_context=db, math_mode="verbatim", strict_latex_spaces=True
+    )
+
+
+_CONVERTER: Any = None
+
+
+def _to_text(latex: str) -> str:
+    """Plain text of a LaTeX fragment; a display equation is its own paragraph."""
+    global _CONVERTER
+    if _CONVERTER is None:
+        _CONVERTER = _converter()
+    text = _CONVERTER.latex_to_text(latex)
+    paragraphs = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = paragraph.strip()
+        if not paragraph:
+            continue
+        if _DISPLAY_MATH.match(paragraph) and not paragraph.startswith(EQUATION_MARKER):
+            paragraph = f"{EQUATION_MARKER} {paragraph}"
+        paragraphs.append(paragraph)
+    return "\n\n".join(paragraphs)
+
+
+def _inline_text(latex: str) -> str:
+    """One line of text: a title or author list (\\thanks and \\footnote dropped)."""
+    latex = _drop_commands(latex, ("thanks", "footnote"))
+    latex = re.sub(r"\\\\(\[[^\]]*\])?", " ", latex)
+    latex = re.sub(r"\\and\b", ", ", latex)
+    text = " ".join(_to_text(latex).replace(EQUATION_MARKER, "").split())
+    return re.sub(r"\s+,", ",", text).strip(" ,")
