@@ -13,19 +13,17 @@ suggestions, on the published benchmark and on a held-out manifest.
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.authoring.suggest.code_facts import FunctionFacts, scan_repository
+from lmr_author.authoring.suggest.code_facts import scan_repository
 from lmr_author.authoring.suggest.paper_text import (
     Passage,
     paper_passages,
     paper_profile,
     read_paper,
 )
-from lmr_author.authoring.suggest.rank import K1, B, Scored, score_functions
+from lmr_author.authoring.suggest.rank import Scored, score_functions
 from lmr_author.authoring.suggest.words import words
 
 __all__ = [
@@ -67,13 +65,14 @@ def suggest_goals(
         return []
     repo = scan_repository(Path(repo_dir), paper.terms)
     ranked = [s for s in score_functions(repo, paper) if s.score > 0][:limit]
-    matcher = _PassageMatcher(paper.passages)
-    return [_suggestion(scored, matcher) for scored in ranked]
+    return [_suggestion(scored) for scored in ranked]
 
 
-def _suggestion(scored: Scored, matcher: _PassageMatcher) -> GoalSuggestion:
+def _suggestion(scored: Scored) -> GoalSuggestion:
     function = scored.function
-    passage, terms = matcher.best(function)
+    match = scored.match
+    passage = match.passage if match else None
+    terms = match.terms if match else []
     return GoalSuggestion(
         goal_file=function.file,
         goal_function=function.name,
@@ -86,40 +85,3 @@ def _suggestion(scored: Scored, matcher: _PassageMatcher) -> GoalSuggestion:
         section=passage.section if passage else "",
         copies=list(scored.copies),
     )
-
-
-class _PassageMatcher:
-    """BM25 of a function's words against every passage, through an inverted index."""
-
-    def __init__(self, passages: list[Passage]) -> None:
-        self.passages = passages
-        documents = [Counter(words(p.text)) for p in passages]
-        self.lengths = [sum(d.values()) for d in documents]
-        self.average = sum(self.lengths) / len(self.lengths) or 1.0
-        self.postings: dict[str, list[tuple[int, int]]] = {}
-        for index, document in enumerate(documents):
-            for word, count in document.items():
-                self.postings.setdefault(word, []).append((index, count))
-
-    def best(self, function: FunctionFacts) -> tuple[Passage | None, list[str]]:
-        query: Counter[str] = Counter({w: min(c, 3) for w, c in function.bag.items()})
-        for word in function.name_words + function.class_words:
-            query[word] = 3
-        total = len(self.passages)
-        scores: dict[int, float] = {}
-        matched: dict[int, list[tuple[float, str]]] = {}
-        for word, weight in query.items():
-            postings = self.postings.get(word)
-            if not postings:
-                continue
-            idf = math.log(1 + (total - len(postings) + 0.5) / (len(postings) + 0.5))
-            for index, tf in postings:
-                norm = K1 * (1 - B + B * self.lengths[index] / self.average)
-                value = idf * tf * (K1 + 1) / (tf + norm) * weight
-                scores[index] = scores.get(index, 0.0) + value
-                matched.setdefault(index, []).append((value, word))
-        if not scores:
-            return None, []
-        best = max(scores, key=lambda i: (scores[i] * self.passages[i].weight, -i))
-        terms = [w for _, w in sorted(matched[best], reverse=True)[:5]]
-        return self.passages[best], terms

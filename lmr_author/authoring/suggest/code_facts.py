@@ -2,7 +2,7 @@
 
 Two passes keep a million-line repository fast. The first reads every Python file with
 regular expressions only: how often each identifier is used, and whether the file is a
-test, part of a copied library, a figure script or an entry point. The second parses
+test, part of a copied library or a figure script. The second parses
 with ``ast`` the files that can hold the goal: all of them in a research-sized
 repository, else those whose words match the paper best, up to `PARSE_BUDGET_LINES`.
 A function's words come from its source text (identifiers and comments count once,
@@ -26,14 +26,13 @@ from pathlib import Path
 from lmr_author.authoring.suggest.conventions import FIGURE_DIRS, TEST_DIRS, VENDORED_DIRS
 from lmr_author.authoring.suggest.words import name_sequence, token_words, words
 
-PARSE_BUDGET_LINES = 150_000
+PARSE_BUDGET_LINES = 100_000
 _MAX_FILE_BYTES = 2_000_000  # generated tables, not code anyone masks
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRING = re.compile(
     r'"""[\s\S]*?"""|' r"'''[\s\S]*?'''|" r'"(?:\\.|[^"\\\n])*"|' r"'(?:\\.|[^'\\\n])*'"
 )
 _COMMENT = re.compile(r"#[^\n]*")
-_MAIN_GUARD = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]""", re.MULTILINE)
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 # Libraries research repositories copy in whole: their code is not the paper's.
 _VENDORED_MIN_FILES = 40
@@ -51,7 +50,6 @@ class SourceFile:
     identifiers: Counter[str]
     is_vendored: bool = False
     is_figure: bool = False
-    is_entry: bool = False
 
 
 @dataclass
@@ -89,11 +87,11 @@ def scan_repository(root: Path, terms: Mapping[str, float]) -> Repository:
     for source in sources:
         uses.update(source.identifiers)
         files_using.update(source.identifiers.keys())
-    functions: list[FunctionFacts] = []
+    repo = Repository(sources, [], uses, files_using)
     with _gc_paused():
         for source in _files_to_parse(sources, terms, files_using):
-            functions.extend(_functions_of(source))
-    return Repository(sources, functions, uses, files_using)
+            _add_functions(repo, source)
+    return repo
 
 
 def python_sources(root: Path) -> list[SourceFile]:
@@ -119,7 +117,6 @@ def python_sources(root: Path) -> list[SourceFile]:
                 lines=text.count("\n") + 1,
                 identifiers=Counter(_IDENTIFIER.findall(text)),
                 is_figure=bool(folders & FIGURE_DIRS),
-                is_entry=bool(_MAIN_GUARD.search(text)),
             )
         )
     _mark_vendored(found)
@@ -179,14 +176,15 @@ def _files_to_parse(
     return chosen
 
 
-def _functions_of(source: SourceFile) -> list[FunctionFacts]:
+def _add_functions(repo: Repository, source: SourceFile) -> None:
+    """The functions of one file (no dunder method but ``__call__``)."""
     try:
         tree = ast.parse(source.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        return
     lines = source.text.splitlines()
     file_words = tuple(words(source.rel.rsplit("/", 1)[-1].removesuffix(".py")))
-    found: list[FunctionFacts] = []
+    found = repo.functions
 
     def visit(nodes: list[ast.stmt], owner: str, bases: tuple[str, ...]) -> None:
         for node in nodes:
@@ -202,7 +200,6 @@ def _functions_of(source: SourceFile) -> list[FunctionFacts]:
                 visit(_blocks(node), owner, bases)  # definitions under a guard
 
     visit(tree.body, "", ())
-    return found
 
 
 def _blocks(node: ast.If | ast.Try | ast.With) -> list[ast.stmt]:

@@ -146,8 +146,10 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
-def paper_passages(pages: dict[str, str], *, lines_per_passage: int = 8) -> list[Passage]:
-    """Passages of the paper (a few lines each, never across a section heading)."""
+def paper_passages(
+    pages: dict[str, str], *, lines_per_passage: int = 8, chars_per_passage: int = 700
+) -> list[Passage]:
+    """Passages of the paper (a paragraph or a few lines each, never across a heading)."""
     passages: list[Passage] = []
     state = _Sections()
     for page in sorted(pages, key=lambda p: int(p) if p.isdigit() else 0):
@@ -160,7 +162,8 @@ def paper_passages(pages: dict[str, str], *, lines_per_passage: int = 8) -> list
                 continue
             following = lines[index + 1] if index + 1 < len(lines) else ""
             heading, level, used_next = state.heading(line, following)
-            if heading is not None or not line.strip() or len(chunk) >= lines_per_passage:
+            full = len(chunk) >= lines_per_passage or sum(map(len, chunk)) >= chars_per_passage
+            if heading is not None or not line.strip() or full:
                 _flush(passages, chunk, page, state)
             if heading is not None:
                 state.enter(heading, level)

@@ -38,11 +38,13 @@ from lmr_author.authoring.suggest.conventions import (
     SETUP_WORDS,
 )
 from lmr_author.authoring.suggest.paper_text import PaperProfile
+from lmr_author.authoring.suggest.passages import PassageMatch, PassageMatcher
 from lmr_author.authoring.suggest.words import name_sequence
 
-K1 = 1.2
+K1 = 1.2  # BM25
 B = 0.75
 ROLE_BONUS = 1.3
+PASSAGE_SHARE = 0.5
 # The method a framework calls on its subclasses: what a module, an optimizer or a
 # layer computes.
 _IMPLICITLY_CALLED = frozenset(FRAMEWORK_ENTRIES)
@@ -60,6 +62,7 @@ class Scored:
     role: float
     prior: float
     terms: tuple[str, ...]
+    match: PassageMatch | None = None
     copies: tuple[str, ...] = ()  # files that define the same function again
 
 
@@ -76,15 +79,18 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
     idf = {
         word: math.log(1 + total / (1 + frequency[word])) for word in paper.terms if frequency[word]
     }
+    matcher = PassageMatcher(paper.passages)
     scored = []
     for function in functions:
         lexical, contributions = _paper_words(function, paper, idf, average)
         names = _paper_names(function, paper, idf) + _paper_phrases(function, paper)
         role = _role(function)
         prior = _prior(function, repo)
-        score = (lexical + names) * role * prior
+        match = matcher.best(function)
+        passage = match.score if match else 0.0
+        score = (lexical + names) ** (1 - PASSAGE_SHARE) * passage**PASSAGE_SHARE * role * prior
         top = tuple(t for _, t in sorted(contributions, reverse=True)[:5])
-        scored.append(Scored(function, score, lexical, names, role, prior, top))
+        scored.append(Scored(function, score, lexical, names, role, prior, top, match))
     scored.sort(key=lambda s: (-s.score, s.function.file, s.function.line))
     return _collapse_copies(scored, repo)
 

@@ -36,6 +36,8 @@ def token_words(token: str) -> tuple[str, ...]:
         whole = stem(piece.lower())
         if _keep(whole):
             found.append(whole)
+        if piece.islower() or piece[1:].islower() or piece.isupper():
+            continue  # one word: "loss", "Loss", "KL"
         parts = [p.lower() for p in _PART.findall(piece)]
         if len(parts) > 1:
             found.extend(stem(p) for p in parts if _keep(p))
