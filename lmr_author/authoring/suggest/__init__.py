@@ -2,10 +2,10 @@
 
 The paper (`paper_text`) gives passages under their sections, the salience of its words
 in its method text, and the names it gives; the code (`code_facts`) gives each
-function's names, words, size and uses; `rank` scores them. Each suggestion says why:
-the paper words it carries most, and the passage of the paper it matches best (BM25,
-method sections, equations and algorithm boxes weighted up). The annotator still
-chooses.
+function's names, words, size and uses; `passages` finds the passage each function
+implements best; `rank` scores them; `conventions` holds the word lists of papers and
+research code they rely on. Each suggestion says why: the words it shares with the
+passage it matches best, and where that passage is. The annotator still chooses.
 
 ``benchmarks/bench_suggest.py`` measures how often the goal is among the first
 suggestions, on the published benchmark and on a held-out manifest.

@@ -2,9 +2,9 @@
 
 Two passes keep a million-line repository fast. The first reads every Python file with
 regular expressions only: how often each identifier is used, and whether the file is a
-test, part of a copied library or a figure script. The second parses
-with ``ast`` the files that can hold the goal: all of them in a research-sized
-repository, else those whose words match the paper best, up to `PARSE_BUDGET_LINES`.
+test, part of a copied library or a figure script. The second parses with ``ast`` the
+files that can hold the goal: all of them in a research-sized repository, else those
+whose identifiers match the paper best, up to `PARSE_BUDGET_LINES`.
 A function's words come from its source text (identifiers and comments count once,
 words of strings half: prompts and messages say less about the method than names).
 Tests (a new task has none yet) are never evidence.
@@ -34,9 +34,7 @@ _STRING = re.compile(
 )
 _COMMENT = re.compile(r"#[^\n]*")
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
-# Libraries research repositories copy in whole: their code is not the paper's.
-_VENDORED_MIN_FILES = 40
-# Folders of figures and plots: the paper's pictures, not its method.
+_VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
 _KEPT_DUNDERS = frozenset({"__call__"})
 
 

@@ -76,11 +76,6 @@ _LATEX_GREEK = re.compile(
 )
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?")
 _LATEX_TITLE = re.compile(r"\\title\*?\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
-# Words every paper uses and that say nothing about its method.
-
-
-# Names of the field that many papers write and few introduce: models, model families,
-# benchmarks and tools. A paper that introduces one of them says it in its title.
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The score of each function: how much of the paper's vocabulary it carries, whether its
-names are the names the paper gives, and what research code's conventions say of it.
+names are the names the paper gives, which passage it implements, and what research
+code's conventions say of it.
 
-score = (paper words + paper names) x role x priors, where
+score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, where
 
 * paper words: the function's words (name, class and file weighted up; body, docstring
   and comments saturating as in BM25), each weighted by its salience in the paper's
@@ -9,6 +10,8 @@ score = (paper words + paper names) x role x priors, where
 * paper names: words of the names the paper gives (SimPO, InfoNCE, its title) found in
   the function's, its class's or its file's name, and word pairs of its name that the
   paper writes too (``relation_group``);
+* best passage: the BM25 match of the passage it implements best (`passages`), so that
+  a function carrying one described step beats one that mentions everything once;
 * role: names research code gives its core computations (``*_loss``, ``forward`` of a
   module, ``step`` of an optimizer, ``score``);
 * priors: tiny or very long functions, copies of libraries, functions nothing uses, and
@@ -44,13 +47,9 @@ from lmr_author.authoring.suggest.words import name_sequence
 K1 = 1.2  # BM25
 B = 0.75
 ROLE_BONUS = 1.3
-PASSAGE_SHARE = 0.5
-# The method a framework calls on its subclasses: what a module, an optimizer or a
-# layer computes.
-_IMPLICITLY_CALLED = frozenset(FRAMEWORK_ENTRIES)
-# What scripts are made of around the method: parsing options, plotting, saving.
-# Helpers that name things (paths, keys, strings) rather than compute them.
-_TYPICAL_LINES = 40
+PASSAGE_SHARE = 0.5  # the exponent of the best passage; the paper's words get the rest
+_IMPLICITLY_CALLED = frozenset(FRAMEWORK_ENTRIES)  # used through their class
+_TYPICAL_LINES = 40  # longer functions lose a little (sqrt), shorter ones nothing
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,7 @@ def _paper_words(
         body = tf * (K1 + 1) / (tf + norm) if tf else 0.0
         value = paper.terms[word] * weight * (body + fields.get(word, 0.0))
         contributions.append((value, word))
-    return sum(v for v, _ in contributions) / 10, contributions
+    return sum(v for v, _ in contributions) / 10, contributions  # /10: the names' scale
 
 
 def _paper_names(function: FunctionFacts, paper: PaperProfile, idf: dict[str, float]) -> float:
