@@ -1,25 +1,35 @@
-"""Goal suggestions: the sample tasks' goal functions rank at the top, with a reason."""
+"""Goal suggestions: the sample tasks' goal functions rank at the top, with a reason; the
+code's conventions (tests, copied libraries, copies, scripts, optimizers) weigh as they
+should."""
 
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
 
-from lmr_author.authoring.suggest import paper_passages, suggest_goals, words
+from lmr_author.authoring.suggest import code_facts, suggest_goals, words
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted(p for p in (ROOT / "benchmark").glob("0*") if p.is_dir())
 
 
 def test_identifiers_split_into_words() -> None:
-    assert words("robustScore_v2 of the HTTPServer losses") == [
+    assert words("robustScore_v2 of the HTTPServer losses SimPOTrainer") == [
+        "robustscore",
         "robust",
         "score",
+        "httpserver",
         "http",
         "server",
-        "losse",
+        "loss",
+        "simpotrainer",
+        "sim",
+        "trainer",
+        "simpo",
+        "potrainer",
     ]
 
 
@@ -39,7 +49,190 @@ def test_goal_functions_of_the_samples_are_in_the_top_three(task_dir: Path) -> N
     assert top.why().startswith("matches ")
 
 
-def test_method_sections_and_equations_weigh_more() -> None:
-    pages = {"1": "1 Introduction\nWe study losses.\n\n3 Method\nThe loss is L = -log p (1)"}
-    weights = {p.section: p.weight for p in paper_passages(pages)}
-    assert weights["Method"] > weights["Introduction"]
+PAPER = {
+    "1": "Contrastive Margins for Preference Optimization\nAbstract\n"
+    "We propose MarginPO, a margin loss for preference optimization.\n",
+    "2": "3\nMethod\nThe MarginPO loss of a chosen and a rejected response is\n"
+    "L = -log sigmoid(beta (logp_chosen - logp_rejected) - gamma) (2)\n"
+    "where beta scales the log-probability margin and gamma is a target margin.\n",
+}
+LOSS = """
+import torch.nn.functional as F
+
+
+def marginpo_loss(logp_chosen, logp_rejected, beta, gamma):
+    \"\"\"The MarginPO loss: a logistic loss on the log-probability margin.\"\"\"
+    margin = beta * (logp_chosen - logp_rejected) - gamma
+    losses = -F.logsigmoid(margin)
+    return losses.mean()
+"""
+SCRIPT = """
+import argparse
+from losses import marginpo_loss
+
+
+def parse_args():
+    parser = argparse.ArgumentParser("MarginPO preference optimization")
+    parser.add_argument("--beta", type=float, help="beta of the MarginPO loss margin")
+    parser.add_argument("--gamma", type=float, help="gamma, the target margin")
+    parser.add_argument("--chosen", help="logp of the chosen response")
+    parser.add_argument("--rejected", help="logp of the rejected response")
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args()
+    print(marginpo_loss(args.chosen, args.rejected, args.beta, args.gamma))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _repo(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def _found(suggestions: list) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+    return [(s.goal_file, s.goal_function) for s in suggestions]
+
+
+def test_the_loss_ranks_above_the_script_that_runs_it(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"losses.py": LOSS, "train.py": SCRIPT})
+    found = _found(suggest_goals(repo, PAPER))
+    assert found[0] == ("losses.py", "marginpo_loss")
+    assert found.index(("train.py", "parse_args")) > 0
+
+
+def test_a_script_s_main_ranks_below_the_function_it_runs_even_with_more_paper_words(
+    tmp_path: Path,
+) -> None:
+    from lmr_author.authoring.suggest.code_facts import scan_repository
+    from lmr_author.authoring.suggest.paper_text import paper_profile
+    from lmr_author.authoring.suggest.rank import score_functions
+
+    loss = LOSS.replace("marginpo_loss", "pair_value").replace("MarginPO ", "")
+    inlined = (
+        "    # MarginPO preference optimization: log-probability margin of the responses\n"
+        "    logp_chosen, logp_rejected = float(args.chosen), float(args.rejected)\n"
+        "    margin = args.beta * (logp_chosen - logp_rejected) - args.gamma\n"
+        "    print('MarginPO margin', margin, 'beta', args.beta, 'gamma', args.gamma)\n"
+    )
+    script = SCRIPT.replace("marginpo_loss", "pair_value").replace(
+        "    args = parse_args()\n", "    args = parse_args()\n" + inlined
+    )
+    repo = _repo(tmp_path, {"losses.py": loss, "train.py": script})
+    paper = paper_profile(PAPER)
+    scored = {
+        s.function.name: s for s in score_functions(scan_repository(repo, paper.terms), paper)
+    }
+    main, objective = scored["main"], scored["pair_value"]
+    assert main.words + main.names > objective.words + objective.names
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("losses.py", "pair_value")]
+
+
+def test_tests_are_never_suggested(tmp_path: Path) -> None:
+    test = "from losses import marginpo_loss\n\ndef test_marginpo_loss_margin_beta_gamma():\n"
+    test += "    assert marginpo_loss(1.0, 0.0, 1.0, 0.0) > 0  # MarginPO loss margin\n"
+    repo = _repo(
+        tmp_path,
+        {"losses.py": LOSS, "tests/test_losses.py": test, "unit_test/unit_test_1.py": test},
+    )
+    files = {s.goal_file for s in suggest_goals(repo, PAPER, limit=100)}
+    assert files == {"losses.py"}
+
+
+def test_a_copied_library_ranks_below_the_repository_s_own_code(tmp_path: Path) -> None:
+    library = {
+        f"transformers/models/m{k}/loss.py": LOSS.replace("losses = -F", f"l{k} = -F")
+        for k in range(45)
+    }
+    own = LOSS.replace("marginpo_loss", "preference_loss")
+    repo = _repo(tmp_path, {**library, "method/losses.py": own})
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("method/losses.py", "preference_loss")]
+    # a package of the repository's own that happens to have a library's name is its own
+    small = {"peft/losses.py": own, "train.py": SCRIPT}
+    repo = _repo(tmp_path / "small", small)
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("peft/losses.py", "preference_loss")]
+
+
+def test_copies_of_a_function_are_one_suggestion_shown_at_the_original(tmp_path: Path) -> None:
+    files = {"losses.py": LOSS, **{f"experiments/e{k}/losses.py": LOSS for k in range(4)}}
+    repo = _repo(tmp_path, files)
+    [first] = suggest_goals(repo, PAPER, limit=1)
+    assert (first.goal_file, first.goal_function) == ("losses.py", "marginpo_loss")
+    assert sorted(first.copies) == [f"experiments/e{k}/losses.py" for k in range(4)]
+
+
+def test_an_optimizer_step_is_its_algorithm(tmp_path: Path) -> None:
+    optimizer = """
+    import torch
+    from torch.optim.optimizer import Optimizer
+
+
+    class Lion(Optimizer):
+        def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
+            super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
+
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    grad = p.grad
+                    exp_avg = self.state[p].setdefault("exp_avg", torch.zeros_like(p))
+                    beta1, beta2 = group["betas"]
+                    update = exp_avg * beta1 + grad * (1 - beta1)
+                    p.add_(torch.sign(update), alpha=-group["lr"])
+                    exp_avg.mul_(beta2).add_(grad, alpha=1 - beta2)
+
+
+    def momentum_sign_update(momentum, grad, beta1, beta2):
+        \"\"\"Lion's sign of the interpolated momentum, for plots of the update.\"\"\"
+        interpolated = momentum * beta1 + grad * (1 - beta1)
+        update = torch.sign(interpolated)
+        momentum = momentum * beta2 + grad * (1 - beta2)
+        norm = update.abs().mean()
+        print("Lion update norm", norm)
+        return update, momentum
+    """
+    paper = {
+        "1": "Symbolic Discovery of Optimization Algorithms\n2\nMethod\n"
+        "Lion tracks only momentum and takes the sign of the update (1):\n"
+        "update = sign(beta1 m + (1 - beta1) g); m = beta2 m + (1 - beta2) g. "
+        "The learning rate of Lion is smaller than AdamW's, the weight decay larger.\n"
+        "We call the discovered optimizer Lion, and Lion needs less memory than AdamW.\n"
+    }
+    repo = _repo(tmp_path, {"lion.py": optimizer})
+    assert _found(suggest_goals(repo, paper, limit=1)) == [("lion.py", "step")]
+
+
+def test_a_big_repository_parses_only_the_files_that_match_the_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filler = "def helper_{k}(rows):\n    return [row.strip() for row in rows]\n" * 20
+    files = {f"vendor_tools/t{k}.py": filler.replace("{k}", str(k)) for k in range(30)}
+    repo = _repo(tmp_path, {**files, "losses.py": LOSS})
+    monkeypatch.setattr(code_facts, "PARSE_BUDGET_LINES", 15)
+    scanned = code_facts.scan_repository(repo, {"marginpo": 3.0, "margin": 2.0, "loss": 1.0})
+    assert {f.file for f in scanned.functions} == {"losses.py"}
+    assert len(scanned.files) == 31
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("losses.py", "marginpo_loss")]
+
+
+def test_suggestions_say_why(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"losses.py": LOSS})
+    [top] = suggest_goals(repo, PAPER, limit=1)
+    assert top.page == "2" and top.section == "Method"
+    assert "MarginPO loss" in top.passage
+    assert top.terms and set(top.terms) <= set(words(top.passage)) & set(words(LOSS))
+    assert top.why().startswith("matches ") and "page 2, Method" in top.why()
+
+
+def test_no_paper_text_or_no_code_means_no_suggestion(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"losses.py": LOSS})
+    assert suggest_goals(repo, {"1": ""}) == []
+    assert suggest_goals(_repo(tmp_path / "empty", {"README.md": "x"}), PAPER) == []

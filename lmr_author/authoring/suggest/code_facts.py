@@ -1,0 +1,278 @@
+"""What the code says about each function: its names, its words, its size and who uses it.
+
+Two passes keep a million-line repository fast. The first reads every Python file with
+regular expressions only: how often each identifier is used, and whether the file is a
+test, part of a copied library or a figure script. The second parses with ``ast`` the
+files that can hold the goal: all of them in a research-sized repository, else those
+whose identifiers match the paper best, up to `PARSE_BUDGET_LINES`.
+A function's words come from its source text (identifiers and comments count once,
+words of strings half: prompts and messages say less about the method than names).
+Tests (a new task has none yet) are never evidence.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import keyword
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lmr_author.authoring.suggest.conventions import FIGURE_DIRS, TEST_DIRS, VENDORED_DIRS
+from lmr_author.authoring.suggest.words import name_sequence, token_words, words
+
+PARSE_BUDGET_LINES = 100_000
+_MAX_FILE_BYTES = 2_000_000  # generated tables, not code anyone masks
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRING = re.compile(
+    r'"""[\s\S]*?"""|' r"'''[\s\S]*?'''|" r'"(?:\\.|[^"\\\n])*"|' r"'(?:\\.|[^'\\\n])*'"
+)
+_COMMENT = re.compile(r"#[^\n]*")
+_BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
+_VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
+_KEPT_DUNDERS = frozenset({"__call__"})
+
+
+@dataclass
+class SourceFile:
+    """One Python file as the first pass sees it."""
+
+    rel: str
+    text: str
+    lines: int
+    identifiers: Counter[str]
+    is_vendored: bool = False
+    is_figure: bool = False
+
+
+@dataclass
+class FunctionFacts:
+    """One function (or method) as the ranking sees it."""
+
+    file: str
+    name: str
+    class_name: str  # owner path: "Outer.Inner" for nested classes, "" at top level
+    line: int
+    lines: int  # lines of code: no blank line, comment or docstring
+    name_words: tuple[str, ...]
+    class_words: tuple[str, ...]
+    file_words: tuple[str, ...]
+    base_words: tuple[str, ...]  # of the class's bases (Module, Optimizer, Trainer)
+    sequence: tuple[str, ...]  # the class's and the function's name words, in order
+    bag: Counter[str] = field(default_factory=Counter)  # docstring, comments, body
+    is_vendored: bool = False
+    is_figure: bool = False
+
+
+@dataclass
+class Repository:
+    files: list[SourceFile]
+    functions: list[FunctionFacts]
+    uses: Counter[str]  # identifier -> occurrences in the whole repository
+    files_using: Counter[str]  # identifier -> files that hold it
+
+
+def scan_repository(root: Path, terms: Mapping[str, float]) -> Repository:
+    """Both passes: the functions of the files that can hold the goal."""
+    sources = python_sources(root)
+    uses: Counter[str] = Counter()
+    files_using: Counter[str] = Counter()
+    for source in sources:
+        uses.update(source.identifiers)
+        files_using.update(source.identifiers.keys())
+    repo = Repository(sources, [], uses, files_using)
+    with _gc_paused():
+        for source in _files_to_parse(sources, terms, files_using):
+            _add_functions(repo, source)
+    return repo
+
+
+def python_sources(root: Path) -> list[SourceFile]:
+    """The first pass: every Python file but the tests, with its identifiers."""
+    from lmr_author.cst.repository import python_files
+
+    found = []
+    for rel in python_files(root):
+        if _is_test(rel) or _BUILD_COPY.search(rel):
+            continue  # tests are no evidence; build/lib is setuptools' copy of the package
+        path = root / rel
+        try:
+            if path.is_symlink() or path.stat().st_size > _MAX_FILE_BYTES:
+                continue
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        folders = {p.lower() for p in rel.split("/")[:-1]}
+        found.append(
+            SourceFile(
+                rel=rel,
+                text=text,
+                lines=text.count("\n") + 1,
+                identifiers=Counter(_IDENTIFIER.findall(text)),
+                is_figure=bool(folders & FIGURE_DIRS),
+            )
+        )
+    _mark_vendored(found)
+    return found
+
+
+def _is_test(rel: str) -> bool:
+    parts = rel.split("/")
+    name = parts[-1]
+    return (
+        any(p.lower() in TEST_DIRS or p.startswith("unit_test") for p in parts[:-1])
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
+
+
+def _mark_vendored(sources: list[SourceFile]) -> None:
+    """Files under a folder named after a library that holds as many files as a copy of
+    it would (a repository's own small ``peft/`` package is its own code)."""
+    sizes: Counter[str] = Counter()
+    for source in sources:
+        parts = source.rel.split("/")[:-1]
+        for depth, part in enumerate(parts):
+            if part.lower() in VENDORED_DIRS:
+                sizes["/".join(parts[: depth + 1])] += 1
+    big = tuple(folder + "/" for folder, count in sizes.items() if count >= _VENDORED_MIN_FILES)
+    for source in sources:
+        source.is_vendored = bool(big) and source.rel.startswith(big)
+
+
+def _files_to_parse(
+    sources: list[SourceFile], terms: Mapping[str, float], files_using: Counter[str]
+) -> list[SourceFile]:
+    """All files, or in a big repository the ones whose identifiers match the paper best
+    (an identifier counts once per file, weighted by its paper words' salience and by
+    how few files use it)."""
+    if sum(s.lines for s in sources) <= PARSE_BUDGET_LINES:
+        return sources
+    total = len(sources)
+    weights = {}
+    for identifier, count in files_using.items():
+        salience = sum(terms.get(word, 0.0) for word in token_words(identifier))
+        if salience:
+            weights[identifier] = salience * math.log(1 + total / count)
+
+    def match(source: SourceFile) -> float:
+        found = source.identifiers.keys() & weights.keys()
+        score = sum(weights[identifier] for identifier in found)
+        return score / math.sqrt(max(source.lines, 50)) * (0.2 if source.is_vendored else 1.0)
+
+    chosen, budget = [], PARSE_BUDGET_LINES
+    for source in sorted(sources, key=match, reverse=True):
+        if source.lines <= budget:
+            chosen.append(source)
+            budget -= source.lines
+    return chosen
+
+
+def _add_functions(repo: Repository, source: SourceFile) -> None:
+    """The functions of one file (no dunder method but ``__call__``)."""
+    try:
+        tree = ast.parse(source.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    lines = source.text.splitlines()
+    file_words = tuple(words(source.rel.rsplit("/", 1)[-1].removesuffix(".py")))
+    found = repo.functions
+
+    def visit(nodes: list[ast.stmt], owner: str, bases: tuple[str, ...]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.ClassDef):
+                inner = f"{owner}.{node.name}" if owner else node.name
+                base_words = tuple(w for b in node.bases for w in words(ast.unparse(b)))
+                visit(node.body, inner, base_words)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if node.name.startswith("__") and node.name not in _KEPT_DUNDERS:
+                    continue
+                found.append(_facts(node, owner, bases, source, lines, file_words))
+            elif isinstance(node, ast.If | ast.Try | ast.With):
+                visit(_blocks(node), owner, bases)  # definitions under a guard
+
+    visit(tree.body, "", ())
+
+
+def _blocks(node: ast.If | ast.Try | ast.With) -> list[ast.stmt]:
+    body = list(node.body)
+    if isinstance(node, ast.If):
+        body += node.orelse
+    elif isinstance(node, ast.Try):
+        body += node.orelse + node.finalbody
+        for handler in node.handlers:
+            body += handler.body
+    return body
+
+
+def _facts(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    owner: str,
+    bases: tuple[str, ...],
+    source: SourceFile,
+    lines: list[str],
+    file_words: tuple[str, ...],
+) -> FunctionFacts:
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    span = lines[first - 1 : node.end_lineno or node.lineno]
+    bag, code_lines = _source_words("\n".join(span))
+    klass = owner.rsplit(".", 1)[-1]
+    return FunctionFacts(
+        file=source.rel,
+        name=node.name,
+        class_name=owner,
+        line=node.lineno,
+        lines=max(code_lines, 1),
+        name_words=token_words(node.name),
+        class_words=tuple(words(klass)),
+        file_words=file_words,
+        base_words=bases,
+        sequence=name_sequence(klass) + name_sequence(node.name),
+        bag=bag,
+        is_vendored=source.is_vendored,
+        is_figure=source.is_figure,
+    )
+
+
+def _source_words(text: str) -> tuple[Counter[str], int]:
+    """Words of a function's source (strings half), and its lines of code."""
+    bag: Counter[str] = Counter()
+    strings: Counter[str] = Counter()
+    pieces = []
+    position = 0
+    for match in _STRING.finditer(text):
+        pieces.append(text[position : match.start()])
+        strings.update(words(match.group()[:2000]))
+        position = match.end()
+        pieces.append("\n" * match.group().count("\n"))
+    pieces.append(text[position:])
+    code = "".join(pieces)
+    for comment in _COMMENT.findall(code):
+        bag.update(words(comment))
+    code = _COMMENT.sub("", code)
+    for token, count in Counter(_IDENTIFIER.findall(code)).items():
+        if not keyword.iskeyword(token):
+            for word in token_words(token):
+                bag[word] += count
+    for word, count in strings.items():
+        bag[word] += (count + 1) // 2
+    code_lines = sum(1 for line in code.splitlines() if line.strip())
+    return bag, code_lines
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """ast trees are many small objects: the cyclic collector only slows their making."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -1,0 +1,228 @@
+"""The score of each function: how much of the paper's vocabulary it carries, whether its
+names are the names the paper gives, which passage it implements, and what research
+code's conventions say of it.
+
+score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, where
+
+* paper words: the function's words (name, class and file weighted up; body, docstring
+  and comments saturating as in BM25), each weighted by its salience in the paper's
+  method text and by its rarity among the repository's functions;
+* paper names: words of the names the paper gives (SimPO, InfoNCE, its title) found in
+  the function's, its class's or its file's name, and word pairs of its name that the
+  paper writes too (``relation_group``);
+* best passage: the BM25 match of the passage it implements best (`passages`), so that
+  a function carrying one described step beats one that mentions everything once;
+* role: names research code gives its core computations (``*_loss``, ``forward`` of a
+  module, ``step`` of an optimizer, ``score``);
+* priors: tiny or very long functions, copies of libraries, functions nothing uses, and
+  what scripts are made of around the method (option parsing, plotting, loading,
+  setting up) weigh less.
+
+A function defined several times (a file copied into each experiment's folder) is one
+suggestion, at its best copy's rank, shown as its least nested copy (the original, as
+a rule) with the others listed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from lmr_author.authoring.suggest.code_facts import FunctionFacts, Repository
+from lmr_author.authoring.suggest.conventions import (
+    DRIVERS,
+    FRAMEWORK_ENTRIES,
+    IO_WORDS,
+    LOOPS,
+    NAMING_WORDS,
+    ROLE_WORDS,
+    SETUP_WORDS,
+)
+from lmr_author.authoring.suggest.paper_text import PaperProfile
+from lmr_author.authoring.suggest.passages import PassageMatch, PassageMatcher
+from lmr_author.authoring.suggest.words import name_sequence
+
+K1 = 1.2  # BM25
+B = 0.75
+ROLE_BONUS = 1.3
+PASSAGE_SHARE = 0.5  # the exponent of the best passage; the paper's words get the rest
+_IMPLICITLY_CALLED = frozenset(FRAMEWORK_ENTRIES)  # used through their class
+_TYPICAL_LINES = 40  # longer functions lose a little (sqrt), shorter ones nothing
+
+
+@dataclass(frozen=True)
+class Scored:
+    function: FunctionFacts
+    score: float
+    words: float
+    names: float
+    role: float
+    prior: float
+    terms: tuple[str, ...]
+    match: PassageMatch | None = None
+    copies: tuple[str, ...] = ()  # files that define the same function again
+
+
+def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
+    """Every parsed function of ``repo`` with its score, best first."""
+    functions = repo.functions
+    if not functions:
+        return []
+    frequency: Counter[str] = Counter()
+    for function in functions:
+        frequency.update(set(function.bag) | set(_name_fields(function)))
+    total = len(functions)
+    average = sum(sum(f.bag.values()) for f in functions) / total or 1.0
+    idf = {
+        word: math.log(1 + total / (1 + frequency[word])) for word in paper.terms if frequency[word]
+    }
+    matcher = PassageMatcher(paper.passages)
+    scored = []
+    for function in functions:
+        lexical, contributions = _paper_words(function, paper, idf, average)
+        names = _paper_names(function, paper, idf) + _paper_phrases(function, paper)
+        role = _role(function)
+        prior = _prior(function, repo)
+        match = matcher.best(function)
+        passage = match.score if match else 0.0
+        score = (lexical + names) ** (1 - PASSAGE_SHARE) * passage**PASSAGE_SHARE * role * prior
+        top = tuple(t for _, t in sorted(contributions, reverse=True)[:5])
+        scored.append(Scored(function, score, lexical, names, role, prior, top, match))
+    scored.sort(key=lambda s: (-s.score, s.function.file, s.function.line))
+    return _collapse_copies(scored, repo)
+
+
+def _name_fields(function: FunctionFacts) -> dict[str, float]:
+    """Words of the function's names with their weights (function 3, class 2, file 1)."""
+    fields: dict[str, float] = {}
+    for weight, names in ((1.0, function.file_words), (2.0, function.class_words)):
+        for word in names:
+            fields[word] = max(fields.get(word, 0.0), weight)
+    for word in function.name_words:
+        fields[word] = 3.0
+    return fields
+
+
+def _paper_words(
+    function: FunctionFacts, paper: PaperProfile, idf: dict[str, float], average: float
+) -> tuple[float, list[tuple[float, str]]]:
+    length = sum(function.bag.values())
+    norm = K1 * (1 - B + B * length / average)
+    fields = _name_fields(function)
+    contributions = []
+    for word in set(function.bag) | set(fields):
+        weight = idf.get(word)
+        if weight is None:
+            continue
+        tf = function.bag.get(word, 0)
+        body = tf * (K1 + 1) / (tf + norm) if tf else 0.0
+        value = paper.terms[word] * weight * (body + fields.get(word, 0.0))
+        contributions.append((value, word))
+    return sum(v for v, _ in contributions) / 10, contributions  # /10: the names' scale
+
+
+def _paper_names(function: FunctionFacts, paper: PaperProfile, idf: dict[str, float]) -> float:
+    """The best-matching name counts fully, the others a third: one name says enough."""
+    values = sorted(
+        (
+            paper.names[word] * weight * idf.get(word, 1.0) / 3
+            for word, weight in _name_fields(function).items()
+            if word in paper.names
+        ),
+        reverse=True,
+    )
+    return values[0] + sum(values[1:]) / 3 if values else 0.0
+
+
+def _paper_phrases(function: FunctionFacts, paper: PaperProfile) -> float:
+    """Names that say what the paper says in so many words (``relation_group``)."""
+    sequence = function.sequence
+    total = 0.0
+    for pair in itertools.pairwise(sequence):
+        total += paper.phrases.get(pair, 0.0) or paper.phrases.get(pair[::-1], 0.0) / 2
+    return total
+
+
+def _role(function: FunctionFacts) -> float:
+    bases = FRAMEWORK_ENTRIES.get(function.name)
+    if bases and bases & set(function.base_words):
+        # an optimizer's step is its algorithm; a module is one of many
+        return ROLE_BONUS * (ROLE_BONUS if function.name == "step" else 1.0)
+    if ROLE_WORDS & set(function.name_words):
+        return ROLE_BONUS
+    return 1.0
+
+
+def _prior(function: FunctionFacts, repo: Repository) -> float:
+    prior = 1.0
+    if function.lines <= 3:
+        prior *= 0.3
+    elif function.lines <= 6:
+        prior *= 0.85
+    elif function.lines > _TYPICAL_LINES:
+        prior *= math.sqrt(_TYPICAL_LINES / function.lines)
+    if function.is_vendored:
+        prior *= 0.2
+    if function.is_figure:
+        prior *= 0.5
+    used_as = function.name
+    if function.name in _IMPLICITLY_CALLED and function.class_name:
+        used_as = function.class_name.rsplit(".", 1)[-1]
+    if repo.uses[used_as] <= 1:
+        prior *= 0.7
+    if function.name.startswith("_") and not function.name.startswith("__"):
+        prior *= 0.9
+    name = function.name.lower()
+    first = set(name_sequence(function.name)[:1])
+    if name in DRIVERS or name.startswith("parse_arg"):
+        prior *= 0.4
+    elif name in LOOPS:
+        prior *= 0.7
+    if first & IO_WORDS:
+        prior *= 0.5
+    elif set(name_sequence(function.name)[-1:]) & NAMING_WORDS:
+        prior *= 0.6
+    elif first & SETUP_WORDS:
+        prior *= 0.8
+    return prior
+
+
+def _collapse_copies(scored: list[Scored], repo: Repository) -> list[Scored]:
+    """One entry per function and its copies (same name, class, words and size)."""
+    groups: dict[tuple[str, str], list[list[Scored]]] = {}
+    order: list[list[Scored]] = []
+    for item in scored:
+        key = (item.function.name, item.function.class_name.rsplit(".", 1)[-1])
+        for group in groups.setdefault(key, []):
+            if _same_words(group[0].function, item.function):
+                group.append(item)
+                break
+        else:
+            group = [item]
+            groups[key].append(group)
+            order.append(group)
+    collapsed = []
+    for group in order:
+        shown = min(group, key=lambda s: _copy_order(s.function, repo))
+        others = tuple(s.function.file for s in group if s is not shown)
+        collapsed.append(replace(shown, score=group[0].score, copies=others))
+    return collapsed
+
+
+def _copy_order(function: FunctionFacts, repo: Repository) -> tuple[int, bool, bool]:
+    """The original before its copies: least nested, importable, imported by others."""
+    module = function.file.rsplit("/", 1)[-1].removesuffix(".py")
+    return (
+        function.file.count("/"),
+        not module.isidentifier(),
+        repo.files_using[module] <= 1,
+    )
+
+
+def _same_words(first: FunctionFacts, second: FunctionFacts) -> bool:
+    """A copy, perhaps edited a little; not a second implementation of the same idea."""
+    a, b = set(first.bag), set(second.bag)
+    sizes = sorted((first.lines, second.lines))
+    return len(a & b) >= 0.9 * max(len(a | b), 1) and sizes[0] >= 0.8 * sizes[1]
