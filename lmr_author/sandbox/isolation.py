@@ -154,7 +154,18 @@ def plan(
             hidden.add(folder)
     for folder in {PurePosixPath(), goal.parent}:
         emptied.update(_test_files(impl.repo_dir, folder))
-    emptied.update(PurePosixPath(path) for path in test_reads if PurePosixPath(path) != goal)
+    for read in map(PurePosixPath, test_reads):
+        if read.parent.name == "__pycache__" and read.suffix == ".pyc":
+            read = read.parent.parent / f"{read.name.split('.')[0]}.py"  # its source
+        if read != goal:
+            emptied.add(read)
+    # A private module's cached bytecode holds its values too: its __pycache__ is private
+    # (the candidate's imports of other modules there compile their sources instead).
+    hidden.update(
+        path.parent / "__pycache__"
+        for path in emptied
+        if path.suffix == ".py" and not _under_any(path, hidden)
+    )
     return Isolation(
         goal_path=str(root / goal),
         class_name=impl.class_name,

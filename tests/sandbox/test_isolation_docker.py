@@ -183,3 +183,62 @@ def test_what_only_the_tests_read_is_private_to_them(
     results = eval_json(task.path.parent, systems, tmp_path / "out", capsys)
     verdicts = {run["system"]: run["verdict"] for run in results["runs"]}
     assert verdicts == {"golden": "pass", "reader": "fail"}, results["runs"]
+
+
+#: A test that imports its expected value from a module of the repository.
+IMPORTS_EXPECTED_TEST = textwrap.dedent(
+    """\
+    from calc import add
+    from expected_values import SUM
+
+    assert add(2, 3) == SUM
+    """
+)
+#: Answers with the value that module holds, read as text or from its bytecode.
+IMPORTS_EXPECTED_CANDIDATE = textwrap.dedent(
+    '''\
+    import glob
+    import marshal
+    import os
+
+
+    def add(a, b):
+        """Wrong, unless the test's module can be read, as source or as bytecode."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        try:
+            with open(os.path.join(here, "expected_values.py")) as handle:
+                return int(handle.read().split("=")[1])
+        except OSError:
+            pass
+        for path in glob.glob(os.path.join(here, "__pycache__", "expected_values.*.pyc")):
+            try:
+                with open(path, "rb") as handle:
+                    code = marshal.loads(handle.read()[16:])
+                return next(c for c in code.co_consts if isinstance(c, int))
+            except (OSError, StopIteration, ValueError):
+                pass
+        return a - b
+    '''
+)
+
+
+def test_a_module_only_the_tests_import_is_private_source_and_bytecode(
+    task_factory: Callable[..., Task], tmp_path: Path, capsys: Any
+) -> None:
+    task = task_factory(tag="importsexp", test_source=IMPORTS_EXPECTED_TEST)
+    repo = task.path / task.repo_folder_name
+    (repo / "expected_values.py").write_text("SUM = 5\n")
+    # Bytecode in the image, as an image built by pip or a run at build time leaves it.
+    dockerfile = task.path / "Dockerfile"
+    dockerfile.write_text(
+        dockerfile.read_text() + "\nUSER root\nRUN python -m compileall -q /workspace\n"
+    )
+    systems = []
+    for name, source in (("golden", GOLDEN), ("reader", IMPORTS_EXPECTED_CANDIDATE)):
+        goal = tmp_path / name / task.name / task.repo_folder_name / "calc.py"
+        goal.parent.mkdir(parents=True)
+        goal.write_text(source)
+        systems.append(tmp_path / name)
+    results = eval_json(task.path.parent, systems, tmp_path / "out", capsys)
+    verdicts = {run["system"]: run["verdict"] for run in results["runs"]}
+    assert verdicts == {"golden": "pass", "reader": "fail"}, results["runs"]
