@@ -3,7 +3,7 @@ the published evaluation loop, task by task, on the same images.
 
     python benchmarks/published_benchmark.py BENCH --base-image IMG [--task NAME]...
         [--timeout S] [--work DIR] [--hf-cache DIR] [--gpus SPEC] [--json FILE]
-        [--runtime docker|podman|apptainer]
+        [--runtime docker|podman|apptainer] [--mutants]
 
 For every task folder of BENCH (LMR-Bench's ``benchmark/`` or one in its layout):
 
@@ -27,6 +27,11 @@ For every task folder of BENCH (LMR-Bench's ``benchmark/`` or one in its layout)
 * whether our runs were isolated (the candidate in a process of its own, which the test
   calls through a proxy), or ran in the test's process because the golden code showed
   that the goal cannot cross (what could not cross is noted).
+
+With ``--mutants``, the test strength of every task whose golden code passes here: the
+tests run on mutants of the golden goal function (`validate --run --mutants`), and one
+table says per implementation how many are killed and which survive (a wrong answer that
+passes).
 
 The images stay (other commands reuse them); ``--work`` keeps the eval output and the
 scratch copies for a look (default: a temporary folder, removed).
@@ -108,6 +113,9 @@ def main() -> int:
         default="docker",
         help="the runtime of our side (the published loop always runs in Docker)",
     )
+    parser.add_argument(
+        "--mutants", action="store_true", help="also print the benchmark's test strength"
+    )
     args = parser.parse_args()
     try:
         rows = run(args)
@@ -115,6 +123,9 @@ def main() -> int:
         print(error.render(), file=sys.stderr)
         return 2
     print_table(rows)
+    if args.mutants:
+        print()
+        print_test_strength(args, [row.task for row in rows if row.ours_golden == "pass"])
     if args.json:
         args.json.write_text(json.dumps([asdict(r) | {"agrees": r.agrees} for r in rows], indent=2))
     return 0
@@ -126,7 +137,7 @@ def run(args: argparse.Namespace) -> list[Row]:
     client = docker.from_env()
     loaded = load_benchmark(args.benchmark, args.task or None)
     rows = [Row(b.name, runnable=f"no: {b.reason}") for b in loaded.broken]
-    hub = str(hub_folder(args.hf_cache)) if args.hf_cache else None
+    hub = _hub(args)
     with tempfile.TemporaryDirectory() as scratch:
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
@@ -305,6 +316,27 @@ def _published_statistics(logs: Path) -> str:
             continue
         verdicts.append(not _FAILED.search(text) and bool(_PASSED.search(text)))
     return "pass" if verdicts and all(verdicts) else "fail"
+
+
+def print_test_strength(args: argparse.Namespace, names: list[str]) -> None:
+    """`validate --run --mutants` of the tasks ``names`` (images built, proofs kept by the
+    eval above), as one table: where a wrong answer passes the published tests."""
+    from rich.console import Console
+
+    from lmr_author.commands._mutants import print_mutation_reports
+    from lmr_author.mutation.score import mutation_test
+    from lmr_author.sandbox.results import Limits
+
+    limits = Limits(timeout_s=args.timeout, gpus=args.gpus, hf_cache=_hub(args))
+    reports = []
+    for task in load_benchmark(args.benchmark, names or None).tasks if names else []:
+        print(f"{task.name}: mutants…", file=sys.stderr)
+        reports += mutation_test(task, base_image=args.base_image, limits=limits)
+    print_mutation_reports(reports, out=Console(), verbose=False)
+
+
+def _hub(args: argparse.Namespace) -> str | None:
+    return str(hub_folder(args.hf_cache)) if args.hf_cache else None
 
 
 def print_table(rows: list[Row]) -> None:
