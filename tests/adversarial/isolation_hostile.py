@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tests.adversarial.isolation_forgeries import FOUND_OBJECTS, TOOLS
+from tests.adversarial.isolation_forgeries import TOOLS, reporter_forgery
 
 #: Markers of the test side's files, joined at run time so that the candidate's own
 #: source (which holds this code) never matches them.
@@ -166,52 +166,71 @@ def found_by(reason: str, meanings: dict[int, str]) -> list[str] | None:
 
 #: Run in whichever process unpickles it: the reporter forgery of `isolation_forgeries`
 #: (found through gc), which passes every test if that process is the test's.
-_RCE = (
-    TOOLS
-    + '''
-import json as _json
-import logging as _logging
-import unittest as _unittest
-
-_payload = __import__("textwrap").dedent("""
-import gc as _gc, json as _json, logging as _logging, os as _os, sys as _sys, unittest as _ut
-'''
-    + FOUND_OBJECTS
-    + '''
-_reporter = next(iter(_found_objects("token", "fd")), None)
-if _reporter is not None and "__main__" in _sys.modules:
-    _suite = _ut.defaultTestLoader.loadTestsFromModule(_sys.modules["__main__"])
-    _ids, _todo = [], [_suite]
-    while _todo:
-        _item = _todo.pop()
-        if isinstance(_item, _ut.TestSuite):
-            _todo.extend(_item)
-        else:
-            _ids.append(_item.id())
-    for _ in _ids:
-        _logging.info("Test Passed")
-    for _handler in _logging.getLogger().handlers:
-        _handler.flush()
-    _records = [{"event": "test", "id": i, "outcome": "passed", "detail": ""}
-                for i in [*_ids, "<script>"]]
-    _records.append({"event": "end", "tampered": [], "body": "passed",
-                     "logged": {"Passed": len(_ids), "Failed": 0}})
-    for _record in _records:
-        _os.write(_reporter.fd, _reporter.token + b" " + _json.dumps(_record).encode() + b"\\\\n")
-    _os._exit(0)
-""")
+_RCE = f"""
+_payload = {reporter_forgery()!r}
 
 
 class _Evil:
     def __reduce__(self):
-        return (exec, (_payload, {}))
+        return (exec, (_payload, {{}}))
 
 
 class _EvilError(Exception):
     def __reduce__(self):
-        return (exec, (_payload, {}))
-'''
-)
+        return (exec, (_payload, {{}}))
+"""
+
+#: Answers forged below the values: whatever carries the answers in this process (a
+#: module with ``send_message``/``recv_message``) sends, call after call, frames that no
+#: honest encoder makes. Each must be the candidate's error on the test's side.
+_CRAFTED_FRAMES = """\
+import json as _json
+
+_frames = [
+    [b"[" * 100_000],
+    [_json.dumps({"ok": True, "value": {"$new": 0}, "new": [
+        {"ndarray": {"dtype": "float64", "shape": [1 << 40, 1 << 40], "blob": 0}}]}).encode(), b""],
+    [_json.dumps({"ok": False, "raised": {"type": "SkipTest", "builtin": "SystemExit",
+                  "message": "\\ud800" * 10, "traceback": "x" * (10 << 20)}}).encode()],
+    [_json.dumps({"ok": True, "value": {"$ref": 0},
+                  "updates": [[["o", 0], {"attrs": [[["forward", {"$ref": 0}]], []]}]],
+                  "random": {"random": [3, [0] * 625, None]}}).encode()],
+    [_json.dumps({"ok": True, "value": [1.0], "updates": "x", "new": {}}).encode()],
+]
+for _module in list(_sys.modules.values()):
+    _send = getattr(_module, "send_message", None)
+    if callable(_send) and hasattr(_module, "recv_message") and not hasattr(_module, "_forged"):
+        _module._forged = iter(_frames * 10)
+
+        def _forging(sock, parts, _send=_send, _module=_module):
+            return _send(sock, next(_module._forged, parts))
+
+        _module.send_message = _forging
+"""
+
+#: Every Unix socket this process can see (its network namespace is shared with the
+#: test's container), connected to and sent a forged frame.
+_EVERY_SOCKET = """\
+import socket as _socket
+
+_names = []
+try:
+    with open("/proc/net/unix") as _table:
+        _rows = [line.split() for line in list(_table)[1:]]
+    _names = [row[-1] for row in _rows if len(row) > 7]
+except OSError:
+    pass
+for _name in _names:
+    _address = b"\\0" + _name[1:].encode() if _name.startswith("@") else _name
+    for _kind in (_socket.SOCK_STREAM, _socket.SOCK_DGRAM):
+        try:
+            with _socket.socket(_socket.AF_UNIX, _kind) as _peer:
+                _peer.settimeout(0.5)
+                _peer.connect(_address)
+                _peer.sendall(bytes([0, 0, 0, 1]) + bytes([255]) * 8 + b'{"ok": true}')
+        except OSError:
+            pass
+"""
 
 #: name -> snippet, for a ``forward`` goal (the module stand-in): what it returns, raises
 #: or does to its own process.
@@ -248,6 +267,7 @@ FORWARD_HOSTILE: dict[str, str] = {
     "return-module": "_own = _sys\n",
     "return-open-file": '_own = open("/dev/null", "rb")\n',
     "return-frame": "_own = _sys._getframe()\n",
+    "crafted-answer-frames": _CRAFTED_FRAMES,
     # exceptions
     "raise-assertion-lone-surrogate": 'raise AssertionError("\\ud800")\n',
     "raise-surrogate-and-nul": 'raise ValueError("a\\x00b\\ud800c\\udfff")\n',
@@ -332,6 +352,7 @@ PROCESS_HOSTILE: dict[str, str] = {
         "for _ in range(50):\n    print('y' * (1 << 20), flush=True)\n"
         "    print('z' * (1 << 20), file=_sys.stderr, flush=True)\n"
     ),
+    "connect-to-every-socket": _EVERY_SOCKET,
     "lingering-child": (
         "import subprocess as _sp\n"
         "_sp.Popen(['sleep', '600'], start_new_session=True, stdout=_sp.DEVNULL, "

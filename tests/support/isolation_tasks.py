@@ -515,10 +515,15 @@ _ADAPTER_FORWARD = textwrap.dedent(
     '''
 )
 ADAPTER_INPUT = _grid((3, 5), phase=1.1)
+#: A recorded batch the test reads from a fixture outside ``unit_test/`` (as
+#: 07-bertscore keeps its expected scores in ``tensors/``): its input and expected output.
+ADAPTER_FIXTURE = "tensors/adapter_batch.pkl"
+ADAPTER_BATCH_INPUT = _grid((4, 5), phase=2.3)
 _ADAPTER_TEST = (
     textwrap.dedent(
         """\
         import logging
+        import pickle
         import unittest
         from pathlib import Path
 
@@ -559,6 +564,22 @@ _ADAPTER_TEST = (
                     logging.info("test_nonzero_adapter_changes_output: Test Passed")
                 except AssertionError as e:
                     logging.info("test_nonzero_adapter_changes_output: Test Failed – %s", e)
+
+            def test_recorded_batch(self):
+                """A recorded batch and its expected output, read from a fixture."""
+                with open("{ADAPTER_FIXTURE}", "rb") as handle:
+                    batch = pickle.load(handle)
+                self.svd.lora_A.data[...] = 0.1
+                self.svd.lora_B.data[...] = 0.25
+                self.svd.lora_E.data[...] = -0.5
+                out_svd = self.svd(np.array(batch["x"]))
+                try:
+                    np.testing.assert_allclose(
+                        out_svd, np.array(batch["expected"]), rtol=1e-3, atol=1e-4
+                    )
+                    logging.info("test_recorded_batch: Test Passed")
+                except AssertionError as e:
+                    logging.info("test_recorded_batch: Test Failed – %s", e)
         '''
     )
     + _MAIN
@@ -649,6 +670,12 @@ _REFERENCE: dict[str, Any] = {
         [-0.4303, 0.4206, -0.3662, 1.1484],
         [-0.572, 0.1556, -0.2975, 0.5182],
     ],
+    "batch": [
+        [-0.799, 0.1638, -0.3699, 1.0086],
+        [0.3998, 0.3067, -0.1568, -0.9],
+        [0.8991, 0.6661, -0.1343, -0.6787],
+        [-0.4284, 0.4306, -0.3532, 1.1729],
+    ],
 }
 
 
@@ -712,10 +739,13 @@ def write_isolation_task(root: Path, *, tag: str = TAG) -> Path:
     task_dir = root / task_name(tag)
     repo = task_dir / REPO
     (repo / "unit_test" / "fixtures").mkdir(parents=True)
+    (repo / "tensors").mkdir()
     (task_dir / "golden_files").mkdir()
     (repo / "tinynn.py").write_text(LIBRARY)
     with open(repo / CONV_FIXTURE, "wb") as handle:
         pickle.dump(CONV_INPUTS, handle)
+    with open(repo / ADAPTER_FIXTURE, "wb") as handle:
+        pickle.dump({"x": ADAPTER_BATCH_INPUT, "expected": _REFERENCE["batch"]}, handle)
     implementations = []
     for item in GOALS:
         stem = item.goal_file.removesuffix(".py")
