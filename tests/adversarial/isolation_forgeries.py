@@ -226,18 +226,34 @@ def _fixture_values():
     return found
 
 
-def _arrays_in(value, depth=0):
+def _arrays_in(value, depth=0, dicts=False):
+    # The arrays (or, with dicts, the dicts) anywhere inside a loaded fixture.
     if depth > 6:
         return []
-    found = [value] if hasattr(value, "shape") or isinstance(value, list) else []
+    array_like = hasattr(value, "shape") or isinstance(value, list)
+    wanted = isinstance(value, dict) if dicts else array_like
+    found = [value] if wanted else []
     items = list(value.values()) if isinstance(value, dict) else []
     items += list(value)[:100] if isinstance(value, list | tuple) else []
     for item in items:
-        found += _arrays_in(item, depth + 1)
+        found += _arrays_in(item, depth + 1, dicts)
     return found
 
 
-_forged = _nearest([a for f in _fixture_values() for a in _arrays_in(f)], _own)
+def _same(a, b):
+    try:
+        array = _like(a, b)
+        return _shape(array) == _shape(b) and bool(abs(array - b).max() < 1e-6)
+    except Exception:
+        return False
+
+
+_fixtures = _fixture_values()
+_cases = [d for f in _fixtures for d in _arrays_in(f, dicts=True) if isinstance(d, dict)]
+_mine = [d for d in _cases if any(_same(v, _x) for v in d.values())]
+_forged = _nearest([v for d in _mine for v in d.values()], _own)
+if _forged is None:
+    _forged = _nearest([a for f in _fixtures for a in _arrays_in(f)], _own)
 if _forged is not None:
     _own = _forged
 """
@@ -350,7 +366,10 @@ if isinstance(_logging.root, _logging.Logger):
     _real_root = _logging.root
 
     class _RootProxy:
+        lines = 0  # messages said through it (for the reporter's rewrite below)
+
         def __getattr__(self, name):
+            proxy = self
             attribute = getattr(_real_root, name)
             methods = ("debug", "info", "warning", "warn", "error", "exception", "critical", "log")
             if name not in methods:
@@ -366,12 +385,42 @@ if isinstance(_logging.root, _logging.Logger):
                         except Exception:
                             pass
                     args = (*args[:at], text.replace("Failed", "Passed"))
+                proxy.lines += 1
                 return attribute(*args, **kwargs)
 
             return said
 
     _logging.root = _RootProxy()
 """
+
+#: 6c. The reporter and ``logging.root`` rewritten instead of forged: the test runs to its
+#: end, every record it sends says "passed" (a test that failed before it logged anything
+#: logs a "Passed" line), every "Failed" it logs says "Passed", so the counts are the
+#: golden code's. The reporter's class is watched, the instance's ``send`` is not.
+_REPORTER_REWRITE = (
+    _LOGGING_ROOT
+    + """
+_reporter = next(iter(_found_objects("token", "fd")), None)
+if _reporter is not None and "send" not in vars(_reporter):
+    _real_send = _reporter.send
+
+    def _rewritten(record):
+        record = dict(record)
+        proxy = _logging.root
+        if record.get("event") == "test":
+            if record.get("outcome") not in ("passed", "expected failure"):
+                if record.get("id") != "<script>" and not getattr(proxy, "lines", 1):
+                    _logging.info("Test Passed")
+                record["outcome"], record["detail"] = "passed", ""
+            if hasattr(proxy, "lines"):
+                proxy.lines = 0
+        elif record.get("event") == "end":
+            record["tampered"] = []
+        return _real_send(record)
+
+    _reporter.send = _rewritten
+"""
+)
 
 #: Sends a "passed" record for each test id (and the body), then an end record that says
 #: nothing was tampered with (or ``tampered``), through a reporter found by gc, and leaves.
@@ -584,6 +633,7 @@ FORGERIES: dict[str, tuple[str | None, str | None]] = {
     # 6b. The same token, with an end record the host cannot read ("tampered": 5): a
     # report that breaks the host must be the candidate's failure, not an infra-error.
     "gc-token-infra-hiding": (reporter_forgery("5"), reporter_forgery("5")),
+    "gc-reporter-rewrite": (TOOLS + _REPORTER_REWRITE, TOOLS + _REPORTER_REWRITE),
     "patch-asserts-and-snapshot": (TOOLS + _SNAPSHOT, TOOLS + _SNAPSHOT),
     "custom-eq-bool": (TOOLS + _AGREEABLE_STEP, TOOLS + _AGREEABLE_FORWARD),
     "gc-anything-of-the-harness": (TOOLS + _GC_ANYTHING, TOOLS + _GC_ANYTHING),
@@ -613,7 +663,8 @@ def function_candidate(
     the wrong result ``_own`` (what is returned) and, for a ``forward``, its input ``_x``.
     """
     renamed = wrong.replace(f"def {function}(", "def _wrong(", 1)
-    first = [p.strip() for p in params.split(",")][1].split("=")[0].split(":")[0].strip()
+    names = [p.split("=")[0].split(":")[0].strip(" *") for p in params.split(",")]
+    first = next(name for name in names if name not in ("self", "cls"))
     lines = [
         f"def {function}({params}):",
         textwrap.indent(renamed.rstrip(), "    "),

@@ -1,7 +1,7 @@
 """Stand-ins of the published torch tasks, in NumPy, for the isolation attacks (issue 29).
 
 One task folder in the published LMR-Bench shape (``COPY . .`` Dockerfile, ``logging``
-tests that write "Test Passed"/"Test Failed" to ``unit_test/logs``) with three
+tests that write "Test Passed"/"Test Failed" to ``unit_test/logs``) with four
 implementations in the shapes of the published tasks that hostile candidates forged:
 
 1. ``Lion.step`` (27-Lion, 29-Sophia): an optimizer whose ``step()`` updates a list of
@@ -16,6 +16,8 @@ implementations in the shapes of the published tasks that hostile candidates for
    re-raising.
 3. ``SVDLinear.forward`` (25-AdaLora): an adapted linear layer; the test catches its own
    AssertionError and only logs "Test Failed" (the published verdict reads the log).
+4. ``greedy_f1`` (07-bertscore): a plain function whose test reads its inputs and
+   expected scores from a pickle in ``tensors/``, outside ``unit_test/``.
 
 ``tinynn.py`` is the repository's stand-in for torch (parameters, modules, optimizer
 base): not a goal file. Model weights come from ``np.random.RandomState`` and inputs from
@@ -152,8 +154,10 @@ class Goal:
         return f'{head}"""{doc}"""\n    # TODO: Implement this function\n    pass\n'
 
     def goal_file_with(self, method: str) -> str:
-        """The goal file with ``method`` (a ``def`` at column 0) as the goal method."""
-        return self.file.replace("{goal}", textwrap.indent(method, "    "))
+        """The goal file with ``method`` (a ``def`` at column 0) as the goal function."""
+        return self.file.replace(
+            "{goal}", textwrap.indent(method, "    " if self.class_name else "")
+        )
 
     @property
     def kind(self) -> str:
@@ -515,15 +519,10 @@ _ADAPTER_FORWARD = textwrap.dedent(
     '''
 )
 ADAPTER_INPUT = _grid((3, 5), phase=1.1)
-#: A recorded batch the test reads from a fixture outside ``unit_test/`` (as
-#: 07-bertscore keeps its expected scores in ``tensors/``): its input and expected output.
-ADAPTER_FIXTURE = "tensors/adapter_batch.pkl"
-ADAPTER_BATCH_INPUT = _grid((4, 5), phase=2.3)
 _ADAPTER_TEST = (
     textwrap.dedent(
         """\
         import logging
-        import pickle
         import unittest
         from pathlib import Path
 
@@ -565,25 +564,93 @@ _ADAPTER_TEST = (
                 except AssertionError as e:
                     logging.info("test_nonzero_adapter_changes_output: Test Failed – %s", e)
 
-            def test_recorded_batch(self):
-                """A recorded batch and its expected output, read from a fixture."""
-                with open("{ADAPTER_FIXTURE}", "rb") as handle:
-                    batch = pickle.load(handle)
-                self.svd.lora_A.data[...] = 0.1
-                self.svd.lora_B.data[...] = 0.25
-                self.svd.lora_E.data[...] = -0.5
-                out_svd = self.svd(np.array(batch["x"]))
-                try:
-                    np.testing.assert_allclose(
-                        out_svd, np.array(batch["expected"]), rtol=1e-3, atol=1e-4
-                    )
-                    logging.info("test_recorded_batch: Test Passed")
-                except AssertionError as e:
-                    logging.info("test_recorded_batch: Test Failed – %s", e)
         '''
     )
     + _MAIN
 )
+
+# --- 4. a function whose expected values are in a fixture outside unit_test/ (07-bertscore) ---
+
+_SCORES_FILE = textwrap.dedent(
+    '''\
+    """Similarity scores of a small evaluation toolkit."""
+
+    import numpy as np
+
+
+    {goal}'''
+)
+_SCORES_FUNCTION = textwrap.dedent(
+    '''\
+    def greedy_f1(ref, hyp, idf_ref, idf_hyp):
+        """Precision, recall and F1 of greedy cosine matching, weighted by idf (BERTScore)."""
+        ref = ref / np.linalg.norm(ref, axis=-1, keepdims=True)
+        hyp = hyp / np.linalg.norm(hyp, axis=-1, keepdims=True)
+        similarity = hyp @ ref.T
+        precision = (similarity.max(axis=1) * idf_hyp).sum() / idf_hyp.sum()
+        recall = (similarity.max(axis=0) * idf_ref).sum() / idf_ref.sum()
+        return np.array([precision, recall, 2 * precision * recall / (precision + recall)])
+    '''
+)
+#: The recorded cases, inputs and expected scores, kept where 07-bertscore keeps its
+#: tensors: ``tensors/`` at the top of the repository, not in ``unit_test/``.
+SCORES_FIXTURE = "tensors/greedy_f1_cases.pkl"
+_SCORES_TEST = (
+    textwrap.dedent(
+        """\
+        import logging
+        import pickle
+        import unittest
+        from pathlib import Path
+
+        import numpy as np
+
+        from scores import greedy_f1
+
+        """
+    )
+    + _LOG_SETUP
+    + textwrap.dedent(
+        f'''
+
+        class TestGreedyF1(unittest.TestCase):
+            def setUp(self):
+                with open("{SCORES_FIXTURE}", "rb") as handle:
+                    self.cases = pickle.load(handle)
+
+            def test_recorded_cases(self):
+                for number, case in enumerate(self.cases, start=1):
+                    inputs = [np.array(case[k]) for k in ("ref", "hyp", "idf_ref", "idf_hyp")]
+                    got = greedy_f1(*inputs)
+                    try:
+                        self.assertTrue(
+                            np.allclose(got, np.array(case["expected"]), atol=1e-4),
+                            f"case {{number}}: {{got}}",
+                        )
+                        logging.info(f"Test Passed: case {{number}}")
+                    except AssertionError as e:
+                        logging.error(f"Test Failed: case {{number}}: {{e}}")
+                        raise
+        '''
+    )
+    + _MAIN
+)
+
+
+def _scores_cases(expected: list[Any]) -> list[dict[str, Any]]:
+    """Three recorded cases: embeddings, positive idf weights, the golden scores."""
+    cases = []
+    for number, scores in enumerate(expected or [None] * 3):
+        phase = 0.7 * number
+        case = {
+            "ref": _grid((5, 6), phase),
+            "hyp": _grid((4, 6), phase + 0.35),
+            "idf_ref": [abs(v) + 0.1 for v in _grid((5,), phase + 0.2)],
+            "idf_hyp": [abs(v) + 0.1 for v in _grid((4,), phase + 0.4)],
+        }
+        cases.append({**case, "expected": scores})
+    return cases
+
 
 # --- the expected values -------------------------------------------------------------------
 
@@ -670,11 +737,10 @@ _REFERENCE: dict[str, Any] = {
         [-0.4303, 0.4206, -0.3662, 1.1484],
         [-0.572, 0.1556, -0.2975, 0.5182],
     ],
-    "batch": [
-        [-0.799, 0.1638, -0.3699, 1.0086],
-        [0.3998, 0.3067, -0.1568, -0.9],
-        [0.8991, 0.6661, -0.1343, -0.6787],
-        [-0.4284, 0.4306, -0.3532, 1.1729],
+    "scores": [
+        [0.9506, 0.9525, 0.9515],
+        [0.9558, 0.9478, 0.9518],
+        [0.9535, 0.9556, 0.9546],
     ],
 }
 
@@ -723,11 +789,25 @@ def _build_goals(reference: dict[str, Any]) -> tuple[Goal, ...]:
         ),
         category="Neural Network Architectures & Modules",
     )
-    return (lion, conv, adapter)
+    scores = Goal(
+        index=4,
+        goal_file="scores.py",
+        class_name="",
+        function="greedy_f1",
+        params="ref, hyp, idf_ref, idf_hyp",
+        call="ref, hyp, idf_ref, idf_hyp",
+        file=_SCORES_FILE,
+        golden=_SCORES_FUNCTION,
+        wrong=_SCORES_FUNCTION.replace("* idf_hyp).sum() / idf_hyp.sum()", ").mean()"),
+        test=_SCORES_TEST,
+        category="Evaluation Metrics",
+    )
+    return (lion, conv, adapter, scores)
 
 
 GOALS = _build_goals(_REFERENCE)
-LION, CONV, ADAPTER = GOALS
+LION, CONV, ADAPTER, SCORES = GOALS
+SCORES_CASES = _scores_cases(_REFERENCE["scores"])
 
 
 def goal(index: int) -> Goal:
@@ -744,8 +824,8 @@ def write_isolation_task(root: Path, *, tag: str = TAG) -> Path:
     (repo / "tinynn.py").write_text(LIBRARY)
     with open(repo / CONV_FIXTURE, "wb") as handle:
         pickle.dump(CONV_INPUTS, handle)
-    with open(repo / ADAPTER_FIXTURE, "wb") as handle:
-        pickle.dump({"x": ADAPTER_BATCH_INPUT, "expected": _REFERENCE["batch"]}, handle)
+    with open(repo / SCORES_FIXTURE, "wb") as handle:
+        pickle.dump(SCORES_CASES, handle)
     implementations = []
     for item in GOALS:
         stem = item.goal_file.removesuffix(".py")
