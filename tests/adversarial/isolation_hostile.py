@@ -67,6 +67,22 @@ for _pid in _os.listdir("/proc"):
             continue
         if b"unit_test" in _command or b"runtest" in _command:
             _bits |= 8  # the test process
+# Places of the test's side this process could write into (and plant files the test
+# reads): a folder of someone else's in /tmp or /dev/shm, or a logs folder.
+_places = [_os.path.join(top, name) for top in ("/tmp", "/dev/shm") if _os.path.isdir(top)
+           for name in _os.listdir(top)]
+_places += [_root for _root, _, _ in _os.walk(_os.getcwd()) if _os.path.basename(_root) == "logs"]
+for _place in _places:
+    try:
+        if not _os.path.isdir(_place) or _os.stat(_place).st_uid == _os.getuid():
+            continue
+        _probe = _os.path.join(_place, ".probe-%d" % _os.getpid())
+        with open(_probe, "w") as _handle:
+            _handle.write("x")
+        _os.unlink(_probe)
+        _bits |= 128
+    except OSError:
+        pass
 _own = _own * 0 + (1000.0 + _bits)
 """
 _GC_PROBE = """\
@@ -125,6 +141,7 @@ PROBES: dict[str, tuple[str, dict[int, str]]] = {
             16: "the test harness's files",
             32: "a golden file",
             64: "the test's text in some file",
+            128: "a folder of the test's side it can write into",
         },
     ),
     "probe-gc": (
@@ -235,10 +252,12 @@ for _name in _names:
 #: name -> snippet, for a ``forward`` goal (the module stand-in): what it returns, raises
 #: or does to its own process.
 FORWARD_HOSTILE: dict[str, str] = {
-    # answers
-    "return-huge-array": "import numpy as _np\n_own = _np.ones(40_000_000)\n",
-    "return-huge-string": '_own = "x" * (300 << 20)\n',
-    "return-huge-list": "_own = [0.5] * 20_000_000\n",
+    # answers; the huge ones are past the 512 MB a message may hold (the array is a view)
+    "return-huge-array": (
+        "import numpy as _np\n_own = _np.broadcast_to(_np.float64(1), (80 << 20,))\n"
+    ),
+    "return-huge-string": '_own = "x" * (600 << 20)\n',
+    "return-huge-list": "_own = [0.5] * 70_000_000\n",
     "return-lone-surrogate": '_own = "\\ud800"\n',
     "return-surrogates-and-nul-in-keys": (
         '_own = {"\\ud800": "a\\x00\\udfff", ("\\udfff", 1): b"\\xff\\x00", "ok": [1.0]}\n'
@@ -312,7 +331,7 @@ STEP_HOSTILE: dict[str, str] = {
         'self.state[_params(self)[0]]["\\udfff"] = "a\\x00"\n'
     ),
     "state-deep-nesting": "_v = []\nfor _ in range(200_000):\n    _v = [_v]\nself.extra = _v\n",
-    "state-huge": "self.extra = bytes(300 << 20)\n",
+    "state-huge": "self.extra = bytes(600 << 20)\n",
     "state-class-swapped": "class _Sub(type(self)):\n    pass\n\nself.__class__ = _Sub\n",
     "state-reference-cycles": "self.me = self\nself.state['all'] = self.state\n",
     "parameters-replaced": (
@@ -353,6 +372,12 @@ PROCESS_HOSTILE: dict[str, str] = {
         "    print('z' * (1 << 20), file=_sys.stderr, flush=True)\n"
     ),
     "connect-to-every-socket": _EVERY_SOCKET,
+    "forged-report-lines-on-output": (
+        "import os as _o\n"
+        "_line = b'\\n@@lmr-harness@@ 00000000000000000000000000000000 {\"records\": []}\\n'\n"
+        "for _fd in (1, 2):\n"
+        "    _o.write(_fd, _line + b'\\xff\\xfe\\x00\\x1b[2J' + _line)\n"
+    ),
     "lingering-child": (
         "import subprocess as _sp\n"
         "_sp.Popen(['sleep', '600'], start_new_session=True, stdout=_sp.DEVNULL, "
