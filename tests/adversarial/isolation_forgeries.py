@@ -184,7 +184,8 @@ if _forged is not None:
 
 #: 1b. Read the expected values out of the test's fixtures wherever they are in the
 #: repository (07-bertscore keeps its expected scores in ``tensors/``, not in
-#: ``unit_test/``): every pickle, torch, NumPy or JSON file, loaded, searched for arrays.
+#: ``unit_test/``): every pickle, torch, NumPy or JSON file, and the literal values
+#: assigned in every Python module, loaded and searched for arrays.
 _READ_FIXTURES = """\
 def _loaders():
     import json
@@ -198,7 +199,22 @@ def _loaders():
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
 
-    loaders = [by_pickle, by_json]
+    def by_module(path):
+        # The literal values a module assigns (never the candidate's own file).
+        if not path.endswith(".py") or path == _os.path.realpath(__file__):
+            raise ValueError(path)
+        with open(path, encoding="utf-8") as handle:
+            tree = _ast.parse(handle.read())
+        found = []
+        for node in tree.body:
+            if isinstance(node, _ast.Assign):
+                try:
+                    found.append(_ast.literal_eval(node.value))
+                except Exception:
+                    pass
+        return found
+
+    loaders = [by_module, by_pickle, by_json]
     if "torch" in _sys.modules:
         torch = _sys.modules["torch"]
         loaders.insert(0, lambda path: torch.load(path, map_location="cpu", weights_only=False))
@@ -214,7 +230,8 @@ def _fixture_values():
             dirs[:] = [d for d in dirs if d not in ("site-packages", ".git", "__pycache__")]
             for name in names:
                 path = _os.path.realpath(_os.path.join(root, name))
-                if path in seen or not name.endswith((".pkl", ".pt", ".npy", ".npz", ".json")):
+                kinds = (".pkl", ".pt", ".npy", ".npz", ".json", ".py")
+                if path in seen or not name.endswith(kinds):
                     continue
                 seen.add(path)
                 for load in _loaders():

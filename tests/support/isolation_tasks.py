@@ -1,7 +1,7 @@
 """Stand-ins of the published torch tasks, in NumPy, for the isolation attacks (issue 29).
 
 One task folder in the published LMR-Bench shape (``COPY . .`` Dockerfile, ``logging``
-tests that write "Test Passed"/"Test Failed" to ``unit_test/logs``) with four
+tests that write "Test Passed"/"Test Failed" to ``unit_test/logs``) with five
 implementations in the shapes of the published tasks that hostile candidates forged:
 
 1. ``Lion.step`` (27-Lion, 29-Sophia): an optimizer whose ``step()`` updates a list of
@@ -18,6 +18,8 @@ implementations in the shapes of the published tasks that hostile candidates for
    AssertionError and only logs "Test Failed" (the published verdict reads the log).
 4. ``greedy_f1`` (07-bertscore): a plain function whose test reads its inputs and
    expected scores from a pickle in ``tensors/``, outside ``unit_test/``.
+5. ``reciprocal_ranks``: a plain function whose test imports its cases (inputs and
+   expected values) from a module of the repository, ``reference_outputs.py``.
 
 ``tinynn.py`` is the repository's stand-in for torch (parameters, modules, optimizer
 base): not a goal file. Model weights come from ``np.random.RandomState`` and inputs from
@@ -652,6 +654,83 @@ def _scores_cases(expected: list[Any]) -> list[dict[str, Any]]:
     return cases
 
 
+# --- 5. a function whose test imports its cases from a module of the repository -------------
+
+_RANKING_FILE = textwrap.dedent(
+    '''\
+    """Ranking metrics of a small retrieval toolkit."""
+
+    import numpy as np
+
+
+    {goal}'''
+)
+_RANKING_FUNCTION = textwrap.dedent(
+    '''\
+    def reciprocal_ranks(scores, relevant):
+        """1 / rank of the first relevant item of each row (higher scores rank first)."""
+        order = np.argsort(-scores, axis=1, kind="stable")
+        hits = np.take_along_axis(relevant, order, axis=1)
+        first = hits.argmax(axis=1)
+        return np.where(hits.any(axis=1), 1.0 / (first + 1), 0.0)
+    '''
+)
+#: The module of the repository (not a test file, not in a test folder) holding the cases.
+RANKING_MODULE = "reference_outputs.py"
+
+
+def _ranking_cases() -> list[dict[str, Any]]:
+    """Three cases of four queries over six items, with their reciprocal ranks."""
+    cases = []
+    for number in range(3):
+        scores = _grid((4, 6), 0.9 * number + 0.2)
+        relevant = [
+            [int((3 * row + 5 * col + number) % 7 < 2) for col in range(6)] for row in range(4)
+        ]
+        expected = []
+        for row, marks in zip(scores, relevant, strict=True):
+            order = sorted(range(6), key=lambda col, row=row: -row[col])
+            ranks = [rank for rank, col in enumerate(order, start=1) if marks[col]]
+            expected.append(1.0 / ranks[0] if ranks else 0.0)
+        cases.append({"scores": scores, "relevant": relevant, "expected": expected})
+    return cases
+
+
+RANKING_CASES = _ranking_cases()
+_RANKING_TEST = (
+    textwrap.dedent(
+        """\
+        import logging
+        import unittest
+        from pathlib import Path
+
+        import numpy as np
+
+        from ranking import reciprocal_ranks
+        from reference_outputs import CASES
+
+        """
+    )
+    + _LOG_SETUP
+    + textwrap.dedent(
+        """
+
+        class TestReciprocalRanks(unittest.TestCase):
+            def test_reference_cases(self):
+                for number, case in enumerate(CASES, start=1):
+                    got = reciprocal_ranks(np.array(case["scores"]), np.array(case["relevant"]))
+                    try:
+                        self.assertTrue(np.allclose(got, case["expected"]), f"case {number}: {got}")
+                        logging.info(f"Test Passed: case {number}")
+                    except AssertionError as e:
+                        logging.error(f"Test Failed: case {number}: {e}")
+                        raise
+        """
+    )
+    + _MAIN
+)
+
+
 # --- the expected values -------------------------------------------------------------------
 
 #: What the golden code computes (four decimals), made once in the test image by
@@ -802,11 +881,24 @@ def _build_goals(reference: dict[str, Any]) -> tuple[Goal, ...]:
         test=_SCORES_TEST,
         category="Evaluation Metrics",
     )
-    return (lion, conv, adapter, scores)
+    ranking = Goal(
+        index=5,
+        goal_file="ranking.py",
+        class_name="",
+        function="reciprocal_ranks",
+        params="scores, relevant",
+        call="scores, relevant",
+        file=_RANKING_FILE,
+        golden=_RANKING_FUNCTION,
+        wrong=_RANKING_FUNCTION.replace("np.argsort(-scores", "np.argsort(scores"),
+        test=_RANKING_TEST,
+        category="Evaluation Metrics",
+    )
+    return (lion, conv, adapter, scores, ranking)
 
 
 GOALS = _build_goals(_REFERENCE)
-LION, CONV, ADAPTER, SCORES = GOALS
+LION, CONV, ADAPTER, SCORES, RANKING = GOALS
 SCORES_CASES = _scores_cases(_REFERENCE["scores"])
 
 
@@ -826,6 +918,7 @@ def write_isolation_task(root: Path, *, tag: str = TAG) -> Path:
         pickle.dump(CONV_INPUTS, handle)
     with open(repo / SCORES_FIXTURE, "wb") as handle:
         pickle.dump(SCORES_CASES, handle)
+    (repo / RANKING_MODULE).write_text(f"CASES = {RANKING_CASES!r}\n")
     implementations = []
     for item in GOALS:
         stem = item.goal_file.removesuffix(".py")
