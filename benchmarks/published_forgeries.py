@@ -157,19 +157,30 @@ def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dic
     return runs
 
 
+def _verdict(runs: dict[tuple[str, str], dict[str, Any]], system: str, task: str) -> str:
+    """The run's verdict; "n/a" for an attack written for the other kind of goal."""
+    record = runs.get((system, task))
+    if record is None:
+        return "-"
+    if record.get("reason") == "no submission":
+        return "n/a"
+    return str(record.get("verdict"))
+
+
 def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -> None:
     systems = [*CONTROLS, *FORGERIES]
     width = max(len(s) for s in systems) + 4
     print(f"{'attack':<{width}}" + "".join(f"{name:<13}" for name in names))
     print("-" * (width + 13 * len(names)))
     for system in systems:
-        row = [str(runs.get((system, name), {}).get("verdict", "-")) for name in names]
+        row = [_verdict(runs, system, name) for name in names]
         label = system + (" *" if system in ISSUE_SEVEN else "")
         print(f"{label:<{width}}" + "".join(f"{verdict:<13}" for verdict in row))
     print()
-    seven = [runs.get((s, n), {}).get("verdict") for s in ISSUE_SEVEN for n in names]
-    attacks = [runs.get((s, n), {}).get("verdict") for s in FORGERIES for n in names]
-    golden = [runs.get(("golden", n), {}).get("verdict") for n in names]
+    seven = [_verdict(runs, s, n) for s in ISSUE_SEVEN for n in names]
+    attacks = [_verdict(runs, s, n) for s in FORGERIES for n in names]
+    attacks = [verdict for verdict in attacks if verdict != "n/a"]
+    golden = [_verdict(runs, "golden", n) for n in names]
     print(
         f"* the issue's seven forgeries: {seven.count('pass')} of {len(seven)} runs passed; "
         f"all {len(FORGERIES)} attacks: {attacks.count('pass')} of {len(attacks)} passed, "
@@ -177,7 +188,7 @@ def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -
         f"{golden.count('pass')} of {len(names)} tasks"
     )
     for (system, task), record in sorted(runs.items()):
-        if system in FORGERIES and record.get("verdict") != "pass":
+        if system in FORGERIES and _verdict(runs, system, task) not in ("pass", "fail", "n/a"):
             print(
                 f"  {system} on {task}: {record.get('verdict')}: {str(record.get('reason'))[:150]}"
             )
