@@ -35,7 +35,10 @@ def write_eval_output(log_path: Path, output: Path) -> Path:
 
     from lmr_author.inspect_bridge.scorer import JUDGE_SCORER, JUDGMENT, RUN, VERDICT_SCORER
 
-    hint = "Give a log written by 'inspect eval lmr_author/lmr_bench' (.eval or .json)."
+    hint = (
+        "Give a log written by 'inspect eval lmr_author/lmr_bench' (.eval or .json), or "
+        "an eval output folder."
+    )
     try:
         log = read_eval_log(str(log_path))
     except Exception as error:  # Inspect raises several kinds on a file it cannot read

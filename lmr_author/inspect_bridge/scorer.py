@@ -57,7 +57,9 @@ def _verdict(score: SampleScore) -> str | None:
     return str(run.get("verdict")) if isinstance(run, dict) else None
 
 
-@metric
+# Metrics see every epoch's score ("unreduced"): a reduced score keeps the metadata of
+# its first epoch only, and the verdicts are in the metadata.
+@metric(scores="unreduced")
 def unit_test_accuracy() -> Metric:
     """Passed runs over counted runs (infrastructure failures are not counted)."""
 
@@ -68,7 +70,7 @@ def unit_test_accuracy() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
 def infra_errors() -> Metric:
     """Runs that failed for reasons of infrastructure (left out of the accuracy)."""
 
@@ -176,27 +178,38 @@ def _as_score(scored: ScoredRun, answer: str) -> Score:
     )
 
 
+def _label(score: SampleScore) -> str | None:
+    """The judge's label of one score ("unparsed" for an answer without one)."""
+    judgment = (score.score.metadata or {}).get(JUDGMENT)
+    if not isinstance(judgment, dict):
+        return None
+    label = ThreeWayLabel.parse(judgment.get("category"))
+    return label.short if label is not None else "unparsed"
+
+
 def _label_share(label: str) -> Metric:
+    """Among judged runs (an unreadable answer included, as ``judge`` counts it)."""
+
     def compute(scores: list[SampleScore]) -> float:
-        judged = [s for s in scores if (s.score.metadata or {}).get(JUDGMENT) is not None]
-        return sum(s.score.value == label for s in judged) / len(judged) if judged else 0.0
+        labels = [found for found in map(_label, scores) if found is not None]
+        return sum(found == label for found in labels) / len(labels) if labels else 0.0
 
     return compute
 
 
-@metric(name="CC")
+@metric(name="CC", scores="unreduced")
 def completely_correct() -> Metric:
     """The judge's share of completely correct candidates among those it judged."""
     return _label_share("CC")
 
 
-@metric(name="LC")
+@metric(name="LC", scores="unreduced")
 def logically_correct() -> Metric:
     """The judge's share of logically correct candidates with implementation errors."""
     return _label_share("LC")
 
 
-@metric(name="LI")
+@metric(name="LI", scores="unreduced")
 def logically_incorrect() -> Metric:
     """The judge's share of logically incorrect candidates."""
     return _label_share("LI")
