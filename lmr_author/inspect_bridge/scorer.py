@@ -127,12 +127,10 @@ async def _score_workspace(
     from lmr_author.inspect_bridge.container import unpack_to
     from lmr_author.inspect_bridge.sandbox import LmrSandboxEnvironment
 
-    environment = sandbox()
-    if not isinstance(environment, LmrSandboxEnvironment):
-        raise TypeError(
-            f"the agent's workspace is read from the {LmrSandboxEnvironment.__name__} "
-            f"sandbox (lmr-author), not from {type(environment).__name__}"
-        )
+    try:
+        environment = sandbox().as_type(LmrSandboxEnvironment)
+    except TypeError as error:
+        raise TypeError(f"the agent's workspace is read from the lmr-author sandbox: {error}")
     scratch = Path(tempfile.mkdtemp(prefix="lmr-inspect-ws-"))
     try:
         folder = scratch / "workspace"
