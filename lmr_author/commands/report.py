@@ -145,6 +145,12 @@ class _Inputs:
     scratch: list[Any] = field(default_factory=list)
     origins: dict[str, str] = field(default_factory=dict)
 
+    def named(self, text: str) -> str:
+        """``text`` with each Inspect log's scratch folder replaced by the log's path."""
+        for folder, log in self.origins.items():
+            text = text.replace(folder, log)
+        return text
+
 
 def _inputs(args: argparse.Namespace) -> _Inputs:
     from lmr_author.eval_output import is_eval_output
@@ -232,19 +238,29 @@ def _report(args: argparse.Namespace) -> int:
     benchmark = args.benchmark or (find_benchmark(sources[0].path) if sources else None)
     loaded = _load_listing_broken(benchmark, regression=args.regression)
     labels, label_notes, explicit = _labels(args, inputs, benchmark, identity)
-    report = build_report(
-        sources,
-        labels=labels,
-        published=inputs.results,
-        published_judges=inputs.judges,
-        label_rows=explicit,
-        benchmark=benchmark,
-        ks=args.ks,
-        identity=identity,
-    )
+    try:
+        report = build_report(
+            sources,
+            labels=labels,
+            published=inputs.results,
+            published_judges=inputs.judges,
+            label_rows=explicit,
+            benchmark=benchmark,
+            ks=args.ks,
+            identity=identity,
+        )
+    except UserError as error:  # it names an Inspect log, not its scratch copy
+        raise UserError(
+            inputs.named(error.message),
+            file=inputs.named(error.file or "") or None,
+            where=error.where,
+            hint=error.hint,
+            exit_code=error.exit_code,
+        ) from None
     report.notes[:0] = label_notes
-    for row in report.rows:  # an Inspect log's rows name the log, not its scratch copy
-        row.origin = inputs.origins.get(row.origin, row.origin)
+    report.notes[:] = [inputs.named(note) for note in report.notes]
+    for row in report.rows:
+        row.origin = inputs.named(row.origin)
     if args.compare_printed is not None:
         from lmr_author.reporting.printed import compare_printed, load_printed_table
 
