@@ -48,6 +48,16 @@ class ScoredRun:
     judgment: dict[str, Any] | None = None
 
 
+_folder_locks: dict[Path, threading.Lock] = {}
+_folder_locks_guard = threading.Lock()
+
+
+def _folder_lock(output: Path) -> threading.Lock:
+    """One lock per output folder in this process (several tasks of one eval may share it)."""
+    with _folder_locks_guard:
+        return _folder_locks.setdefault(output.resolve(), threading.Lock())
+
+
 class Scorer:
     """The unit-test half of ``eval`` for one Inspect task: one output folder, one backend."""
 
@@ -116,7 +126,7 @@ class Scorer:
         (job,) = [j for j in jobs if j.candidate.implementation.index == impl.index]
         with self._slots:
             record, _skipped = self.evaluator().execute(job)
-        with self._lock:  # results.json always holds every run written so far
+        with _folder_lock(self.output):  # results.json holds every run written so far
             save_results(self.output, build_results(self.output, str(self.benchmark)))
         folder = run_dir(self.output, record.system, record.task, record.implementation)
         logs: dict[str, str] = {}

@@ -130,7 +130,9 @@ async def _score_workspace(
     try:
         environment = sandbox().as_type(LmrSandboxEnvironment)
     except TypeError as error:
-        raise TypeError(f"the agent's workspace is read from the lmr-author sandbox: {error}")
+        raise TypeError(
+            f"the agent's workspace is read from the lmr-author sandbox: {error}"
+        ) from None
     scratch = Path(tempfile.mkdtemp(prefix="lmr-inspect-ws-"))
     try:
         folder = scratch / "workspace"
