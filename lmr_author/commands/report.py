@@ -28,7 +28,8 @@ on the tasks of --benchmark; the tasks it cannot measure are left out and
 listed under the coefficient table. --reference-system takes any spelling
 of a system (OpenHands/gpt4.1 too).
 
-Published results join as RESULTS_DIR too: the published results/ folder (its
+An Inspect log of lmr_author/lmr_bench (docs/inspect.md) is read as the eval
+output it holds. Published results join as RESULTS_DIR too: the published results/ folder (its
 unit_test_evaluation/, llm_as_a_judge_evaluation/ and human_evaluation/ are
 all read; a label file with a 0 on the 0..2 scale is read shifted by 1, and
 said so), or one of its folders; or name them one by one with
@@ -77,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         nargs="*",
         type=Path,
         metavar="RESULTS_DIR",
-        help="eval outputs, or published result folders",
+        help="eval outputs, Inspect logs (.eval, .json), or published result folders",
     )
     parser.add_argument(
         "--setting",
@@ -140,6 +141,15 @@ class _Inputs:
     results: list[tuple[str | None, Path]] = field(default_factory=list)
     judges: list[Path] = field(default_factory=list)
     label_files: list[Path] = field(default_factory=list)  # from published folders
+    #: Inspect logs read as eval output folders (removed on exit), and their log files.
+    scratch: list[Any] = field(default_factory=list)
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def named(self, text: str) -> str:
+        """``text`` with each Inspect log's scratch folder replaced by the log's path."""
+        for folder, log in self.origins.items():
+            text = text.replace(folder, log)
+        return text
 
 
 def _inputs(args: argparse.Namespace) -> _Inputs:
@@ -149,6 +159,9 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
 
     found = _Inputs()
     for path in args.outputs:
+        if path.suffix in (".eval", ".json") and path.is_file():
+            found.eval_outputs.append(EvalSource(_from_inspect_log(path, found)))
+            continue
         if not path.is_dir() or is_eval_output(path):
             found.eval_outputs.append(EvalSource(path))
             continue
@@ -164,7 +177,10 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
         found.results += [(None, p) for p in published.results]
         found.judges += published.judges
         found.label_files += published.label_files
-    found.eval_outputs += [EvalSource(path, name) for name, path in args.settings]
+    for name, path in args.settings:
+        if path.suffix in (".eval", ".json") and path.is_file():
+            path = _from_inspect_log(path, found)
+        found.eval_outputs.append(EvalSource(path, name))
     for name, path in args.published_results:
         if path.is_dir():
             listed = find_published(path).results
@@ -179,6 +195,25 @@ def _inputs(args: argparse.Namespace) -> _Inputs:
             found.results.append((name, path))
     found.judges += args.published_judge
     return found
+
+
+def _from_inspect_log(path: Path, found: _Inputs) -> Path:
+    """An Inspect log written as an eval output folder, for this command's lifetime."""
+    import tempfile
+
+    try:
+        from lmr_author.inspect_bridge.logs import write_eval_output
+    except ImportError:
+        raise UserError(
+            "reading an Inspect log needs Inspect AI",
+            file=path,
+            hint="pip install 'lmr-author[inspect]'.",
+        ) from None
+    scratch = tempfile.TemporaryDirectory(prefix="lmr-report-inspect-")
+    found.scratch.append(scratch)
+    folder = write_eval_output(path, Path(scratch.name))
+    found.origins[str(folder)] = str(path)
+    return folder
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -203,17 +238,29 @@ def _report(args: argparse.Namespace) -> int:
     benchmark = args.benchmark or (find_benchmark(sources[0].path) if sources else None)
     loaded = _load_listing_broken(benchmark, regression=args.regression)
     labels, label_notes, explicit = _labels(args, inputs, benchmark, identity)
-    report = build_report(
-        sources,
-        labels=labels,
-        published=inputs.results,
-        published_judges=inputs.judges,
-        label_rows=explicit,
-        benchmark=benchmark,
-        ks=args.ks,
-        identity=identity,
-    )
+    try:
+        report = build_report(
+            sources,
+            labels=labels,
+            published=inputs.results,
+            published_judges=inputs.judges,
+            label_rows=explicit,
+            benchmark=benchmark,
+            ks=args.ks,
+            identity=identity,
+        )
+    except UserError as error:  # it names an Inspect log, not its scratch copy
+        raise UserError(
+            inputs.named(error.message),
+            file=inputs.named(error.file or "") or None,
+            where=error.where,
+            hint=error.hint,
+            exit_code=error.exit_code,
+        ) from None
     report.notes[:0] = label_notes
+    report.notes[:] = [inputs.named(note) for note in report.notes]
+    for row in report.rows:
+        row.origin = inputs.named(row.origin)
     if args.compare_printed is not None:
         from lmr_author.reporting.printed import compare_printed, load_printed_table
 
