@@ -23,6 +23,10 @@ DRIVER = textwrap.dedent(
 )
 #: The same driver through a golden that draws random numbers: recording twice differs.
 NOISY_DRIVER = "from outliers.noisy import jitter\njitter([1.0, 2.0, 3.0])\n"
+#: A driver that only calls the input check with valid values: every recorded call
+#: returns None, as the masked stub (`pass`) does, so the tests cannot tell them apart
+#: and the task is not verified (test-does-not-discriminate).
+LAX_DRIVER = "from outliers.checks import check_values\ncheck_values([1.0, 2.0])\n"
 
 FILES = {
     "README.md": "# outliers\nRobust z-scores (median/MAD) for the paper's outlier filter.\n",
@@ -64,6 +68,13 @@ FILES = {
 
         def jitter(values):
             return [v + random.random() for v in values]
+        """
+    ).lstrip(),
+    "outliers/checks.py": textwrap.dedent(
+        """
+        def check_values(values):
+            if any(v != v for v in values):
+                raise ValueError("the values hold NaN")
         """
     ).lstrip(),
     "outliers/plots.py": "import matplotlib.pyplot as plt\n",

@@ -20,7 +20,14 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.paper import make_paper_pdf
-from tests.support.real_repo import DRIVER, GOAL_FILE, GOAL_FUNCTION, NOISY_DRIVER, write_real_repo
+from tests.support.real_repo import (
+    DRIVER,
+    GOAL_FILE,
+    GOAL_FUNCTION,
+    LAX_DRIVER,
+    NOISY_DRIVER,
+    write_real_repo,
+)
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[3]
@@ -132,12 +139,15 @@ def test_unverified_task_is_not_written_without_confirmation(
 ) -> None:
     spec = _spec(tmp_path)
     data = json.loads(spec.read_text(encoding="utf-8"))
-    data["paper_pdf"] = ""  # the validator's missing-path error: not verified
+    # A driver whose calls all return None, as the masked stub does: not verified.
+    data["goals"][0].update(
+        goal_file="outliers/checks.py", goal_function="check_values", driver=LAX_DRIVER
+    )
     spec.write_text(json.dumps(data), encoding="utf-8")
     bench = tmp_path / "bench"
     assert main(["new-task", "--spec", str(spec), "--into", str(bench)]) == 1
     err = capsys.readouterr().err
-    assert "not saved" in err and "paper" in err and "--allow-unverified" in err
+    assert "not saved" in err and "masked" in err and "--allow-unverified" in err
     assert not (bench / "91-Outliers").exists()
     argv = ["new-task", "--spec", str(spec), "--into", str(bench), "--allow-unverified"]
     assert main(argv) == 0
