@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
+from typing import Any, TypeVar
 
 from lmr_author.benchmark import Benchmark, load_benchmark
 from lmr_author.errors import UserError
@@ -40,8 +41,10 @@ from lmr_author.evaluation.backend import (
     TestFileResult,
 )
 from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
-from lmr_author.task import Task
+from lmr_author.task import Implementation, Task
 from lmr_author.verdicts import ERROR, INFRA_ERROR, PASS, deciding_test, normalize
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -113,6 +116,17 @@ def _overall_verdict(tests: list[TestRecord]) -> tuple[str, str]:
     return normalize(test.verdict), f"{test.test_file}: {test.reason}".rstrip(": ")
 
 
+@dataclass
+class _Begun:
+    """A job whose key is known: ``run`` is what the backend is to run (None: done)."""
+
+    job: _Job
+    record: RunRecord
+    start: float
+    skipped: bool = False
+    run: tuple[Task, Implementation, bytes, PreparedImage] | None = None
+
+
 class _Aborted(Exception):
     """A run cut short by a second Ctrl-C: not written, run again on resume."""
 
@@ -131,6 +145,19 @@ class _Evaluator:
 
     def execute(self, job: _Job) -> tuple[RunRecord, bool]:
         """Run ``job`` unless an equal run is stored; return the record and ``skipped``."""
+        begun = self.begin(job)
+        if begun.run is None:
+            return begun.record, begun.skipped
+        outcome: ImplementationResult | BaseException
+        try:
+            outcome = self.backend.run(*begun.run)
+        except Exception as error:  # RunCancelled included: `finish` decides
+            outcome = error
+        return self.finish(begun, outcome), False
+
+    def begin(self, job: _Job) -> _Begun:
+        """The run's key and record; done already when stored, unrunnable or unbuildable
+        (then written), else with what the backend is to run."""
         candidate = job.candidate
         task, impl = candidate.task, candidate.implementation
         started_at, start = _now(), time.monotonic()
@@ -156,7 +183,7 @@ class _Evaluator:
         if not self.force and not infra_reason:
             stored = find_run(self.output, candidate.system, task.name, impl.index)
             if stored is not None and stored.run_key == key and stored.counted:
-                return stored, True
+                return _Begun(job, stored, start, skipped=True)
         record = RunRecord(
             run_key=key,
             system=candidate.system,
@@ -174,21 +201,30 @@ class _Evaluator:
             runtime=str(self.settings.get("runtime", "docker")),
             executor=str(getattr(self.backend, "executor", "local")),
         )
-        logs: dict[str, str] = {}
         if infra_reason:
             record.verdict, record.reason = INFRA_ERROR, infra_reason
         elif candidate.source is not None and image is not None:
-            try:
-                outcome = self.backend.run(task, impl, candidate.source, image)
-            except RunCancelled:
-                raise _Aborted from None
-            except Exception as error:
-                record.verdict = INFRA_ERROR
-                record.reason = f"the sandbox failed: {_describe(error)}"
-            else:
-                self._fill(record, outcome, logs)
-            if self.aborted.is_set():
-                raise _Aborted  # its container was killed by us: says nothing, runs again
+            return _Begun(job, record, start, run=(task, impl, candidate.source, image))
+        self._save(job, record, start, {})
+        return _Begun(job, record, start)
+
+    def finish(self, begun: _Begun, outcome: ImplementationResult | BaseException) -> RunRecord:
+        """Write the run ``begun`` started with the backend's ``outcome``."""
+        record, logs = begun.record, dict[str, str]()
+        if isinstance(outcome, RunCancelled):
+            raise _Aborted
+        if isinstance(outcome, BaseException):
+            record.verdict = INFRA_ERROR
+            record.reason = f"the sandbox failed: {_describe(outcome)}"
+        else:
+            self._fill(record, outcome, logs)
+        if self.aborted.is_set():
+            raise _Aborted  # its container was killed by us: says nothing, runs again
+        self._save(begun.job, record, begun.start, logs)
+        return record
+
+    def _save(self, job: _Job, record: RunRecord, start: float, logs: dict[str, str]) -> None:
+        candidate = job.candidate
         record.duration_s = round(time.monotonic() - start, 3)
         try:
             save_run(
@@ -200,12 +236,11 @@ class _Evaluator:
             )
         except OSError as error:
             raise UserError(
-                f"cannot write the run of {candidate.system} {task.name}#{impl.index} "
-                f"({error.strerror or error})",
+                f"cannot write the run of {candidate.system} {record.task}#"
+                f"{record.implementation} ({error.strerror or error})",
                 file=error.filename or self.output,
                 hint="Free disk space or fix permissions, then run again to resume.",
             ) from None
-        return record, False
 
     @staticmethod
     def _fill(record: RunRecord, outcome: ImplementationResult, logs: dict[str, str]) -> None:
@@ -383,33 +418,80 @@ def run_evaluation(
         if kill is not None:
             kill()
 
+    # A backend that takes every run at once (Slurm: job arrays) gets them all together.
+    start_runs = getattr(real_backend, "start_runs", None)
     done = 0
     try:
-        with (
-            _stop_on_signals(stop, interrupt, abort),
-            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lmr-eval") as pool,
-        ):
-            queue = list(reversed(jobs))
-            running: set[Future[tuple[RunRecord, bool]]] = set()
-            while (queue and not stop.is_set()) or running:
-                while queue and len(running) < workers and not stop.is_set():
-                    running.add(pool.submit(evaluator.execute, queue.pop()))
-                finished, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    running.discard(future)
-                    try:
-                        record, skipped = future.result()
-                    except _Aborted:
-                        continue
-                    done += 1
-                    if on_run is not None:
-                        on_run(record, skipped)
+        with _stop_on_signals(stop, interrupt, abort):
+            finished = (
+                _dispatch(evaluator.execute, jobs, workers, stop)
+                if start_runs is None
+                else _batched(evaluator, jobs, workers, stop, start_runs)
+            )
+            for record, skipped in finished:
+                done += 1
+                if on_run is not None:
+                    on_run(record, skipped)
     finally:
         if owned_backend and isinstance(real_backend, DockerBackend):
             real_backend.close()
     results = build_results(output, str(benchmark), interrupted=done < len(jobs))
     save_results(output, results)
     return results
+
+
+def _dispatch(
+    work: Callable[[_Job], _T], jobs: Sequence[_Job], workers: int, stop: threading.Event
+) -> Iterator[_T]:
+    """``work`` of each job, ``workers`` at once, as they finish; none started after
+    ``stop`` (those cut short by a second Ctrl-C, `_Aborted`, are left out)."""
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lmr-eval") as pool:
+        queue = list(reversed(jobs))
+        running: set[Future[_T]] = set()
+        while (queue and not stop.is_set()) or running:
+            while queue and len(running) < workers and not stop.is_set():
+                running.add(pool.submit(work, queue.pop()))
+            finished, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+            for future in finished:
+                running.discard(future)
+                try:
+                    yield future.result()
+                except _Aborted:
+                    continue
+
+
+def _batched(
+    evaluator: _Evaluator,
+    jobs: Sequence[_Job],
+    workers: int,
+    stop: threading.Event,
+    start_runs: Callable[[list[tuple[Task, Implementation, bytes, PreparedImage]]], list[Any]],
+) -> Iterator[tuple[RunRecord, bool]]:
+    """Every job's key first (images built here, ``workers`` at once), then every run
+    to execute handed to the backend in one call, each written as its outcome comes."""
+    ready: list[_Begun] = []
+    for begun in _dispatch(evaluator.begin, jobs, workers, stop):
+        if begun.run is None:
+            yield begun.record, begun.skipped
+        else:
+            ready.append(begun)
+    if stop.is_set() or not ready:
+        return
+    futures: dict[Future[ImplementationResult], _Begun] = dict(
+        zip(start_runs([begun.run for begun in ready if begun.run]), ready, strict=True)
+    )
+    while futures:
+        finished, _ = wait(futures, timeout=0.25, return_when=FIRST_COMPLETED)
+        for future in finished:
+            begun = futures.pop(future)
+            error = future.exception()
+            try:
+                yield (
+                    evaluator.finish(begun, error if error is not None else future.result()),
+                    False,
+                )
+            except _Aborted:
+                continue
 
 
 def _kept_log(test: TestFileResult) -> str:
