@@ -12,7 +12,8 @@ from lmr_author.executors import EXECUTORS
 from lmr_author.executors.gres import GpuType, parse_gpu_types
 
 if TYPE_CHECKING:
-    from lmr_author.executors.slurm import Progress, SlurmBackend
+    from lmr_author.evaluation.backend import DockerBackend
+    from lmr_author.executors.slurm import Progress, SbatchOptions, SlurmBackend
 
 
 def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
@@ -58,6 +59,35 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
         metavar="NAME",
         help="with --executor slurm: the partition the jobs go to (sbatch --partition)",
     )
+    parser.add_argument(
+        "--mem",
+        metavar="SIZE",
+        help="with --executor slurm: memory per run, e.g. 4G (sbatch --mem; default: "
+        "the sandbox's memory limit plus 512 MB)",
+    )
+    parser.add_argument(
+        "--time",
+        metavar="TIME",
+        help="with --executor slurm: walltime per run, e.g. 30 or 1:00:00 (sbatch --time; "
+        "default: three test time limits plus ten minutes)",
+    )
+    parser.add_argument("--account", metavar="NAME", help="with --executor slurm: sbatch --account")
+    parser.add_argument("--qos", metavar="NAME", help="with --executor slurm: sbatch --qos")
+    parser.add_argument(
+        "--sbatch-arg",
+        action="append",
+        default=[],
+        metavar="OPT",
+        help="with --executor slurm: one more sbatch option for every job, as "
+        "--sbatch-arg=--constraint=skylake (repeatable)",
+    )
+    parser.add_argument(
+        "--max-in-flight",
+        type=int,
+        metavar="N",
+        help="with --executor slurm: elements of an array running at once (--array "
+        "%%N; default: the partition's CPUs over the CPUs per run)",
+    )
 
 
 def registry_arg(text: str) -> str:
@@ -70,32 +100,40 @@ def registry_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(error.render()) from None
 
 
-def _check_with_slurm(args: argparse.Namespace) -> None:
-    """``--partition`` and ``--gres`` as Slurm reads them (``sbatch --test-only``, which
-    submits nothing): a wrong one is said once, before any image is built."""
-    import subprocess
+#: sbatch options lmr-author sets itself: a --sbatch-arg may not replace them.
+_OURS = frozenset(
+    (
+        *("--array", "--job-name", "-J", "--output", "-o", "--error", "-e", "--chdir"),
+        *("-D", "--wrap", "--parsable", "--test-only", "--export"),
+    )
+)
 
-    asked = [f"--partition={args.partition}"] if args.partition else []
-    asked += [f"--gres={args.gres}"] if args.gres else []
-    if not asked:
-        return
-    try:
-        done = subprocess.run(
-            ["sbatch", "--test-only", *asked, "--wrap", "true"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise UserError(f"sbatch --test-only failed: {error}") from None
-    if done.returncode != 0:
-        said = " ".join(line for line in done.stderr.splitlines() if "error" in line.lower())
-        raise UserError(
-            f"Slurm refuses {' '.join(asked)}: {' '.join(said.split()) or done.stderr.strip()}",
-            hint="Check the name with 'sinfo -s' (partitions) or 'sinfo -o \"%P %G\"' "
-            "(generic resources).",
-        )
+
+def _sbatch_options(args: argparse.Namespace) -> SbatchOptions:
+    from lmr_author.executors.slurm import SbatchOptions
+
+    for arg in args.sbatch_arg:
+        flag = arg.split("=", 1)[0]
+        if not arg.startswith("-") or flag in _OURS:
+            raise UserError(
+                f"--sbatch-arg {arg!r}: "
+                + (
+                    "not an sbatch option" if not arg.startswith("-") else f"lmr-author sets {flag}"
+                ),
+                hint="Give one sbatch option per --sbatch-arg, with its value after '=', "
+                "e.g. --sbatch-arg=--constraint=skylake.",
+            )
+    if args.max_in_flight is not None and args.max_in_flight < 1:
+        raise UserError(f"--max-in-flight must be at least 1, got {args.max_in_flight}")
+    return SbatchOptions(
+        partition=args.partition,
+        mem=args.mem,
+        time=args.time,
+        account=args.account,
+        qos=args.qos,
+        extra=tuple(args.sbatch_arg),
+        max_in_flight=args.max_in_flight,
+    )
 
 
 def _gpu_types(text: str) -> tuple[GpuType, ...]:
@@ -104,6 +142,24 @@ def _gpu_types(text: str) -> tuple[GpuType, ...]:
         return parse_gpu_types(text)
     except UserError as error:
         raise argparse.ArgumentTypeError(error.render()) from None
+
+
+def slurm_options_given(args: argparse.Namespace) -> list[str]:
+    """The ``--executor slurm`` options given on the command line."""
+    given = (
+        ("--gres", args.gres),
+        ("--partition", args.partition),
+        ("--gpu-types", args.gpu_types),
+        ("--images", args.images),
+        ("--registry", args.registry),
+        ("--mem", args.mem),
+        ("--time", args.time),
+        ("--account", args.account),
+        ("--qos", args.qos),
+        ("--sbatch-arg", args.sbatch_arg),
+        ("--max-in-flight", args.max_in_flight is not None),
+    )
+    return [option for option, value in given if value]
 
 
 def slurm_backend(
@@ -120,16 +176,8 @@ def slurm_backend(
     ``command`` names the jobs (``lmr-<command>-<id>``).
     """
     if args.executor != "slurm":
-        given = (
-            ("--gres", args.gres),
-            ("--partition", args.partition),
-            ("--gpu-types", args.gpu_types),
-            ("--images", args.images),
-            ("--registry", args.registry),
-        )
-        for option, value in given:
-            if value:
-                raise UserError(f"{option} is for --executor slurm", hint="Add --executor slurm.")
+        for option in slurm_options_given(args):
+            raise UserError(f"{option} is for --executor slurm", hint="Add --executor slurm.")
         return None
     import shutil
 
@@ -147,7 +195,7 @@ def slurm_backend(
             "--executor slurm needs Slurm's sbatch, squeue and scancel on PATH",
             hint="Run on a Slurm login node, or use --executor local.",
         )
-    _check_with_slurm(args)
+    options = _sbatch_options(args)
     from lmr_author.commands._provisions import hub_of
 
     # The same sandbox as the local executor's, provisions included: same run keys.
@@ -157,15 +205,32 @@ def slurm_backend(
         gpus=args.gpus,
         hf_cache=hub_of(args),
     )
+    _check_with_slurm(inner, options, args.gres)
     return SlurmBackend(
         inner,
         shared,
         gres=args.gres,
         gpu_types=args.gpu_types or (),
-        partition=args.partition,
+        options=options,
         images=args.images,
         registry=args.registry,
         on_progress=on_progress,
         on_note=on_note,
         command=command,
     )
+
+
+def _check_with_slurm(inner: DockerBackend, options: SbatchOptions, gres: str | None) -> None:
+    """The options a run's array carries, as Slurm reads them (``sbatch --test-only``,
+    which submits nothing): a refused one is said once, before any image is built."""
+    from lmr_author.executors.slurm.check import check_options
+
+    limits = inner.limits()
+    resources = options.resources(
+        cpus=limits.cpus, memory_mb=limits.memory_mb, timeout_s=limits.timeout_s, gres=gres
+    )
+    defaults = (
+        f"the default: the sandbox's {limits.memory_mb} MB plus a margin, "
+        f"{limits.timeout_s:g} s per test file times three plus ten minutes"
+    )
+    check_options(options, resources, defaults=defaults)

@@ -28,26 +28,28 @@ if TYPE_CHECKING:
 EXIT_INTERRUPTED = 130
 
 DESCRIPTION = """\
-Run every submission's candidate for every implementation of the benchmark through the
-task's unit tests in Docker, and report unit-test accuracy per system (the fraction of
-implementations all of whose tests pass), with verdict counts and categories.
+Run every submission's candidate for every implementation of the benchmark
+through the task's unit tests in Docker, and report unit-test accuracy per
+system (the fraction of implementations all of whose tests pass), with verdict
+counts and categories.
 
-A submission is a folder mirroring the benchmark with the goal files replaced (system
-name: --system, else the one 'lmr-author collect' recorded, else the folder's name),
-or a JSONL file of predictions (one {"task", "implementation", "system", "source"} per
-line; schemas/predictions.schema.json) spliced into the masked goal files.
---submission may repeat; a --system right after a --submission names that one.
+A submission is a folder mirroring the benchmark with the goal files replaced
+(system name: --system, else the one 'lmr-author collect' recorded, else the
+folder's name), or a JSONL file of predictions (one {"task", "implementation",
+"system", "source"} per line; schemas/predictions.schema.json) spliced into the
+masked goal files. --submission may repeat; a --system right after a
+--submission names that one.
 
-Each finished run is written at once under OUTPUT/runs/; a rerun skips runs whose task,
-candidate, image and settings are unchanged, so Ctrl-C and running again resumes.
-Failures of the infrastructure (engine unreachable, image build failed) are listed apart
-and never counted against a candidate.
+Each finished run is written at once under OUTPUT/runs/; a rerun skips runs
+whose task, candidate, image and settings are unchanged, so Ctrl-C and running
+again resumes. Failures of the infrastructure (engine unreachable, image build
+failed) are listed apart and never counted against a candidate.
 """
 
 EPILOG = """\
-exit codes: 0 evaluated, 1 some runs failed for reasons of infrastructure or some
-tasks cannot be loaded (listed first, then skipped), 2 usage or input error,
-130 interrupted (finished runs are kept; run again to resume).
+exit codes: 0 evaluated, 1 some runs failed for reasons of infrastructure or
+some tasks cannot be loaded (listed first, then skipped), 2 usage or input
+error, 130 interrupted (finished runs are kept; run again to resume).
 """
 
 
@@ -57,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="score submissions with the unit tests in Docker (resumable)",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpIn80Columns,
     )
     parser.add_argument("benchmark", type=Path, help="a benchmark folder or one task folder")
     parser.add_argument(
@@ -86,7 +88,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="output folder (default: %(default)s)",
     )
     parser.add_argument(
-        "--workers", "-j", type=int, default=2, metavar="N", help="runs at once (default: 2)"
+        "--workers",
+        "-j",
+        type=int,
+        default=2,
+        metavar="N",
+        help="runs at once (default: 2); with --executor slurm, images built at once "
+        "(every run goes to Slurm together: --max-in-flight throttles them)",
     )
     parser.add_argument(
         "--task",
@@ -107,18 +115,22 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     judge = parser.add_argument_group(
         "LLM judge",
-        "--judge: after the unit tests, label every run CC / LC / LI with an LLM judge "
-        "(as 'lmr-author judge' does). Without an endpoint (OPENAI_BASE_URL / "
-        "OPENAI_API_KEY or --judge-base-url) the judge is skipped with a notice.",
+        _group_text(
+            "--judge: after the unit tests, label every run CC / LC / LI with an LLM judge "
+            "(as 'lmr-author judge' does). Without an endpoint (OPENAI_BASE_URL / "
+            "OPENAI_API_KEY or --judge-base-url) the judge is skipped with a notice."
+        ),
     )
     judge.add_argument("--judge", action="store_true", help="also run the LLM judge")
     add_judge_options(judge, prefix="judge-")
     review = parser.add_argument_group(
         "human review",
-        "lmr-author eval RESULTS --human-review --annotator NAME: label the runs of an "
-        "earlier evaluation (RESULTS is its output folder) in a terminal app; 1/2/3 label, "
-        "c comment, n/p move, z undo, x clear, u unlabeled only, d diff, w wrap, [ ] split, "
-        "q quit. Labels are durable at once.",
+        _group_text(
+            "lmr-author eval RESULTS --human-review --annotator NAME: label the runs of an "
+            "earlier evaluation (RESULTS is its output folder) in a terminal app; 1/2/3 label, "
+            "c comment, n/p move, z undo, x clear, u unlabeled only, d diff, w wrap, [ ] split, "
+            "q quit. Labels are durable at once."
+        ),
     )
     review.add_argument(
         "--human-review", action="store_true", help="open the labeling app on RESULTS"
@@ -143,6 +155,23 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     add_runtime_option(parser)
     add_executor_options(parser)
     parser.set_defaults(handler=_handle)
+
+
+class _HelpIn80Columns(argparse.RawDescriptionHelpFormatter):
+    """Help that fits 80 columns however wide the terminal (a wider one reads it too)."""
+
+    def __init__(self, prog: str) -> None:
+        import shutil
+
+        super().__init__(prog, width=min(80, shutil.get_terminal_size().columns) - 2)
+
+
+def _group_text(text: str) -> str:
+    """An argument group's description folded to 80 columns (argparse indents it by two
+    and, with the raw formatter, folds nothing)."""
+    import textwrap
+
+    return textwrap.fill(text, 78)
 
 
 class _SubmissionAction(argparse.Action):

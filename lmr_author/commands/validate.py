@@ -16,7 +16,11 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from lmr_author.commands._executor import add_executor_options, slurm_backend
+from lmr_author.commands._executor import (
+    add_executor_options,
+    slurm_backend,
+    slurm_options_given,
+)
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
@@ -159,16 +163,11 @@ def _validate(args: argparse.Namespace) -> int:
             hint="Use 'validate --run --mutants PATH'.",
             exit_code=EXIT_USAGE,
         )
-    for option, given in (
-        ("--executor", args.executor != "local"),
-        ("--gres", args.gres),
-        ("--partition", args.partition),
-        ("--gpu-types", args.gpu_types),
-        ("--images", args.images),
-        ("--registry", args.registry),
-        ("--slurm-dir", args.slurm_dir),
-    ):
-        if given and not args.run:
+    executor_options = ["--executor"] if args.executor != "local" else []
+    executor_options += slurm_options_given(args)
+    executor_options += ["--slurm-dir"] if args.slurm_dir is not None else []
+    for option in executor_options:
+        if not args.run:
             raise UserError(
                 f"{option} is for validate --run", hint="Add --run.", exit_code=EXIT_USAGE
             )
