@@ -52,6 +52,8 @@ class TestVerdict:
     protocol: str = "exit-code"
     #: Tests the harness recorded ("<script>" included), and "Passed" lines of a legacy log.
     tests_run: int = 0
+    #: Of those, the ones that did not pass (``validate --run``'s proof: masked fails M).
+    tests_failed: int = 0
     legacy_passed: int | None = None
     #: Whether the candidate ran in a process of its own (`lmr_author.sandbox.isolation`),
     #: and what could not cross between the two processes when something could not.
@@ -70,6 +72,7 @@ class TestVerdict:
             "exit_code": self.exit_code,
             "protocol": self.protocol,
             "tests_run": self.tests_run,
+            "tests_failed": self.tests_failed,
             "isolated": self.isolated,
         }
 

@@ -268,6 +268,7 @@ def _verdict(
         legacy_log=safe_text(legacy["text"]) if "text" in legacy else None,
         protocol=protocol,
         tests_run=len(report.records),
+        tests_failed=sum(r.outcome not in ("passed", "expected failure") for r in report.records),
         legacy_passed=str(legacy.get("text", "")).count("Passed") if legacy else None,
         isolated=plan is not None,
         crossings=tuple(report.crossings)
