@@ -30,7 +30,7 @@ from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
 from lmr_author.sandbox.verdicts import Expected
 
-WIRE_VERSION = 1
+WIRE_VERSION = 2
 SCORED = "scored"
 RAW = "raw"
 
@@ -178,6 +178,7 @@ _VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "legacy_log": (str, type(None)),
     "protocol": (str,),
     "tests_run": (int,),
+    "tests_failed": (int,),
     "legacy_passed": (int, type(None)),
     "isolated": (bool,),
     "crossings": (list,),
