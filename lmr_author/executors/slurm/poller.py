@@ -82,6 +82,7 @@ class Poller:
         self._cancelled = False
         self._closed = False
         self._keep_logs = False
+        self._arrays = 0
         self._thread: threading.Thread | None = None
         self._last_progress: Progress | None = None
         self._max_array: int | None = None
@@ -198,7 +199,8 @@ class Poller:
 
     def _submit(self, batch: list[Pending], resources: Resources) -> None:
         """One job array for ``batch``; on failure, each run fails as infrastructure."""
-        array = self.folder / f"array-{len(self.jobs) + 1}-{time.monotonic_ns()}"
+        self._arrays += 1
+        array = self.folder / f"array-{self._arrays}"
         try:
             write_array(array, [pending.request_path for pending in batch], self.python)
         except OSError as error:
