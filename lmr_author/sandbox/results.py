@@ -52,7 +52,9 @@ class TestVerdict:
     protocol: str = "exit-code"
     #: Tests the harness recorded ("<script>" included), and "Passed" lines of a legacy log.
     tests_run: int = 0
-    #: Of those, the ones that did not pass (``validate --run``'s proof: masked fails M).
+    #: Test functions recorded (the script's body when none), and how many did not pass:
+    #: ``validate --run``'s proof (golden passes N of N, masked fails M).
+    tests: int = 0
     tests_failed: int = 0
     legacy_passed: int | None = None
     #: Whether the candidate ran in a process of its own (`lmr_author.sandbox.isolation`),
@@ -72,6 +74,7 @@ class TestVerdict:
             "exit_code": self.exit_code,
             "protocol": self.protocol,
             "tests_run": self.tests_run,
+            "tests": self.tests,
             "tests_failed": self.tests_failed,
             "isolated": self.isolated,
         }

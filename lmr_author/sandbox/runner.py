@@ -62,6 +62,7 @@ from lmr_author.sandbox.verdicts import (
     classify_exit,
     detect_protocol,
     harness_verdict,
+    test_counts,
 )
 from lmr_author.task import Implementation, Task
 
@@ -257,6 +258,7 @@ def _verdict(
     log = outcome.output
     if outcome.candidate_output:
         log += "\n--- output of the candidate's process ---\n" + outcome.candidate_output
+    counted = test_counts(report)
     # Everything a candidate could have written is made safe before it is kept.
     return TestVerdict(
         test_file=test_file,
@@ -268,7 +270,8 @@ def _verdict(
         legacy_log=safe_text(legacy["text"]) if "text" in legacy else None,
         protocol=protocol,
         tests_run=len(report.records),
-        tests_failed=sum(r.outcome not in ("passed", "expected failure") for r in report.records),
+        tests=counted[0],
+        tests_failed=counted[1],
         legacy_passed=str(legacy.get("text", "")).count("Passed") if legacy else None,
         isolated=plan is not None,
         crossings=tuple(report.crossings)

@@ -258,11 +258,22 @@ def harness_verdict(
     return Classified("pass", f"{count} test(s) passed")
 
 
+#: Outcomes of a test record that count as passing.
+PASSING = ("passed", "expected failure")
+
+
+def test_counts(report: HarnessReport) -> tuple[int, int]:
+    """(tests, of which failed): the test functions the harness recorded, or the script's
+    body when it defines none (a plain script is one test)."""
+    named = [record for record in report.records if record.id != "<script>"] or report.records
+    return len(named), sum(record.outcome not in PASSING for record in named)
+
+
 def _worst_record(report: HarnessReport) -> Classified | None:
     """The verdict of the worst test record, or None when all passed."""
     found: Classified | None = None
     for record in report.records:
-        if record.outcome in ("passed", "expected failure"):
+        if record.outcome in PASSING:
             continue
         # The module body is the whole test of a plain script: no name needed.
         where = "" if record.id == "<script>" else f"{record.id}: "
