@@ -32,6 +32,8 @@ def print_report(console: Console, reports: Sequence[TaskReport], *, verbose: bo
         if report.hardware.needs_gpu:  # what a machine must have to run it (info.json)
             header.append(f"  needs {report.hardware.describe()}", style="magenta")
         console.print(header)
+        for proof in report.proofs:  # what the "ok" rests on: counts of the --run
+            console.print(Text("  " + proof.describe(), style="" if proof.proven else "red"))
         if verbose:
             ordered = sorted(report.findings, key=lambda f: f.severity != "error")
             groups = [FindingGroup((finding,)) for finding in ordered]

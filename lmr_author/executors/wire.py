@@ -178,6 +178,7 @@ _VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "legacy_log": (str, type(None)),
     "protocol": (str,),
     "tests_run": (int,),
+    "tests": (int,),
     "tests_failed": (int,),
     "legacy_passed": (int, type(None)),
     "isolated": (bool,),

@@ -24,6 +24,7 @@ from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Implementation, Task
+from lmr_author.validate.evidence import ImplementationProof, proof_of
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.rules_run import (
     RULE_FLAKY,
@@ -53,12 +54,15 @@ def run_dynamic_checks(
     on_progress: Callable[[str], None] | None = None,
     on_log: Callable[[str], None] | None = None,
     runner: Runner | None = None,
+    on_proof: Callable[[ImplementationProof], None] | None = None,
 ) -> list[Finding]:
     """Build the task's image and prove, per implementation, that its tests discriminate.
 
     ``on_progress`` gets a line as each run starts; ``on_log`` the lines of the image
     build as they come (nothing when the image is cached). ``runner`` is where the runs
     execute (default: here, with ``client``); the image is built here either way.
+    ``on_proof`` gets the counts of each implementation whose golden and masked runs
+    both ran (`evidence`).
     """
     from lmr_author.sandbox.engine import get_client
     from lmr_author.sandbox.images import ensure_image
@@ -124,6 +128,8 @@ def run_dynamic_checks(
                 for run in followers
             ]
             runs += runner.run_all(followers, on_progress)
+            if on_proof is not None and all(run.infra_error is None for run in runs):
+                on_proof(proof_of(impl.index, runs[0], runs[1]))
             findings.extend(
                 not_isolated_findings(impl, golden_run, file=_relative(task, impl.unit_test_path))
             )

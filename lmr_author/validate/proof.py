@@ -58,5 +58,6 @@ def prove_reports(
             hf_cache=hf_cache,
             on_progress=progress,
             runner=runner,
+            on_proof=report.proofs.append,
         )
         report.findings.extend(f for f in findings if f.rule in wanted)

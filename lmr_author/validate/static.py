@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
 from lmr_author.hardware import NO_HARDWARE, Hardware
@@ -13,6 +13,9 @@ from lmr_author.task import INFO_FILE
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.registry import INTERNAL_ERROR, Rule, all_rules
+
+if TYPE_CHECKING:
+    from lmr_author.validate.evidence import ImplementationProof
 
 #: Folders that are never tasks when a benchmark folder is scanned.
 _SKIPPED_FOLDERS = {"submissions", "__pycache__", "node_modules"}
@@ -26,6 +29,8 @@ class TaskReport:
     findings: list[Finding] = field(default_factory=list)
     #: What one run of the task needs (info.json ``hardware``), when the task loads.
     hardware: Hardware = NO_HARDWARE
+    #: ``--run``: per implementation, what the golden and masked runs showed.
+    proofs: list[ImplementationProof] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -43,6 +48,8 @@ class TaskReport:
         data: dict[str, Any] = {"task": self.name, "findings": [f.to_json() for f in self.findings]}
         if self.hardware.needs_gpu:
             data["hardware"] = self.hardware.to_info()
+        if self.proofs:
+            data["proof"] = [proof.to_json() for proof in self.proofs]
         return data
 
 
