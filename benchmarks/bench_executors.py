@@ -1,11 +1,14 @@
 """Benchmark of ``eval --executor slurm`` against ``--executor local``: overhead per run.
 
 Scores the bundled sample benchmark (--task may narrow it) for its three systems with
-``--force`` (every run executes) and ``--workers 1`` (runs one after another, so the
-difference is per-run overhead, not parallelism), once per executor, and prints the wall
-time of each and the extra seconds per run Slurm costs (sbatch, scheduling, the worker's
-start on the node, polling). Images are built before timing. Needs a Slurm cluster
-(.ci/slurm-setup) and a Docker engine. Run from the repository root:
+``--force`` (every run executes), once per executor, with the same number of runs at
+once (``--workers N`` locally, ``--max-in-flight N`` for Slurm's one array; default 1:
+runs one after another, so the difference is per-run overhead, not parallelism), and
+prints the wall time of each, the extra seconds per run Slurm costs (sbatch, scheduling,
+the worker's start on the node, polling), and the machine's load average before and
+after (a busy node is the case the target is for). Images are built before timing.
+Needs a Slurm cluster (.ci/slurm-setup) and a Docker engine. Run from the repository
+root:
 
     python benchmarks/bench_executors.py [--task 02-BLEU --task 03-TopP] [--workers 1]
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -52,17 +56,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-executors-") as scratch:
         folder = Path(scratch)
         _eval(folder / "warm", args.task, 2)  # builds the images: not timed
+        load_before = os.getloadavg()
         local_s, local = _eval(folder / "local", args.task, args.workers, "--force")
+        in_flight = ("--max-in-flight", str(args.workers))
         slurm_s, slurm = _eval(
-            folder / "slurm", args.task, args.workers, "--force", "--executor", "slurm"
+            folder / "slurm", args.task, 2, "--force", "--executor", "slurm", *in_flight
         )
+        load_after = os.getloadavg()
     runs = len(local["runs"])
     verdicts = {(r["system"], r["task"], r["implementation"]): r["verdict"] for r in local["runs"]}
     same = verdicts == {
         (r["system"], r["task"], r["implementation"]): r["verdict"] for r in slurm["runs"]
     }
     overhead = (slurm_s - local_s) / runs * args.workers
-    print(f"runs: {runs} (workers {args.workers})")
+    print(f"cpus: {os.cpu_count()}")
+    print("load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in load_before))
+    print("load average (1, 5, 15 min) after:  " + ", ".join(f"{x:.2f}" for x in load_after))
+    print(f"runs: {runs} ({args.workers} at once: local --workers, slurm --max-in-flight)")
     print(f"local: {local_s:7.2f} s  ({local_s / runs:.2f} s per run)")
     print(f"slurm: {slurm_s:7.2f} s  ({slurm_s / runs:.2f} s per run)")
     print(f"overhead per run: {overhead:+.2f} s (target <= {args.target:.2f} s)")
