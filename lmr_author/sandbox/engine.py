@@ -38,6 +38,20 @@ def selected_runtime() -> str:
     return _selected
 
 
+#: The cgroup new containers are created under (None: the engine's own); a Slurm
+#: worker sets its job's, so that the job's cgroup counts and limits the test.
+_cgroup_parent: str | None = None
+
+
+def use_cgroup_parent(path: str | None) -> None:
+    global _cgroup_parent
+    _cgroup_parent = path
+
+
+def selected_cgroup_parent() -> str | None:
+    return _cgroup_parent
+
+
 def podman_host() -> str:
     """The Podman API socket: CONTAINER_HOST (Podman's own variable) or the default."""
     return os.environ.get("CONTAINER_HOST") or DEFAULT_PODMAN_HOST

@@ -542,7 +542,7 @@ def _container(
     """
     from docker.types import LogConfig, Ulimit
 
-    from lmr_author.sandbox.engine import runtime_ulimits
+    from lmr_author.sandbox.engine import runtime_ulimits, selected_cgroup_parent
 
     memory = f"{limits.memory_mb}m"
     with removed_after(
@@ -568,6 +568,7 @@ def _container(
             volumes=provisions.volumes(limits.hf_cache),
             device_requests=provisions.device_requests(limits.gpus),
             shm_size="16m",
+            cgroup_parent=selected_cgroup_parent(),
             log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
             stdin_open=False,
             tty=False,
