@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from lmr_author.evaluation.backend import DockerBackend, PreparedImage
+from lmr_author.executors.cgroups import container_parent
 from lmr_author.executors.gres import container_gpus
 from lmr_author.executors.images import ensure_loaded
 from lmr_author.executors.wire import (
@@ -31,7 +32,7 @@ from lmr_author.executors.wire import (
     save_result,
     sha256,
 )
-from lmr_author.sandbox.engine import selected_runtime, use_runtime
+from lmr_author.sandbox.engine import selected_runtime, use_cgroup_parent, use_runtime
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.images import ImageRef, image_by_id
 from lmr_author.sandbox.registry import pull_image
@@ -131,6 +132,8 @@ def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageR
             hint="Run eval --runtime apptainer with a --sif-cache folder the nodes share: "
             "it converts every image there before submitting.",
         ) from None
+    # The test's container under this job's cgroup, where the engine allows (`cgroups`).
+    use_cgroup_parent(container_parent(client, os.environ))
     if request.images is not None:  # before prepare, which would build another image
         ensure_loaded(client, request.image_id, Path(request.images))
     # The very image, by its id: recomputing its content tag here would depend on this

@@ -1,0 +1,52 @@
+"""Where a worker's containers go: under its Slurm job's cgroup, where the engine allows.
+
+Docker and Podman create a container from their daemon (or API service), not from the
+job: left alone, the test's processes sit in the engine's cgroup, which Slurm neither
+counts nor limits. With the ``cgroupfs`` cgroup driver the engine takes any cgroup path
+as the container's parent (``--cgroup-parent``), so the worker names its job's cgroup
+(``.../job_<SLURM_JOB_ID>`` in /proc/self/cgroup) and the job's memory and CPU limits
+and accounting then cover the container too. The ``systemd`` driver takes only a slice
+name (``*.slice``), which a Slurm job's cgroup is not: there the container stays outside
+the job (docs/cluster.md says what that means).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def job_cgroup(proc_cgroup: str, job_id: str) -> str | None:
+    """The cgroup of job ``job_id`` out of ``/proc/self/cgroup`` (cgroups v2's line,
+    else v1's memory controller), or None when the process is not in one (Slurm
+    without ``proctrack/cgroup`` and ``task/cgroup``)."""
+    if not job_id.isdigit():
+        return None
+    paths: dict[str, str] = {}
+    for line in proc_cgroup.splitlines():
+        _, controllers, path = [*line.split(":", 2), "", ""][:3]
+        for name in controllers.split(",") if controllers else [""]:
+            paths[name] = path
+    marker = f"job_{job_id}"
+    for name in ("", "memory"):
+        parts = paths.get(name, "").split("/")
+        if marker in parts:
+            return "/".join(parts[: parts.index(marker) + 1])
+    return None
+
+
+def container_parent(client: Any, environ: Mapping[str, str]) -> str | None:
+    """The cgroup parent for this job's containers on ``client``'s engine, or None."""
+    job_id = environ.get("SLURM_JOB_ID", "")
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8") as handle:
+            parent = job_cgroup(handle.read(), job_id)
+    except OSError:
+        return None
+    if parent is None:
+        return None
+    try:
+        driver = str(client.info().get("CgroupDriver", ""))
+    except Exception:  # an engine that does not say: leave its default alone
+        return None
+    return parent if driver == "cgroupfs" else None
