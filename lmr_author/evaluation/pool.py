@@ -477,9 +477,11 @@ def _batched(
             ready.append(begun)
     if stop.is_set() or not ready:
         return
-    futures: dict[Future[ImplementationResult], _Begun] = dict(
-        zip(start_runs([begun.run for begun in ready if begun.run]), ready, strict=True)
-    )
+    try:
+        started = start_runs([begun.run for begun in ready if begun.run])
+    except RunCancelled:  # Ctrl-C between the last key and the submission
+        return
+    futures: dict[Future[ImplementationResult], _Begun] = dict(zip(started, ready, strict=True))
     while futures:
         finished, _ = wait(futures, timeout=0.25, return_when=FIRST_COMPLETED)
         for future in finished:

@@ -32,6 +32,8 @@ RECORDER = """\
 import json, os, subprocess, sys
 
 argv = sys.argv[1:]
+if "--test-only" in argv:  # the options checked before anything is built: not an array
+    os.execv({real!r}, [{real!r}, *argv])
 with open({log!r}, "a") as log:
     log.write(json.dumps(argv) + "\\n")
 if not any(arg.startswith("--gres=") for arg in argv):
