@@ -42,9 +42,11 @@ def _sbatch_removing(image_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     wrapper.parent.mkdir()
     victim = tmp_path / "remove-this-image"
     victim.write_text(image_id)
+    # The options checked before anything is built (--test-only) are no submission.
     wrapper.write_text(
-        f'#!/bin/sh\n{docker} image rm --force "$(cat {victim})" >/dev/null 2>&1\n'
-        f'exec {real} "$@"\n'
+        f'#!/bin/sh\ncase " $* " in *" --test-only "*) exec {real} "$@" ;; esac\n'
+        f'{docker} image rm --force "$(cat {victim})" >/dev/null 2>&1\n'
+        f'# and\nexec {real} "$@"\n'
     )
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", f"{wrapper.parent}:{Path(real).parent}:/usr/bin:/bin")
@@ -129,8 +131,8 @@ def test_a_node_without_the_submitters_base_image_runs_the_keyed_image(
         victim = _sbatch_removing(image_id, tmp_path, monkeypatch)
         # Also take the base image's name away, as on a node that never had it.
         wrapper = victim.parent / "bin" / "sbatch"
-        untag = f"{shutil.which('docker')} image rm {base} >/dev/null 2>&1\nexec "
-        wrapper.write_text(wrapper.read_text().replace("exec ", untag, 1))
+        untag = f"{shutil.which('docker')} image rm {base} >/dev/null 2>&1\n"
+        wrapper.write_text(wrapper.read_text().replace("# and\n", untag, 1))
         results = eval_json(
             task.path.parent,
             [system],
