@@ -34,8 +34,10 @@ def _eval(tmp_path: Path, sif_cache: Path, before_jobs: str) -> dict[str, Any]:
     assert real is not None
     wrapper = tmp_path / "bin" / "sbatch"
     wrapper.parent.mkdir(exist_ok=True)
+    # The options checked before anything is built (--test-only) are no submission.
     wrapper.write_text(
-        f"#!/bin/sh\n{before_jobs}\n"
+        f'#!/bin/sh\ncase " $* " in *" --test-only "*) exec {real} "$@" ;; esac\n'
+        f"{before_jobs}\n"
         f"DOCKER_HOST=unix://{tmp_path}/no-engine.sock; export DOCKER_HOST\n"
         f'exec {real} "$@"\n'
     )
