@@ -126,10 +126,11 @@ class SlurmBackend:
         """Every run of ``items`` submitted together (as few arrays as their resources
         allow); each future completes as its result is read back."""
         limits = self.inner.limits()
-        pendings = []
+        pendings: list[Pending] = []
+        futures: list[Future[ImplementationResult]] = []
         for task, implementation, candidate, image in items:
-            pendings.append(
-                self._pending(
+            try:
+                pending = self._pending(
                     task,
                     implementation,
                     candidate,
@@ -140,9 +141,15 @@ class SlurmBackend:
                     gpus=self.inner.gpus,
                     hf_cache=self.inner.hf_cache,
                 )
-            )
+            except InfraError as error:  # e.g. no --gpu-types type has the memory
+                failed: Future[ImplementationResult] = Future()
+                failed.set_exception(error)
+                futures.append(failed)
+                continue
+            pendings.append(pending)
+            futures.append(pending.future)
         self.poller.add(pendings)
-        return [pending.future for pending in pendings]
+        return futures
 
     def run_raw(self, runs: Sequence[RawRun]) -> list[ImplementationResult | BaseException]:
         """``validate``'s runs (`run_tests` on the node), submitted together; in order."""

@@ -95,6 +95,8 @@ class Poller:
 
     def add(self, pendings: list[Pending]) -> None:
         """Hand ``pendings`` over: they go in at the next poll, together."""
+        if not pendings:
+            return
         with self._lock:
             if self._cancelled:
                 for pending in pendings:
