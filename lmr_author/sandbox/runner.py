@@ -311,20 +311,17 @@ def _run_one(
     environment.setdefault("PYTHONUNBUFFERED", "1")
     environment.update(provisions.cache_env(limits.hf_cache is not None))
     legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
-    scratch = {
-        path: _tmpfs(f"{max(1, limits.memory_mb // part)}m", 0o1777)
-        for path, part in SCRATCH.items()
-    }
+    scratch = scratch_tmpfs(limits)
     outputs_dir: str | None = None
     in_apptainer = selected_runtime() == "apptainer"
     owner = "" if in_apptainer else tmpfs_owner(client, uid, gid)
     # Every test gets the logs folder beside it, fresh and its own, as each published
     # Dockerfile prepares it for its USER: published tests open their log at import, so
     # without it every one of them errors. Nothing of the build context is visible there.
-    scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
+    scratch[legacy_dir] = tmpfs_options(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
     if protocol == "replay":
         outputs_dir = OUTPUTS_DIR
-        scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
+        scratch[OUTPUTS_DIR] = tmpfs_options(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
         environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
     nonce = harness.new_nonce()
     forks = plan is not None and plan.fork
@@ -367,7 +364,7 @@ def _run_one(
         where = plan.source_path if plan is not None and plan.source_path else None
         extra.append((where or str(workdir / impl.goal_file), candidate, 0o444))
     try:
-        with _container(
+        with sandbox_container(
             client,
             image=image,
             command=command,
@@ -484,7 +481,16 @@ def _run_in_apptainer(
     )
 
 
-def _tmpfs(size: str, mode: int, owner: str = "") -> str:
+def scratch_tmpfs(limits: Limits) -> dict[str, str]:
+    """The scratch folders every sandboxed process gets (`SCRATCH`), as tmpfs mounts."""
+    return {
+        path: tmpfs_options(f"{max(1, limits.memory_mb // part)}m", 0o1777)
+        for path, part in SCRATCH.items()
+    }
+
+
+def tmpfs_options(size: str, mode: int, owner: str = "") -> str:
+    """Docker's options of a tmpfs mount: never executable setuid, sized, owned."""
     options = f"rw,nosuid,nodev,size={size},mode={mode:o}"
     if owner:
         options += f",{owner}"
@@ -517,7 +523,7 @@ def run_labels(task_name: str, seconds: float) -> dict[str, str]:
 
 
 @contextmanager
-def _container(
+def sandbox_container(
     client: docker.DockerClient,
     *,
     image: ImageRef,
