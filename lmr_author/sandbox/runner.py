@@ -52,16 +52,14 @@ from lmr_author.sandbox.engine import selected_runtime
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.replay import compare_outputs, replay_dir
+from lmr_author.sandbox.replay import replay_dir
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
 from lmr_author.sandbox.verdicts import (
     LOG_PROTOCOLS,
     PROTOCOLS,
-    Classified,
     Expected,
-    classify_exit,
+    decide,
     detect_protocol,
-    harness_verdict,
 )
 from lmr_author.task import Implementation, Task
 
@@ -240,19 +238,16 @@ def _verdict(
     plan: isolation.Isolation | None,
 ) -> TestVerdict:
     report = outcome.report
-    if outcome.oom_killed or (report.exit_status == -9 and not report.timed_out):
-        decided = classify_exit(137, "", oom_killed=outcome.oom_killed, memory_mb=limits.memory_mb)
-    elif outcome.timed_out or report.timed_out:
-        decided = Classified(
-            "timeout", f"no result within the time limit of {limits.timeout_s:g} s"
-        )
-    else:
-        problems: list[str] = []
-        if protocol == "replay" and report.found and report.ended:
-            problems = compare_outputs(replay_dir(task.path, test_file), report.outputs)
-        decided = harness_verdict(
-            report, protocol=protocol, expected=expected, replay_problems=problems
-        )
+    decided = decide(
+        report,
+        protocol=protocol,
+        memory_mb=limits.memory_mb,
+        timeout_s=limits.timeout_s,
+        expected=expected,
+        oom_killed=outcome.oom_killed,
+        timed_out=outcome.timed_out,
+        replay_expected=replay_dir(task.path, test_file) if protocol == "replay" else None,
+    )
     legacy = report.legacy_log or {}
     log = outcome.output
     if outcome.candidate_output:
