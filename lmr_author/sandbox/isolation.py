@@ -31,6 +31,7 @@ import ast
 import functools
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -69,6 +70,8 @@ class Isolation:
     fork: bool = True
     #: Where the candidate's goal file is (None: the masked one, at the goal file).
     source_path: str | None = CANDIDATE_SOURCE
+    #: The repository's folder in the image (what the processes' reads are relative to).
+    workdir: str = "/"
 
     @property
     def private(self) -> tuple[str, ...]:
@@ -186,7 +189,29 @@ def plan(
         preload=_imports(impl.goal_path),
         fork=fork,
         source_path=CANDIDATE_SOURCE if staged else None,
+        workdir=str(root),
     )
+
+
+def test_only_reads(
+    plan: Isolation, read: Sequence[str], candidate_read: Sequence[str]
+) -> tuple[str, ...]:
+    """What an isolated run's test process read of the repository (paths relative to
+    it) and its candidate's process did not, less what is no news: the goal module (the
+    proxy's masked copy, its source or bytecode) and what the plan kept private already."""
+    goal = PurePosixPath(plan.goal_path)
+    root = PurePosixPath(plan.workdir)
+    private = [PurePosixPath(path) for path in plan.private]
+    kept = []
+    for relative in sorted(set(read) - set(candidate_read)):
+        path = root / relative
+        source = path
+        if path.parent.name == "__pycache__" and path.suffix == ".pyc":
+            source = path.parent.parent / f"{path.name.split('.')[0]}.py"
+        if source == goal or any(_holds(folder, path) for folder in private):
+            continue
+        kept.append(relative)
+    return tuple(kept)
 
 
 def _named_by_other_tests(task: Task, impl: Implementation) -> set[PurePosixPath]:

@@ -267,7 +267,9 @@ def _verdict(
         isolated=plan is not None,
         crossings=tuple(report.crossings)
         + (_not_proxied(plan) if plan is not None and report.proxied == 0 else ()),
-        test_reads=tuple(sorted(set(report.read) - set(report.candidate_read))),
+        test_reads=()
+        if plan is None
+        else isolation.test_only_reads(plan, report.read, report.candidate_read),
     )
 
 

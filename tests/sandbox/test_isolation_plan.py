@@ -96,3 +96,25 @@ def test_what_other_implementations_tests_name_is_private_and_out_of_sight(
     # The implementation whose test names them decides from its own golden proof.
     plan = isolation.plan(task, second, "/w/repo")
     assert "/w/repo/tensors" not in plan.hidden_folders
+
+
+def test_what_only_the_test_read_leaves_out_the_goal_module_and_the_private(
+    tmp_path: Path,
+) -> None:
+    task = write_task(tmp_path)
+    plan = isolation.plan(task, task.implementations[0], "/w/repo")
+    read = [
+        "calc.py",  # the proxy's masked copy of the goal module
+        "__pycache__/calc.cpython-311.pyc",
+        "unit_test/unit_test_1.py",  # private already
+        "data/expected.json",
+        "helpers.py",
+        "__pycache__/helpers.cpython-311.pyc",
+        "vocab.txt",
+    ]
+    kept = isolation.test_only_reads(plan, read, candidate_read=["vocab.txt"])
+    assert kept == (
+        "__pycache__/helpers.cpython-311.pyc",
+        "data/expected.json",
+        "helpers.py",
+    )
