@@ -36,6 +36,14 @@ _COMMENT = re.compile(r"#[^\n]*")
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 _VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
 _KEPT_DUNDERS = frozenset({"__call__"})
+# A line that computes: an arithmetic operator between operands (strings are gone by then,
+# so "a" + b is no match), or a call of a math library or of a reduction.
+_MATH = re.compile(
+    r"[\w)\]]\s*(?:\*\*|[-+*/@%])=?\s*[\w(\[.]|"
+    r"\b(?:torch|np|numpy|jnp|jax|F|math|scipy|tf)\.[\w.]+\(|"
+    r"\.(?:sum|mean|log|exp|sqrt|pow|norm|matmul|mm|bmm|einsum|softmax|log_softmax|"
+    r"logsumexp|sigmoid|tanh|std|var|cumsum|prod|clamp|abs|dot|argmax|argmin|topk|max|min)\("
+)
 
 
 @dataclass
@@ -67,6 +75,8 @@ class FunctionFacts:
     bag: Counter[str] = field(default_factory=Counter)  # docstring, comments, body
     is_vendored: bool = False
     is_figure: bool = False
+    calls: frozenset[str] = frozenset()  # names it calls (``f(...)``, ``x.f(...)``)
+    math: float = 0.0  # share of its code lines that compute (operators, math libraries)
 
 
 @dataclass
@@ -75,6 +85,7 @@ class Repository:
     functions: list[FunctionFacts]
     uses: Counter[str]  # identifier -> occurrences in the whole repository
     files_using: Counter[str]  # identifier -> files that hold it
+    script_calls: Counter[str] = field(default_factory=Counter)  # called by top-level code
 
 
 def scan_repository(root: Path, terms: Mapping[str, float]) -> Repository:
@@ -196,8 +207,23 @@ def _add_functions(repo: Repository, source: SourceFile) -> None:
                 found.append(_facts(node, owner, bases, source, lines, file_words))
             elif isinstance(node, ast.If | ast.Try | ast.With):
                 visit(_blocks(node), owner, bases)  # definitions under a guard
+            elif not owner:
+                repo.script_calls.update(_called_names(node))
 
     visit(tree.body, "", ())
+
+
+def _called_names(node: ast.AST) -> set[str]:
+    """The names ``node`` calls: ``f`` of ``f(...)`` and of ``x.f(...)``."""
+    found = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            function = child.func
+            if isinstance(function, ast.Name):
+                found.add(function.id)
+            elif isinstance(function, ast.Attribute):
+                found.add(function.attr)
+    return found
 
 
 def _blocks(node: ast.If | ast.Try | ast.With) -> list[ast.stmt]:
@@ -221,7 +247,7 @@ def _facts(
 ) -> FunctionFacts:
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
     span = lines[first - 1 : node.end_lineno or node.lineno]
-    bag, code_lines = _source_words("\n".join(span))
+    bag, code_lines, math_lines = _source_words("\n".join(span))
     klass = owner.rsplit(".", 1)[-1]
     return FunctionFacts(
         file=source.rel,
@@ -237,11 +263,14 @@ def _facts(
         bag=bag,
         is_vendored=source.is_vendored,
         is_figure=source.is_figure,
+        calls=frozenset(_called_names(node) - {node.name}),
+        math=math_lines / max(code_lines, 1),
     )
 
 
-def _source_words(text: str) -> tuple[Counter[str], int]:
-    """Words of a function's source (strings half), and its lines of code."""
+def _source_words(text: str) -> tuple[Counter[str], int, int]:
+    """Words of a function's source (strings half), its lines of code, and how many of
+    them compute (`_MATH`)."""
     bag: Counter[str] = Counter()
     strings: Counter[str] = Counter()
     pieces = []
@@ -262,8 +291,8 @@ def _source_words(text: str) -> tuple[Counter[str], int]:
                 bag[word] += count
     for word, count in strings.items():
         bag[word] += (count + 1) // 2
-    code_lines = sum(1 for line in code.splitlines() if line.strip())
-    return bag, code_lines
+    lines = [line for line in code.splitlines() if line.strip()]
+    return bag, len(lines), sum(1 for line in lines if _MATH.search(line))
 
 
 @contextmanager

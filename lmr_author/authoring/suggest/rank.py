@@ -50,6 +50,11 @@ ROLE_BONUS = 1.3
 PASSAGE_SHARE = 0.5  # the exponent of the best passage; the paper's words get the rest
 _IMPLICITLY_CALLED = frozenset(FRAMEWORK_ENTRIES)  # used through their class
 _TYPICAL_LINES = 40  # longer functions lose a little (sqrt), shorter ones nothing
+MATH_FLOOR = 1.0  # a function that only arranges keeps (floor / (floor + typical)) of its score
+MATH_TYPICAL = 0.25  # the share of computing lines that neither gains nor loses
+MATH_CAP = 0.6
+ENTRY_BONUS = 1.15
+NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name given in full
 
 
 @dataclass(frozen=True)
@@ -79,12 +84,15 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         word: math.log(1 + total / (1 + frequency[word])) for word in paper.terms if frequency[word]
     }
     matcher = PassageMatcher(paper.passages)
+    entry_calls = _entry_calls(repo)
     scored = []
     for function in functions:
         lexical, contributions = _paper_words(function, paper, idf, average)
         names = _paper_names(function, paper, idf) + _paper_phrases(function, paper)
         role = _role(function)
-        prior = _prior(function, repo)
+        prior = _prior(function, repo) * _code_prior(function, entry_calls)
+        if function.name.lower() in paper.identifiers:
+            role *= NAMED_IN_PAPER
         match = matcher.best(function)
         passage = match.score if match else 0.0
         score = (lexical + names) ** (1 - PASSAGE_SHARE) * passage**PASSAGE_SHARE * role * prior
@@ -92,6 +100,29 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         scored.append(Scored(function, score, lexical, names, role, prior, top, match))
     scored.sort(key=lambda s: (-s.score, s.function.file, s.function.line))
     return _collapse_copies(scored, repo)
+
+
+def _entry_calls(repo: Repository) -> Counter[str]:
+    """Names that the scripts' own code calls: top-level statements (a notebook-style
+    script, its ``if __name__ == "__main__"`` block) and the drivers and loops (``main``,
+    ``train``, ``run_*``)."""
+    called = Counter(repo.script_calls)
+    for function in repo.functions:
+        name = function.name.lower()
+        first = name_sequence(function.name)[:1]
+        if name in DRIVERS or name in LOOPS or (first and first[0] in LOOPS):
+            called.update(function.calls)
+    return called
+
+
+def _code_prior(function: FunctionFacts, entry_calls: Counter[str]) -> float:
+    """What the code says of a function whatever the paper: one that computes (operators,
+    math libraries) more than it arranges, one that the scripts call."""
+    math_share = min(function.math, MATH_CAP)
+    prior = (MATH_FLOOR + math_share) / (MATH_FLOOR + MATH_TYPICAL)
+    if entry_calls[function.name] and function.name not in _IMPLICITLY_CALLED:
+        prior *= ENTRY_BONUS
+    return prior
 
 
 def _name_fields(function: FunctionFacts) -> dict[str, float]:
@@ -190,13 +221,15 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
 
 
 def _collapse_copies(scored: list[Scored], repo: Repository) -> list[Scored]:
-    """One entry per function and its copies (same name, class, words and size)."""
+    """One entry per function and its copies: a method of a class of the same name (a
+    class is copied and edited, as a whole: a standalone version, one per experiment), or
+    a function of the same name, words and size."""
     groups: dict[tuple[str, str], list[list[Scored]]] = {}
     order: list[list[Scored]] = []
     for item in scored:
         key = (item.function.name, item.function.class_name.rsplit(".", 1)[-1])
         for group in groups.setdefault(key, []):
-            if _same_words(group[0].function, item.function):
+            if key[1] or _same_words(group[0].function, item.function):
                 group.append(item)
                 break
         else:
