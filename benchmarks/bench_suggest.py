@@ -259,7 +259,8 @@ def main() -> int:
             failures += share < TARGET_TOP3
         wall, cpu, name = timing.slowest
         print(
-            f"{len(items)} repositories ranked in {timing.wall:.1f} s (CPU {timing.cpu:.1f} s);"
+            f"{len(items)} repositories ranked in {timing.wall:.1f} s (CPU {timing.cpu:.1f} s),"
+            f" {timing.wall / len(items):.2f} s each on average;"
             f" slowest {name}: {wall:.1f} s (CPU {cpu:.1f} s)"
         )
         print(

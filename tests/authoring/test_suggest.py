@@ -275,22 +275,21 @@ def test_the_function_that_computes_beats_the_one_that_arranges_the_same_words(
     tmp_path: Path,
 ) -> None:
     computes = """
-    import torch
-
-
-    def margin_loss(chosen, rejected, beta, gamma):
+    def margin_of(chosen, rejected, beta, gamma):
         # MarginPO: margin of the chosen over the rejected log-probability
-        margin = beta * (chosen - rejected) - gamma
-        return -torch.nn.functional.logsigmoid(margin).mean()
+        margin = beta * (chosen - rejected)
+        margin = margin - gamma
+        return margin
     """
     arranges = """
-    def margin_config(chosen, rejected, beta, gamma):
+    def margin_of(chosen, rejected, beta, gamma):
         # MarginPO: margin of the chosen over the rejected log-probability
-        config = {"chosen": chosen, "rejected": rejected}
-        return dict(config, beta=beta, gamma=gamma)
+        margin = dict(chosen=chosen, rejected=rejected)
+        margin.update(beta=beta, gamma=gamma)
+        return margin
     """
     repo = _repo(tmp_path, {"a_config.py": arranges, "b_loss.py": computes})
-    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("b_loss.py", "margin_loss")]
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("b_loss.py", "margin_of")]
 
 
 def test_a_name_the_paper_writes_as_code_counts(tmp_path: Path) -> None:
@@ -330,3 +329,31 @@ def test_a_class_copied_and_edited_is_one_suggestion_shown_at_the_least_nested_c
     assert len(forwards) == 1
     assert forwards[0].goal_file == "standalone_margin.py"
     assert forwards[0].copies == ["src/models/heads/margin.py"]
+
+
+def test_an_orchestrator_of_many_own_functions_ranks_below_the_step_it_delegates(
+    tmp_path: Path,
+) -> None:
+    from lmr_author.authoring.suggest import rank
+    from lmr_author.authoring.suggest.code_facts import scan_repository
+    from lmr_author.authoring.suggest.paper_text import paper_profile
+
+    helpers = "".join(f"def step_{k}(x):\n    return x\n\n\n" for k in range(8))
+    calls = "".join(f"    margin = step_{k}(margin) * 1.0\n" for k in range(8))
+    orchestrator = (
+        "def margin_pipeline(chosen, rejected, beta, gamma):\n"
+        "    # MarginPO loss: margin of the chosen and rejected log-probability\n"
+        "    margin = beta * (chosen - rejected) - gamma\n" + calls + "    return margin\n"
+    )
+    leaf = (
+        "def margin_value(chosen, rejected, beta, gamma):\n"
+        "    # MarginPO loss: margin of the chosen and rejected log-probability\n"
+        "    margin = beta * (chosen - rejected) - gamma\n" + "    margin = margin * 1.0\n" * 8
+    ) + "    return margin\n"
+    repo = _repo(tmp_path, {"a.py": helpers + orchestrator, "b.py": leaf})
+    paper = paper_profile(PAPER)
+    scored = {
+        s.function.name: s for s in rank.score_functions(scan_repository(repo, paper.terms), paper)
+    }
+    assert scored["margin_value"].score > scored["margin_pipeline"].score
+    assert scored["margin_value"].prior > scored["margin_pipeline"].prior

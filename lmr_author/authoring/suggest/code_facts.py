@@ -6,7 +6,9 @@ test, part of a copied library or a figure script. The second parses with ``ast`
 files that can hold the goal: all of them in a research-sized repository, else those
 whose identifiers match the paper best, up to `PARSE_BUDGET_LINES`.
 A function's words come from its source text (identifiers and comments count once,
-words of strings half: prompts and messages say less about the method than names).
+words of strings half: prompts and messages say less about the method than names); the
+second pass also notes what each function calls, how many of its lines compute, and what
+the scripts' top-level code calls.
 Tests (a new task has none yet) are never evidence.
 """
 

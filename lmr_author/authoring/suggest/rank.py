@@ -13,10 +13,12 @@ score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, wh
 * best passage: the BM25 match of the passage it implements best (`passages`), so that
   a function carrying one described step beats one that mentions everything once;
 * role: names research code gives its core computations (``*_loss``, ``forward`` of a
-  module, ``step`` of an optimizer, ``score``);
+  module, ``step`` of an optimizer, ``score``), and a name the paper writes as code;
 * priors: tiny or very long functions, copies of libraries, functions nothing uses, and
   what scripts are made of around the method (option parsing, plotting, loading,
-  setting up) weigh less.
+  setting up) weigh less; so do functions that arrange rather than compute (few lines
+  with operators or math libraries) and orchestrators that call many of the
+  repository's own functions; what the scripts' own code calls weighs a little more.
 
 A function defined several times (a file copied into each experiment's folder) is one
 suggestion, at its best copy's rank, shown as its least nested copy (the original, as
@@ -54,6 +56,8 @@ MATH_FLOOR = 1.0  # a function that only arranges keeps (floor / (floor + typica
 MATH_TYPICAL = 0.25  # the share of computing lines that neither gains nor loses
 MATH_CAP = 0.6
 ENTRY_BONUS = 1.15
+LEAF_CALLS = 5  # calls of the repository's own functions an orchestrator makes, beyond a leaf's
+LEAF_WEIGHT = 0.3
 NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name given in full
 
 
@@ -85,12 +89,13 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
     }
     matcher = PassageMatcher(paper.passages)
     entry_calls = _entry_calls(repo)
+    defined = frozenset(f.name for f in functions) - _IMPLICITLY_CALLED
     scored = []
     for function in functions:
         lexical, contributions = _paper_words(function, paper, idf, average)
         names = _paper_names(function, paper, idf) + _paper_phrases(function, paper)
         role = _role(function)
-        prior = _prior(function, repo) * _code_prior(function, entry_calls)
+        prior = _prior(function, repo) * _code_prior(function, entry_calls, defined)
         if function.name.lower() in paper.identifiers:
             role *= NAMED_IN_PAPER
         match = matcher.best(function)
@@ -115,13 +120,18 @@ def _entry_calls(repo: Repository) -> Counter[str]:
     return called
 
 
-def _code_prior(function: FunctionFacts, entry_calls: Counter[str]) -> float:
+def _code_prior(
+    function: FunctionFacts, entry_calls: Counter[str], defined: frozenset[str]
+) -> float:
     """What the code says of a function whatever the paper: one that computes (operators,
     math libraries) more than it arranges, one that the scripts call."""
     math_share = min(function.math, MATH_CAP)
     prior = (MATH_FLOOR + math_share) / (MATH_FLOOR + MATH_TYPICAL)
     if entry_calls[function.name] and function.name not in _IMPLICITLY_CALLED:
         prior *= ENTRY_BONUS
+    delegated = len(function.calls & defined)
+    if delegated > LEAF_CALLS:
+        prior *= ((1 + LEAF_CALLS) / (1 + delegated)) ** LEAF_WEIGHT
     return prior
 
 
