@@ -357,3 +357,18 @@ def test_an_orchestrator_of_many_own_functions_ranks_below_the_step_it_delegates
     }
     assert scored["margin_value"].score > scored["margin_pipeline"].score
     assert scored["margin_value"].prior > scored["margin_pipeline"].prior
+
+
+def test_an_example_of_use_weighs_less_than_the_code_it_shows(tmp_path: Path) -> None:
+    from lmr_author.authoring.suggest import rank
+    from lmr_author.authoring.suggest.code_facts import scan_repository
+    from lmr_author.authoring.suggest.paper_text import paper_profile
+
+    demo = LOSS.replace("marginpo_loss", "run_marginpo_loss")
+    repo = _repo(tmp_path, {"examples/a.py": demo, "method/b.py": LOSS})
+    paper = paper_profile(PAPER)
+    scored = {
+        s.function.file: s for s in rank.score_functions(scan_repository(repo, paper.terms), paper)
+    }
+    assert scored["examples/a.py"].prior < scored["method/b.py"].prior
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("method/b.py", "marginpo_loss")]

@@ -25,7 +25,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.authoring.suggest.conventions import FIGURE_DIRS, TEST_DIRS, VENDORED_DIRS
+from lmr_author.authoring.suggest.conventions import (
+    DEMO_DIRS,
+    FIGURE_DIRS,
+    TEST_DIRS,
+    VENDORED_DIRS,
+)
 from lmr_author.authoring.suggest.words import name_sequence, token_words, words
 
 PARSE_BUDGET_LINES = 100_000
@@ -58,6 +63,7 @@ class SourceFile:
     identifiers: Counter[str]
     is_vendored: bool = False
     is_figure: bool = False
+    is_demo: bool = False
 
 
 @dataclass
@@ -77,6 +83,7 @@ class FunctionFacts:
     bag: Counter[str] = field(default_factory=Counter)  # docstring, comments, body
     is_vendored: bool = False
     is_figure: bool = False
+    is_demo: bool = False
     calls: frozenset[str] = frozenset()  # names it calls (``f(...)``, ``x.f(...)``)
     math: float = 0.0  # share of its code lines that compute (operators, math libraries)
 
@@ -128,6 +135,7 @@ def python_sources(root: Path) -> list[SourceFile]:
                 lines=text.count("\n") + 1,
                 identifiers=Counter(_IDENTIFIER.findall(text)),
                 is_figure=bool(folders & FIGURE_DIRS),
+                is_demo=bool(folders & DEMO_DIRS),
             )
         )
     _mark_vendored(found)
@@ -265,6 +273,7 @@ def _facts(
         bag=bag,
         is_vendored=source.is_vendored,
         is_figure=source.is_figure,
+        is_demo=source.is_demo,
         calls=frozenset(_called_names(node) - {node.name}),
         math=math_lines / max(code_lines, 1),
     )

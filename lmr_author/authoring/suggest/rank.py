@@ -58,6 +58,7 @@ MATH_CAP = 0.6
 ENTRY_BONUS = 1.15
 LEAF_CALLS = 5  # calls of the repository's own functions an orchestrator makes, beyond a leaf's
 LEAF_WEIGHT = 0.3
+DEMO_PRIOR = 0.7
 NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name given in full
 
 
@@ -206,6 +207,8 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
         prior *= math.sqrt(_TYPICAL_LINES / function.lines)
     if function.is_vendored:
         prior *= 0.2
+    if function.is_demo:
+        prior *= DEMO_PRIOR
     if function.is_figure:
         prior *= 0.5
     used_as = function.name
