@@ -2,8 +2,9 @@
 
 The recording environment is the test environment: the recorder of
 `lmr_author.authoring.fixtures` (issue 13's replay format) runs in a container of the
-draft's environment image (`authoring.image_build`), with no network, as the image's
-user, and the files it writes are copied back with ``get_archive``. So the host needs
+draft's environment image (`authoring.image_build`), in the sandbox's own container
+(`lmr_author.sandbox.runner.sandbox_container`: the limits and the user of every test
+run, no network), and the files it writes are copied back with ``get_archive``. So the host needs
 none of the repository's dependencies (pandas, torch, a spaCy model...).
 
 Recording runs twice and the two recordings are compared: a golden that draws random
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     import docker
     from docker.models.containers import Container
 
-STAGE = PurePosixPath("/tmp/lmr-record")
+#: Outside /tmp, which is the sandbox's scratch tmpfs (mounted over what is staged there).
+STAGE = PurePosixPath("/opt/lmr-record")
 SEED_MODULE = "lmr_seed.py"
 #: Seeds the generators a golden may draw from; copied beside the tests when seeding.
 SEED_SOURCE = '''"""Seed random, NumPy and torch (when present) before each call of the goal."""
@@ -288,8 +290,8 @@ def _record_once(
     }
     client = get_client()
     try:
-        with _container(client, image, command) as container:
-            container.put_archive(str(STAGE.parent), _stage_archive(files, image.user))
+        with _container(client, image, command, timeout_s) as container:
+            container.put_archive("/", _stage_archive(files))
             container.start()
             try:
                 status = container.wait(timeout=timeout_s)
@@ -326,26 +328,23 @@ def _record_once(
     )
 
 
-def _stage_archive(files: dict[str, bytes], user: str) -> bytes:
-    uid, _, gid = (user or "0:0").partition(":")
+def _stage_archive(files: dict[str, bytes]) -> bytes:
+    from lmr_author.sandbox.runner import RUN_GID, RUN_UID
+
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         for folder in ("", "out", "expected"):
-            info = tarfile.TarInfo(str(PurePosixPath(STAGE.name, folder)))
+            info = tarfile.TarInfo(str(PurePosixPath(STAGE, folder)).lstrip("/"))
             info.type = tarfile.DIRTYPE
-            info.mode = 0o777
-            info.uid, info.gid = _int(uid), _int(gid or uid)
+            info.mode = 0o700
+            info.uid, info.gid = RUN_UID, RUN_GID
             tar.addfile(info)
         for name, data in files.items():
-            info = tarfile.TarInfo(f"{STAGE.name}/{name}")
+            info = tarfile.TarInfo(f"{str(STAGE).lstrip('/')}/{name}")
             info.size = len(data)
             info.mode = 0o644
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
-
-
-def _int(text: str) -> int:
-    return int(text) if text.isdigit() else 0
 
 
 def _read_folder(container: Container, folder: PurePosixPath) -> dict[str, str]:
@@ -363,26 +362,30 @@ def _read_folder(container: Container, folder: PurePosixPath) -> dict[str, str]:
 
 @contextmanager
 def _container(
-    client: docker.DockerClient, image: ImageRef, command: list[str]
+    client: docker.DockerClient, image: ImageRef, command: list[str], timeout_s: float
 ) -> Iterator[Container]:
-    """A created container of the task image (no network, bounded), always removed."""
-    from lmr_author.sandbox.runner import removed_after, run_labels
+    """A created container of the task image, as every test run gets it (the sandbox's
+    limits, its user, no network), always removed."""
+    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.runner import (
+        RUN_GID,
+        RUN_UID,
+        run_labels,
+        sandbox_container,
+        scratch_tmpfs,
+    )
 
-    with removed_after(
-        lambda: client.containers.create(
-            image.image_id or image.tag,
-            command=command,
-            entrypoint=[],
-            working_dir=image.workdir,
-            environment={"PYTHONPATH": image.workdir, "HOME": "/tmp", "PYTHONHASHSEED": "0"},
-            network_mode="none",
-            mem_limit="2g",
-            pids_limit=512,
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            labels=run_labels("recording", 600.0),
-            detach=True,
-        )
+    limits = Limits(timeout_s=timeout_s)
+    with sandbox_container(
+        client,
+        image=image,
+        command=command,
+        workdir=image.workdir,
+        environment={"PYTHONPATH": image.workdir, "HOME": "/tmp", "PYTHONHASHSEED": "0"},
+        user=f"{RUN_UID}:{RUN_GID}",
+        limits=limits,
+        tmpfs=scratch_tmpfs(limits),
+        labels=run_labels("recording", timeout_s),
     ) as container:
         yield container
 

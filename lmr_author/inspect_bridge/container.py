@@ -1,6 +1,6 @@
 """An agent's container: the task's image, locked down as a test container is, kept running.
 
-The container is made by the sandbox's own `lmr_author.sandbox.runner._container` (the
+The container is made by the sandbox's own `lmr_author.sandbox.runner.sandbox_container` (the
 maker of every test container), so the agent gets exactly what a candidate gets: the
 unprivileged ``RUN_UID`` user, no network, memory (and swap), CPU and process limits, no
 capabilities, no privilege escalation, size-limited tmpfs scratch, and run labels whose
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.results import Limits
-from lmr_author.sandbox.runner import RUN_GID, RUN_UID, SCRATCH, run_labels
+from lmr_author.sandbox.runner import RUN_GID, RUN_UID, run_labels
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -107,23 +107,20 @@ class AgentContainer:
 
     def __init__(self, client: Any, task_name: str, image: ImageRef, limits: AgentLimits) -> None:
         from lmr_author.sandbox.engine import tmpfs_owner
-        from lmr_author.sandbox.runner import _container, _tmpfs
+        from lmr_author.sandbox.runner import sandbox_container, scratch_tmpfs, tmpfs_options
 
         self.client = client
         self.image = image
         self._stack = contextlib.ExitStack()
         base = limits.limits
         owner = tmpfs_owner(client, RUN_UID, RUN_GID)
-        mounts = {
-            path: _tmpfs(f"{max(1, base.memory_mb // part)}m", 0o1777)
-            for path, part in SCRATCH.items()
-        }
-        mounts[WORKSPACE] = _tmpfs(f"{max(1, limits.workspace_mb)}m", 0o700, owner)
+        mounts = scratch_tmpfs(base)
+        mounts[WORKSPACE] = tmpfs_options(f"{max(1, limits.workspace_mb)}m", 0o700, owner)
         hidden = _hidden_repository(image.workdir)
         if hidden is not None:  # the image's copy of the repository is not the workspace's
-            mounts[hidden] = _tmpfs("1m", 0o555)
+            mounts[hidden] = tmpfs_options("1m", 0o555)
         self.container: Container = self._stack.enter_context(
-            _container(
+            sandbox_container(
                 client,
                 image=image,
                 command=["sleep", str(int(limits.lifetime_s))],

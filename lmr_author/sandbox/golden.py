@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.locations import cache_dir
-from lmr_author.sandbox import harness
+from lmr_author.sandbox import harness, isolation
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.results import ImplementationRun, Limits
@@ -84,7 +84,10 @@ def proof_key(
     code may not run at all, and candidates must not be held to it (nor failed by it).
     """
     digest = hashlib.sha256()
+    # What the candidate may not see (the isolation plan's rules) decides the proof too.
+    plan_rules = hashlib.sha256(Path(isolation.__file__).read_bytes()).hexdigest()
     parts = [b"golden-proof/1", image.tag.encode(), harness.version().encode()]
+    parts.append(plan_rules.encode())
     parts.append(impl.unit_test_file.encode())
     if limits is not None and (limits.gpus or limits.hf_cache):
         parts.append(f"gpus={limits.gpus};hf-cache={limits.hf_cache}".encode())

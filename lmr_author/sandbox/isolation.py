@@ -28,7 +28,10 @@ at all, and what each side is given. The runner (`runner.py` for Docker and Podm
 from __future__ import annotations
 
 import ast
+import functools
+import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -67,6 +70,8 @@ class Isolation:
     fork: bool = True
     #: Where the candidate's goal file is (None: the masked one, at the goal file).
     source_path: str | None = CANDIDATE_SOURCE
+    #: The repository's folder in the image (what the processes' reads are relative to).
+    workdir: str = "/"
 
     @property
     def private(self) -> tuple[str, ...]:
@@ -154,6 +159,10 @@ def plan(
             hidden.add(folder)
     for folder in {PurePosixPath(), goal.parent}:
         emptied.update(_test_files(impl.repo_dir, folder))
+    # What the other implementations' tests name (their fixtures beside the code, as
+    # 07-bertscore keeps its expected scores in tensors/): theirs, unless this one's
+    # own test names it too (then its golden proof says who reads it: ``test_reads``).
+    emptied.update(_named_by_other_tests(task, impl))
     for read in map(PurePosixPath, test_reads):
         if read.parent.name == "__pycache__" and read.suffix == ".pyc":
             read = read.parent.parent / f"{read.name.split('.')[0]}.py"  # its source
@@ -166,6 +175,8 @@ def plan(
         for path in emptied
         if path.suffix == ".py" and not _under_any(path, hidden)
     )
+    # A folder of the tests' files only is theirs: even its names stay out of sight.
+    hidden.update(_folders_of_only(impl.repo_dir, emptied, goal))
     return Isolation(
         goal_path=str(root / goal),
         class_name=impl.class_name,
@@ -178,7 +189,98 @@ def plan(
         preload=_imports(impl.goal_path),
         fork=fork,
         source_path=CANDIDATE_SOURCE if staged else None,
+        workdir=str(root),
     )
+
+
+def test_only_reads(
+    plan: Isolation, read: Sequence[str], candidate_read: Sequence[str]
+) -> tuple[str, ...]:
+    """What an isolated run's test process read of the repository (paths relative to
+    it) and its candidate's process did not, less what is no news: the goal module (the
+    proxy's masked copy, its source or bytecode) and what the plan kept private already."""
+    goal = PurePosixPath(plan.goal_path)
+    root = PurePosixPath(plan.workdir)
+    private = [PurePosixPath(path) for path in plan.private]
+    kept = []
+    for relative in sorted(set(read) - set(candidate_read)):
+        path = root / relative
+        source = path
+        if path.parent.name == "__pycache__" and path.suffix == ".pyc":
+            source = path.parent.parent / f"{path.name.split('.')[0]}.py"
+        if source == goal or any(_holds(folder, path) for folder in private):
+            continue
+        kept.append(relative)
+    return tuple(kept)
+
+
+def _named_by_other_tests(task: Task, impl: Implementation) -> set[PurePosixPath]:
+    """Data files of the repository (not Python) that another implementation's unit
+    test names and ``impl``'s own test does not."""
+    own = _text(impl.repo_dir / impl.unit_test_file)
+    others = {
+        _text(other.repo_dir / other.unit_test_file)
+        for other in task.implementations
+        if other.unit_test_file != impl.unit_test_file and other.repo_dir == impl.repo_dir
+    }
+    others.discard("")
+    if not others:
+        return set()
+    return {
+        path
+        for path in _data_files(str(impl.repo_dir))
+        if path.name not in own and any(path.name in text for text in others)
+    }
+
+
+def _folders_of_only(
+    repo: Path, files: set[PurePosixPath], goal: PurePosixPath
+) -> set[PurePosixPath]:
+    """The folders (below the repository's root, not the goal's) whose every entry is
+    one of ``files`` (or bytecode caches)."""
+    folders: set[PurePosixPath] = set()
+    for parent in {path.parent for path in files}:
+        if not parent.parts or _holds(parent, goal):
+            continue
+        try:
+            entries = [entry for entry in (repo / parent).iterdir() if entry.name != "__pycache__"]
+        except OSError:
+            continue
+        if entries and all(parent / entry.name in files for entry in entries):
+            folders.add(parent)
+    return folders
+
+
+#: Largest unit test read for the names it holds, and most repository files looked at.
+_TEXT_CAP = 1 << 20
+_DATA_FILES_CAP = 20_000
+_DATA_MIN_NAME = 5
+
+
+def _text(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(_TEXT_CAP).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+@functools.lru_cache(maxsize=64)
+def _data_files(repo: str) -> tuple[PurePosixPath, ...]:
+    """The repository's files that are not Python modules (relative paths), skipping
+    hidden folders and bytecode caches; at most `_DATA_FILES_CAP` of them."""
+    found: list[PurePosixPath] = []
+    root = Path(repo)
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        base = PurePosixPath(Path(folder).relative_to(root).as_posix())
+        for name in sorted(names):
+            if name.endswith((".py", ".pyc")) or len(name) < _DATA_MIN_NAME:
+                continue
+            found.append(base / name if base.parts else PurePosixPath(name))
+            if len(found) >= _DATA_FILES_CAP:
+                return tuple(found)
+    return tuple(found)
 
 
 def _holds(folder: PurePosixPath, path: PurePosixPath) -> bool:

@@ -52,16 +52,14 @@ from lmr_author.sandbox.engine import selected_runtime
 from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.replay import compare_outputs, replay_dir
+from lmr_author.sandbox.replay import replay_dir
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
 from lmr_author.sandbox.verdicts import (
     LOG_PROTOCOLS,
     PROTOCOLS,
-    Classified,
     Expected,
-    classify_exit,
+    decide,
     detect_protocol,
-    harness_verdict,
     test_counts,
 )
 from lmr_author.task import Implementation, Task
@@ -241,19 +239,16 @@ def _verdict(
     plan: isolation.Isolation | None,
 ) -> TestVerdict:
     report = outcome.report
-    if outcome.oom_killed or (report.exit_status == -9 and not report.timed_out):
-        decided = classify_exit(137, "", oom_killed=outcome.oom_killed, memory_mb=limits.memory_mb)
-    elif outcome.timed_out or report.timed_out:
-        decided = Classified(
-            "timeout", f"no result within the time limit of {limits.timeout_s:g} s"
-        )
-    else:
-        problems: list[str] = []
-        if protocol == "replay" and report.found and report.ended:
-            problems = compare_outputs(replay_dir(task.path, test_file), report.outputs)
-        decided = harness_verdict(
-            report, protocol=protocol, expected=expected, replay_problems=problems
-        )
+    decided = decide(
+        report,
+        protocol=protocol,
+        memory_mb=limits.memory_mb,
+        timeout_s=limits.timeout_s,
+        expected=expected,
+        oom_killed=outcome.oom_killed,
+        timed_out=outcome.timed_out,
+        replay_expected=replay_dir(task.path, test_file) if protocol == "replay" else None,
+    )
     legacy = report.legacy_log or {}
     log = outcome.output
     if outcome.candidate_output:
@@ -276,7 +271,9 @@ def _verdict(
         isolated=plan is not None,
         crossings=tuple(report.crossings)
         + (_not_proxied(plan) if plan is not None and report.proxied == 0 else ()),
-        test_reads=tuple(sorted(set(report.read) - set(report.candidate_read))),
+        test_reads=()
+        if plan is None
+        else isolation.test_only_reads(plan, report.read, report.candidate_read),
     )
 
 
@@ -315,20 +312,17 @@ def _run_one(
     environment.setdefault("PYTHONUNBUFFERED", "1")
     environment.update(provisions.cache_env(limits.hf_cache is not None))
     legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
-    scratch = {
-        path: _tmpfs(f"{max(1, limits.memory_mb // part)}m", 0o1777)
-        for path, part in SCRATCH.items()
-    }
+    scratch = scratch_tmpfs(limits)
     outputs_dir: str | None = None
     in_apptainer = selected_runtime() == "apptainer"
     owner = "" if in_apptainer else tmpfs_owner(client, uid, gid)
     # Every test gets the logs folder beside it, fresh and its own, as each published
     # Dockerfile prepares it for its USER: published tests open their log at import, so
     # without it every one of them errors. Nothing of the build context is visible there.
-    scratch[legacy_dir] = _tmpfs(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
+    scratch[legacy_dir] = tmpfs_options(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
     if protocol == "replay":
         outputs_dir = OUTPUTS_DIR
-        scratch[OUTPUTS_DIR] = _tmpfs(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
+        scratch[OUTPUTS_DIR] = tmpfs_options(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
         environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
     nonce = harness.new_nonce()
     forks = plan is not None and plan.fork
@@ -371,7 +365,7 @@ def _run_one(
         where = plan.source_path if plan is not None and plan.source_path else None
         extra.append((where or str(workdir / impl.goal_file), candidate, 0o444))
     try:
-        with _container(
+        with sandbox_container(
             client,
             image=image,
             command=command,
@@ -488,7 +482,16 @@ def _run_in_apptainer(
     )
 
 
-def _tmpfs(size: str, mode: int, owner: str = "") -> str:
+def scratch_tmpfs(limits: Limits) -> dict[str, str]:
+    """The scratch folders every sandboxed process gets (`SCRATCH`), as tmpfs mounts."""
+    return {
+        path: tmpfs_options(f"{max(1, limits.memory_mb // part)}m", 0o1777)
+        for path, part in SCRATCH.items()
+    }
+
+
+def tmpfs_options(size: str, mode: int, owner: str = "") -> str:
+    """Docker's options of a tmpfs mount: never executable setuid, sized, owned."""
     options = f"rw,nosuid,nodev,size={size},mode={mode:o}"
     if owner:
         options += f",{owner}"
@@ -521,7 +524,7 @@ def run_labels(task_name: str, seconds: float) -> dict[str, str]:
 
 
 @contextmanager
-def _container(
+def sandbox_container(
     client: docker.DockerClient,
     *,
     image: ImageRef,

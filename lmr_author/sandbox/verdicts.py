@@ -24,9 +24,11 @@ import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from lmr_author.sandbox.harness import HarnessReport
+from lmr_author.sandbox.replay import compare_outputs
 from lmr_author.verdicts import TestVerdictName
 
 Protocol = Literal["exit-code", "legacy", "published", "replay"]
@@ -207,6 +209,34 @@ class Expected:
     tests: int | None = None
     #: "Passed" lines of a legacy test's log on the golden code.
     legacy_passed: int | None = None
+
+
+def decide(
+    report: HarnessReport,
+    *,
+    protocol: str,
+    memory_mb: int,
+    timeout_s: float,
+    expected: Expected | None = None,
+    oom_killed: bool = False,
+    timed_out: bool = False,
+    replay_expected: Path | None = None,
+) -> Classified:
+    """A test file's verdict, decided here and nowhere else, in this order: killed for
+    memory (the engine says so, or the supervisor reports the test killed by SIGKILL
+    before its time was up), then out of time (the host's watch or the supervisor's),
+    then what the harness recorded, held to the golden code's counts (`Expected`) and,
+    for replay tests, to the expected outputs in ``replay_expected`` (compared on the
+    host). Whether the task can run here at all is decided before any run
+    (`lmr_author.sandbox.needs`), never from a candidate's run."""
+    if oom_killed or (report.exit_status == -9 and not report.timed_out):
+        return classify_exit(137, "", oom_killed=oom_killed, memory_mb=memory_mb)
+    if timed_out or report.timed_out:
+        return Classified("timeout", f"no result within the time limit of {timeout_s:g} s")
+    problems: list[str] = []
+    if protocol == "replay" and replay_expected is not None and report.found and report.ended:
+        problems = compare_outputs(replay_expected, report.outputs)
+    return harness_verdict(report, protocol=protocol, expected=expected, replay_problems=problems)
 
 
 def harness_verdict(

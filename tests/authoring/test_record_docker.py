@@ -12,6 +12,7 @@ from lmr_author.authoring.image_build import build_environment
 from lmr_author.authoring.record_docker import dry_run_in_docker, record_goal_in_docker
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
 from lmr_author.errors import UserError
+from lmr_author.sandbox.results import Limits
 from tests.support.real_repo import DRIVER, GOAL_FILE, GOAL_FUNCTION, write_real_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -42,6 +43,26 @@ def test_dry_run_and_recording_happen_in_the_image(tmp_path: Path, docker_client
     result = record_goal_in_docker(spec, 0, task_dir, image=built.image)
     assert result.deterministic and len(result.inputs) == 3
     assert (task_dir / "expected_outputs" / "unit_test_1" / "robust_scores_1.json").is_file()
+    # The recorder's container is the sandbox's: its user and its limits, no network.
+    spec.goals[0].driver = DRIVER + _PROBE
+    seen: list[str] = []
+    dry_run_in_docker(spec, 0, image=built.image, on_log=seen.append)
+    probe = next(line.split()[1:] for line in seen if line.startswith("LMR-PROBE"))
+    assert probe == ["65534", str(Limits().memory_mb << 20), str(Limits().pids), "no-network"]
+
+
+#: What the recording container is, printed by the driver (cgroup v2 or v1 files).
+_PROBE = """
+import os
+def _first(*paths):
+    for path in paths:
+        if os.path.exists(path):
+            return open(path).read().strip()
+memory = _first("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+pids = _first("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max")
+network = "no-network" if os.listdir("/sys/class/net") == ["lo"] else "network"
+print("LMR-PROBE", os.getuid(), memory, pids, network, flush=True)
+"""
 
 
 def test_a_missing_dependency_is_named_with_a_hint(tmp_path: Path, docker_client: Any) -> None:

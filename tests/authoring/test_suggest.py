@@ -236,3 +236,139 @@ def test_no_paper_text_or_no_code_means_no_suggestion(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"losses.py": LOSS})
     assert suggest_goals(repo, {"1": ""}) == []
     assert suggest_goals(_repo(tmp_path / "empty", {"README.md": "x"}), PAPER) == []
+
+
+def test_code_facts_say_what_a_function_calls_how_much_it_computes_and_what_scripts_call(
+    tmp_path: Path,
+) -> None:
+    script = """
+    import numpy as np
+    from helpers import describe
+
+
+    def margin(a, b, beta):
+        gap = beta * (a - b)
+        return np.log1p(np.exp(-gap)).mean()
+
+
+    def report(rows):
+        names = [row["name"] for row in rows]
+        describe(names)
+        return {"names": names}
+
+
+    rows = load_rows()
+    if __name__ == "__main__":
+        report(rows)
+    """
+    repo = _repo(tmp_path, {"analysis.py": script})
+    scanned = code_facts.scan_repository(repo, {})
+    functions = {f.name: f for f in scanned.functions}
+    assert functions["margin"].math == pytest.approx(2 / 3)  # all but the ``def`` line
+    assert functions["report"].math == 0.0  # string keys and calls arrange, they don't compute
+    assert functions["report"].calls == {"describe"}
+    assert {"load_rows", "report"} <= set(scanned.script_calls)
+    assert "margin" not in scanned.script_calls
+
+
+def test_the_function_that_computes_beats_the_one_that_arranges_the_same_words(
+    tmp_path: Path,
+) -> None:
+    computes = """
+    def margin_of(chosen, rejected, beta, gamma):
+        # MarginPO: margin of the chosen over the rejected log-probability
+        margin = beta * (chosen - rejected)
+        margin = margin - gamma
+        return margin
+    """
+    arranges = """
+    def margin_of(chosen, rejected, beta, gamma):
+        # MarginPO: margin of the chosen over the rejected log-probability
+        margin = dict(chosen=chosen, rejected=rejected)
+        margin.update(beta=beta, gamma=gamma)
+        return margin
+    """
+    repo = _repo(tmp_path, {"a_config.py": arranges, "b_loss.py": computes})
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("b_loss.py", "margin_of")]
+
+
+def test_a_name_the_paper_writes_as_code_counts(tmp_path: Path) -> None:
+    from lmr_author.authoring.suggest.paper_text import paper_profile
+
+    paper = dict(PAPER)
+    paper["3"] = "4 Implementation\nThe margin is computed by \\texttt{pair\\_gap} (Eq. 2).\n"
+    assert "pair_gap" in paper_profile(paper).identifiers
+    assert "implementation" not in paper_profile(paper).identifiers
+    markdown = {"1": "# Method\nWe call `scoreMargins` and `forward` on each batch.\n"}
+    assert paper_profile(markdown).identifiers == {"scoremargins"}
+    body = "(chosen, rejected, scale):\n    gap = chosen - rejected\n    return gap / scale\n"
+    repo = _repo(tmp_path, {"a.py": "def pair_diff" + body, "b.py": "def pair_gap" + body})
+    assert _found(suggest_goals(repo, paper, limit=1)) == [("b.py", "pair_gap")]
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("a.py", "pair_diff")]
+
+
+def test_a_class_copied_and_edited_is_one_suggestion_shown_at_the_least_nested_copy(
+    tmp_path: Path,
+) -> None:
+    module = """
+    import torch
+
+
+    class MarginHead(torch.nn.Module):
+        def forward(self, chosen, rejected, beta, gamma):
+            # MarginPO loss margin of the chosen and rejected log-probability
+            margin = beta * (chosen - rejected) - gamma
+            return -torch.nn.functional.logsigmoid(margin).mean()
+    """
+    edited = module.replace(
+        "            return", "            margin = margin.clamp(min=-50.0)\n            return"
+    )
+    repo = _repo(tmp_path, {"src/models/heads/margin.py": edited, "standalone_margin.py": module})
+    found = suggest_goals(repo, PAPER, limit=10)
+    forwards = [s for s in found if s.goal_function == "forward"]
+    assert len(forwards) == 1
+    assert forwards[0].goal_file == "standalone_margin.py"
+    assert forwards[0].copies == ["src/models/heads/margin.py"]
+
+
+def test_an_orchestrator_of_many_own_functions_ranks_below_the_step_it_delegates(
+    tmp_path: Path,
+) -> None:
+    from lmr_author.authoring.suggest import rank
+    from lmr_author.authoring.suggest.code_facts import scan_repository
+    from lmr_author.authoring.suggest.paper_text import paper_profile
+
+    helpers = "".join(f"def step_{k}(x):\n    return x\n\n\n" for k in range(8))
+    calls = "".join(f"    margin = step_{k}(margin) * 1.0\n" for k in range(8))
+    orchestrator = (
+        "def margin_pipeline(chosen, rejected, beta, gamma):\n"
+        "    # MarginPO loss: margin of the chosen and rejected log-probability\n"
+        "    margin = beta * (chosen - rejected) - gamma\n" + calls + "    return margin\n"
+    )
+    leaf = (
+        "def margin_value(chosen, rejected, beta, gamma):\n"
+        "    # MarginPO loss: margin of the chosen and rejected log-probability\n"
+        "    margin = beta * (chosen - rejected) - gamma\n" + "    margin = margin * 1.0\n" * 8
+    ) + "    return margin\n"
+    repo = _repo(tmp_path, {"a.py": helpers + orchestrator, "b.py": leaf})
+    paper = paper_profile(PAPER)
+    scored = {
+        s.function.name: s for s in rank.score_functions(scan_repository(repo, paper.terms), paper)
+    }
+    assert scored["margin_value"].score > scored["margin_pipeline"].score
+    assert scored["margin_value"].prior > scored["margin_pipeline"].prior
+
+
+def test_an_example_of_use_weighs_less_than_the_code_it_shows(tmp_path: Path) -> None:
+    from lmr_author.authoring.suggest import rank
+    from lmr_author.authoring.suggest.code_facts import scan_repository
+    from lmr_author.authoring.suggest.paper_text import paper_profile
+
+    demo = LOSS.replace("marginpo_loss", "run_marginpo_loss")
+    repo = _repo(tmp_path, {"examples/a.py": demo, "method/b.py": LOSS})
+    paper = paper_profile(PAPER)
+    scored = {
+        s.function.file: s for s in rank.score_functions(scan_repository(repo, paper.terms), paper)
+    }
+    assert scored["examples/a.py"].prior < scored["method/b.py"].prior
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("method/b.py", "marginpo_loss")]

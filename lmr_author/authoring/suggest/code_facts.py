@@ -6,7 +6,9 @@ test, part of a copied library or a figure script. The second parses with ``ast`
 files that can hold the goal: all of them in a research-sized repository, else those
 whose identifiers match the paper best, up to `PARSE_BUDGET_LINES`.
 A function's words come from its source text (identifiers and comments count once,
-words of strings half: prompts and messages say less about the method than names).
+words of strings half: prompts and messages say less about the method than names); the
+second pass also notes what each function calls, how many of its lines compute, and what
+the scripts' top-level code calls.
 Tests (a new task has none yet) are never evidence.
 """
 
@@ -23,7 +25,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.authoring.suggest.conventions import FIGURE_DIRS, TEST_DIRS, VENDORED_DIRS
+from lmr_author.authoring.suggest.conventions import (
+    DEMO_DIRS,
+    FIGURE_DIRS,
+    TEST_DIRS,
+    VENDORED_DIRS,
+)
 from lmr_author.authoring.suggest.words import name_sequence, token_words, words
 
 PARSE_BUDGET_LINES = 100_000
@@ -36,6 +43,15 @@ _COMMENT = re.compile(r"#[^\n]*")
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 _VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
 _KEPT_DUNDERS = frozenset({"__call__"})
+_CALL = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+# A line that computes: an arithmetic operator between operands (strings are gone by then,
+# so "a" + b is no match), or a call of a math library or of a reduction.
+_MATH = re.compile(
+    r"[\w)\]]\s*(?:\*\*|[-+*/@%])=?\s*[\w(\[.]|"
+    r"\b(?:torch|np|numpy|jnp|jax|F|math|scipy|tf)\.[\w.]+\(|"
+    r"\.(?:sum|mean|log|exp|sqrt|pow|norm|matmul|mm|bmm|einsum|softmax|log_softmax|"
+    r"logsumexp|sigmoid|tanh|std|var|cumsum|prod|clamp|abs|dot|argmax|argmin|topk|max|min)\("
+)
 
 
 @dataclass
@@ -48,6 +64,7 @@ class SourceFile:
     identifiers: Counter[str]
     is_vendored: bool = False
     is_figure: bool = False
+    is_demo: bool = False
 
 
 @dataclass
@@ -67,6 +84,9 @@ class FunctionFacts:
     bag: Counter[str] = field(default_factory=Counter)  # docstring, comments, body
     is_vendored: bool = False
     is_figure: bool = False
+    is_demo: bool = False
+    calls: frozenset[str] = frozenset()  # names it calls (``f(...)``, ``x.f(...)``)
+    math: float = 0.0  # share of its code lines that compute (operators, math libraries)
 
 
 @dataclass
@@ -75,6 +95,7 @@ class Repository:
     functions: list[FunctionFacts]
     uses: Counter[str]  # identifier -> occurrences in the whole repository
     files_using: Counter[str]  # identifier -> files that hold it
+    script_calls: Counter[str] = field(default_factory=Counter)  # called by top-level code
 
 
 def scan_repository(root: Path, terms: Mapping[str, float]) -> Repository:
@@ -115,6 +136,7 @@ def python_sources(root: Path) -> list[SourceFile]:
                 lines=text.count("\n") + 1,
                 identifiers=Counter(_IDENTIFIER.findall(text)),
                 is_figure=bool(folders & FIGURE_DIRS),
+                is_demo=bool(folders & DEMO_DIRS),
             )
         )
     _mark_vendored(found)
@@ -196,8 +218,18 @@ def _add_functions(repo: Repository, source: SourceFile) -> None:
                 found.append(_facts(node, owner, bases, source, lines, file_words))
             elif isinstance(node, ast.If | ast.Try | ast.With):
                 visit(_blocks(node), owner, bases)  # definitions under a guard
+            elif not owner:
+                span = "\n".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
+                code, _ = _without_strings(span)
+                repo.script_calls.update(_called_names(_COMMENT.sub("", code)))
 
     visit(tree.body, "", ())
+
+
+def _called_names(code: str) -> set[str]:
+    """The names ``code`` calls: ``f`` of ``f(...)`` and of ``x.f(...)`` (a regular
+    expression over code without strings and comments: ast.walk costs several times more)."""
+    return {name for name in _CALL.findall(code) if not keyword.iskeyword(name)}
 
 
 def _blocks(node: ast.If | ast.Try | ast.With) -> list[ast.stmt]:
@@ -221,7 +253,7 @@ def _facts(
 ) -> FunctionFacts:
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
     span = lines[first - 1 : node.end_lineno or node.lineno]
-    bag, code_lines = _source_words("\n".join(span))
+    bag, code_lines, math_lines, calls = _source_words("\n".join(span))
     klass = owner.rsplit(".", 1)[-1]
     return FunctionFacts(
         file=source.rel,
@@ -237,22 +269,33 @@ def _facts(
         bag=bag,
         is_vendored=source.is_vendored,
         is_figure=source.is_figure,
+        is_demo=source.is_demo,
+        calls=frozenset(calls - {node.name}),
+        math=math_lines / max(code_lines, 1),
     )
 
 
-def _source_words(text: str) -> tuple[Counter[str], int]:
-    """Words of a function's source (strings half), and its lines of code."""
-    bag: Counter[str] = Counter()
-    strings: Counter[str] = Counter()
-    pieces = []
+def _without_strings(text: str) -> tuple[str, list[str]]:
+    """``text`` with its string literals blanked (their lines kept), and the literals."""
+    pieces, literals = [], []
     position = 0
     for match in _STRING.finditer(text):
         pieces.append(text[position : match.start()])
-        strings.update(words(match.group()[:2000]))
+        literals.append(match.group())
         position = match.end()
         pieces.append("\n" * match.group().count("\n"))
     pieces.append(text[position:])
-    code = "".join(pieces)
+    return "".join(pieces), literals
+
+
+def _source_words(text: str) -> tuple[Counter[str], int, int, set[str]]:
+    """Words of a function's source (strings half), its lines of code, how many of them
+    compute (`_MATH`), and the names it calls."""
+    bag: Counter[str] = Counter()
+    strings: Counter[str] = Counter()
+    code, literals = _without_strings(text)
+    for literal in literals:
+        strings.update(words(literal[:2000]))
     for comment in _COMMENT.findall(code):
         bag.update(words(comment))
     code = _COMMENT.sub("", code)
@@ -262,8 +305,8 @@ def _source_words(text: str) -> tuple[Counter[str], int]:
                 bag[word] += count
     for word, count in strings.items():
         bag[word] += (count + 1) // 2
-    code_lines = sum(1 for line in code.splitlines() if line.strip())
-    return bag, code_lines
+    lines = [line for line in code.splitlines() if line.strip()]
+    return bag, len(lines), sum(1 for line in lines if _MATH.search(line)), _called_names(code)
 
 
 @contextmanager

@@ -71,6 +71,8 @@ VENDORED_DIRS = word_set(
 )
 # Folders of figures and plots: the paper's pictures, not its method.
 FIGURE_DIRS = word_set("figures figure figs fig plots plot plotting visualization viz")
+# Folders that show how to use the code: its callers, not the method.
+DEMO_DIRS = word_set("examples example demo demos notebooks tutorials tutorial")
 
 # --- functions -----------------------------------------------------------------------
 

@@ -75,6 +75,10 @@ _LATEX_GREEK = re.compile(
     re.I,
 )
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?")
+_LATEX_MATH = re.compile(r"\$[^$]{0,300}\$")
+_CODE_SPAN = re.compile(r"\\texttt\{([^{}]{1,80})\}|`([^`\n]{1,80})`")
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SNAKE_CASE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _LATEX_TITLE = re.compile(r"\\title\*?\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
 
 
@@ -96,6 +100,7 @@ class PaperProfile:
     terms: dict[str, float] = field(default_factory=dict)  # word -> salience
     names: dict[str, float] = field(default_factory=dict)  # named method word -> salience
     phrases: dict[tuple[str, str], float] = field(default_factory=dict)  # adjacent words
+    identifiers: frozenset[str] = frozenset()  # code names it writes, lower case
 
 
 def read_paper(path: Path) -> dict[str, str]:
@@ -187,7 +192,29 @@ def paper_profile(pages: dict[str, str]) -> PaperProfile:
     for word in head_words & terms.keys():
         terms[word] *= 1.5
     phrases = {pair: math.log1p(count) for pair, count in pairs.items() if count >= 2}
-    return PaperProfile(passages, terms, _named_methods(passages, head), phrases)
+    identifiers = _code_identifiers(pages)
+    return PaperProfile(passages, terms, _named_methods(passages, head), phrases, identifiers)
+
+
+def _code_identifiers(pages: dict[str, str]) -> frozenset[str]:
+    """Names of code the paper writes: ``\\texttt{...}`` and Markdown's backticks, and any
+    snake_case word of its text (``info_nce_loss``, LaTeX's ``find\\_best\\_action``)."""
+    found: set[str] = set()
+    for text in pages.values():
+        # not the names of figures, labels, citations and files, nor math's subscripts
+        if "\\begin{" in text or "\\section" in text:
+            text = _LATEX_COMMENT.sub("", text)
+        text = _LATEX_MATH.sub(" ", _LATEX_DROP.sub(" ", text))
+        text = text.replace("\\_", "_")
+        for quoted in _CODE_SPAN.finditer(text):
+            found.update(_CODE_NAME.findall(quoted.group(1) or quoted.group(2)))
+        found.update(_SNAKE_CASE.findall(text))
+    # a plain word ("forward", "loss") names too many things to point at one
+    return frozenset(
+        name.lower()
+        for name in found
+        if len(name) >= 4 and ("_" in name.strip("_") or not name[1:].islower())
+    )
 
 
 def _named_methods(passages: list[Passage], head: str) -> dict[str, float]:

@@ -13,10 +13,12 @@ score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, wh
 * best passage: the BM25 match of the passage it implements best (`passages`), so that
   a function carrying one described step beats one that mentions everything once;
 * role: names research code gives its core computations (``*_loss``, ``forward`` of a
-  module, ``step`` of an optimizer, ``score``);
+  module, ``step`` of an optimizer, ``score``), and a name the paper writes as code;
 * priors: tiny or very long functions, copies of libraries, functions nothing uses, and
   what scripts are made of around the method (option parsing, plotting, loading,
-  setting up) weigh less.
+  setting up) weigh less; so do functions that arrange rather than compute (few lines
+  with operators or math libraries) and orchestrators that call many of the
+  repository's own functions; what the scripts' own code calls weighs a little more.
 
 A function defined several times (a file copied into each experiment's folder) is one
 suggestion, at its best copy's rank, shown as its least nested copy (the original, as
@@ -50,6 +52,14 @@ ROLE_BONUS = 1.3
 PASSAGE_SHARE = 0.5  # the exponent of the best passage; the paper's words get the rest
 _IMPLICITLY_CALLED = frozenset(FRAMEWORK_ENTRIES)  # used through their class
 _TYPICAL_LINES = 40  # longer functions lose a little (sqrt), shorter ones nothing
+MATH_FLOOR = 1.0  # a function that only arranges keeps (floor / (floor + typical)) of its score
+MATH_TYPICAL = 0.25  # the share of computing lines that neither gains nor loses
+MATH_CAP = 0.6
+ENTRY_BONUS = 1.15
+LEAF_CALLS = 5  # calls of the repository's own functions an orchestrator makes, beyond a leaf's
+LEAF_WEIGHT = 0.3
+DEMO_PRIOR = 0.7
+NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name given in full
 
 
 @dataclass(frozen=True)
@@ -79,12 +89,16 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         word: math.log(1 + total / (1 + frequency[word])) for word in paper.terms if frequency[word]
     }
     matcher = PassageMatcher(paper.passages)
+    entry_calls = _entry_calls(repo)
+    defined = frozenset(f.name for f in functions) - _IMPLICITLY_CALLED
     scored = []
     for function in functions:
         lexical, contributions = _paper_words(function, paper, idf, average)
         names = _paper_names(function, paper, idf) + _paper_phrases(function, paper)
         role = _role(function)
-        prior = _prior(function, repo)
+        prior = _prior(function, repo) * _code_prior(function, entry_calls, defined)
+        if function.name.lower() in paper.identifiers:
+            role *= NAMED_IN_PAPER
         match = matcher.best(function)
         passage = match.score if match else 0.0
         score = (lexical + names) ** (1 - PASSAGE_SHARE) * passage**PASSAGE_SHARE * role * prior
@@ -92,6 +106,34 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         scored.append(Scored(function, score, lexical, names, role, prior, top, match))
     scored.sort(key=lambda s: (-s.score, s.function.file, s.function.line))
     return _collapse_copies(scored, repo)
+
+
+def _entry_calls(repo: Repository) -> Counter[str]:
+    """Names that the scripts' own code calls: top-level statements (a notebook-style
+    script, its ``if __name__ == "__main__"`` block) and the drivers and loops (``main``,
+    ``train``, ``run_*``)."""
+    called = Counter(repo.script_calls)
+    for function in repo.functions:
+        name = function.name.lower()
+        first = name_sequence(function.name)[:1]
+        if name in DRIVERS or name in LOOPS or (first and first[0] in LOOPS):
+            called.update(function.calls)
+    return called
+
+
+def _code_prior(
+    function: FunctionFacts, entry_calls: Counter[str], defined: frozenset[str]
+) -> float:
+    """What the code says of a function whatever the paper: one that computes (operators,
+    math libraries) more than it arranges, one that the scripts call."""
+    math_share = min(function.math, MATH_CAP)
+    prior = (MATH_FLOOR + math_share) / (MATH_FLOOR + MATH_TYPICAL)
+    if entry_calls[function.name] and function.name not in _IMPLICITLY_CALLED:
+        prior *= ENTRY_BONUS
+    delegated = len(function.calls & defined)
+    if delegated > LEAF_CALLS:
+        prior *= ((1 + LEAF_CALLS) / (1 + delegated)) ** LEAF_WEIGHT
+    return prior
 
 
 def _name_fields(function: FunctionFacts) -> dict[str, float]:
@@ -165,6 +207,8 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
         prior *= math.sqrt(_TYPICAL_LINES / function.lines)
     if function.is_vendored:
         prior *= 0.2
+    if function.is_demo:
+        prior *= DEMO_PRIOR
     if function.is_figure:
         prior *= 0.5
     used_as = function.name
@@ -190,13 +234,15 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
 
 
 def _collapse_copies(scored: list[Scored], repo: Repository) -> list[Scored]:
-    """One entry per function and its copies (same name, class, words and size)."""
+    """One entry per function and its copies: a method of a class of the same name (a
+    class is copied and edited, as a whole: a standalone version, one per experiment), or
+    a function of the same name, words and size."""
     groups: dict[tuple[str, str], list[list[Scored]]] = {}
     order: list[list[Scored]] = []
     for item in scored:
         key = (item.function.name, item.function.class_name.rsplit(".", 1)[-1])
         for group in groups.setdefault(key, []):
-            if _same_words(group[0].function, item.function):
+            if key[1] or _same_words(group[0].function, item.function):
                 group.append(item)
                 break
         else:

@@ -260,15 +260,23 @@ def _raised(error: BaseException) -> dict[str, Any]:
     except BaseException:
         message = "(its message could not be read)"
     try:
-        text = "".join(traceback.format_exception(error))
+        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     except BaseException:
         text = ""
+    # The test's side keeps a few thousand characters of each: send no more than that
+    # (a 50 MB message would cost every call seconds of encoding and decoding).
     return {
-        "type": type(error).__qualname__,
+        "type": _capped(type(error).__qualname__),
         "builtin": builtin,
-        "message": message,
-        "traceback": text,
+        "message": _capped(message),
+        "traceback": _capped(text),
     }
+
+
+def _capped(text: str, cap: int = 20_000) -> str:
+    if len(text) <= cap:
+        return text
+    return f"{text[: cap // 2]} [... {len(text) - cap} characters cut ...] {text[-cap // 2 :]}"
 
 
 if __name__ == "__main__":

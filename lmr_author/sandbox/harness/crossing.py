@@ -46,6 +46,10 @@ MESSAGE_CAP = 512 << 20
 BLOB_COUNT_CAP = 100_000
 #: Deepest nesting of a decoded value.
 DEPTH_CAP = 200
+#: Most values (list items, dict entries, attributes...) one answer may hold: past it
+#: the answer is refused at once, before minutes of encoding (arrays and tensors cross
+#: as blobs, one value each).
+ITEMS_CAP = 10_000_000
 _HEADER = struct.Struct("!I")
 _LENGTH = struct.Struct("!Q")
 _TORCH_DTYPES = frozenset(
@@ -506,6 +510,10 @@ class Encoder:
     def __init__(self, received: Received) -> None:
         self.blobs: list[bytes] = []
         self.new: list[Any] = []
+        #: What the answer may still hold (bytes, values): a huge answer is refused as
+        #: soon as its size shows, never encoded first (`_spend`).
+        self._bytes_left = MESSAGE_CAP
+        self._items_left = ITEMS_CAP
         self._new_ids: dict[int, int] = {}
         self._keep: list[Any] = []
         self._refs = {
@@ -520,7 +528,10 @@ class Encoder:
             raise CannotCross(f"{where} is nested more than {DEPTH_CAP} levels deep")
         deeper = depth + 1
         kind = type(value)
-        if value is None or kind in (bool, str):
+        if value is None or kind is bool:
+            return value
+        if kind is str:
+            self._spend(len(value), 1, where, "a string")
             return value
         if kind is int:
             return value if abs(value) < 1 << 63 else {"$int": str(value)}
@@ -541,6 +552,7 @@ class Encoder:
         if kind is complex:
             return {"$complex": [self.value(value.real, where), self.value(value.imag, where)]}
         if kind is bytes:
+            self._spend(len(value) * 4 // 3, 1, where, "bytes")
             return {"$bytes": binascii.b2a_base64(value, newline=False).decode("ascii")}
         if kind is slice:
             parts = (value.start, value.stop, value.step)
@@ -557,6 +569,8 @@ class Encoder:
                 return {"$dtype": str(value).replace("torch.", "", 1)}
             if isinstance(value, torch.device):
                 return {"$device": str(value)}
+        if isinstance(value, (tuple, frozenset)):
+            self._spend(0, len(value), where, f"a {type(value).__name__} of {len(value):,} items")
         if isinstance(value, tuple):
             return {"$tuple": [self.value(item, where, deeper) for item in value]}
         if isinstance(value, frozenset):
@@ -570,6 +584,7 @@ class Encoder:
             if isinstance(value, numpy.ndarray):
                 return self._new_object(value, where, deeper)
             if isinstance(value, numpy.generic):
+                self._spend(value.nbytes, 1, where, "a NumPy scalar")
                 spec = array_spec(numpy.asarray(value), self.blobs)
                 return {"$npscalar": spec}
             if isinstance(value, numpy.dtype):
@@ -581,7 +596,9 @@ class Encoder:
         attribute holds it), computed aside: what this encoder sends is unchanged.
         What cannot cross is digested by identity (it matters only if it changes)."""
         saved = (self.blobs, self.new, self._new_ids, self._keep)
+        left = (self._bytes_left, self._items_left)
         self.blobs, self.new, self._new_ids, self._keep = [], [], {}, []
+        self._bytes_left, self._items_left = MESSAGE_CAP, ITEMS_CAP
         try:
             encoded = self.state(value, "x") if whole else self.value(value, "x")
             import hashlib  # the candidate's side only
@@ -594,6 +611,22 @@ class Encoder:
             return f"opaque:{id(value)}"
         finally:
             self.blobs, self.new, self._new_ids, self._keep = saved
+            self._bytes_left, self._items_left = left
+
+    def _spend(self, size: int, items: int, where: str, what: str) -> None:
+        """Count ``size`` bytes and ``items`` values against the answer's caps."""
+        self._bytes_left -= size
+        self._items_left -= items
+        if self._bytes_left < 0:
+            raise CannotCross(
+                f"{where} is too large: {what} of {size:,} bytes takes the answer past "
+                f"the {MESSAGE_CAP:,} bytes a message may hold"
+            )
+        if self._items_left < 0:
+            raise CannotCross(
+                f"{where} holds too many values: {what} takes the answer past "
+                f"{ITEMS_CAP:,} values (return arrays or tensors instead)"
+            )
 
     def _new_object(self, value: Any, where: str, depth: int) -> Any:
         number = len(self.new)
@@ -605,6 +638,8 @@ class Encoder:
 
     def state(self, value: Any, where: str, depth: int = 0) -> Any:
         """What a mutable object holds (not the object itself): for updates and new objects."""
+        if isinstance(value, (list, dict, set)):
+            self._spend(0, len(value), where, f"a {type(value).__name__} of {len(value):,} items")
         if isinstance(value, list):
             return {"list": [self.value(item, where, depth) for item in value]}
         if isinstance(value, dict):
@@ -617,10 +652,12 @@ class Encoder:
         if isinstance(value, set):
             return {"set": [self.value(item, where, depth) for item in value]}
         if isinstance(value, bytearray):
+            self._spend(len(value), 1, where, "a bytearray")
             self.blobs.append(bytes(value))
             return {"bytearray": len(self.blobs) - 1}
         torch = _torch()
         if torch is not None and isinstance(value, torch.Tensor):
+            self._spend(value.numel() * value.element_size(), 1, where, "a tensor")
             spec = tensor_spec(value, self.blobs)
             grad = value.grad if value.is_leaf else None
             spec["requires_grad"] = bool(value.requires_grad)
@@ -628,9 +665,11 @@ class Encoder:
             return {"tensor": spec}
         numpy = _numpy()
         if numpy is not None and isinstance(value, numpy.ndarray):
+            self._spend(int(value.nbytes), 1, where, "a NumPy array")
             return {"ndarray": array_spec(value, self.blobs)}
         attrs = getattr(value, "__dict__", None)
         if isinstance(attrs, dict):
+            self._spend(0, len(attrs), where, f"an object of {len(attrs):,} attributes")
             return {
                 "attrs": [
                     [str(name), self.value(item, f"{where}.{name}", depth)]

@@ -76,6 +76,10 @@ class Channel:
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
         self._pid = 0
+        #: Set once the candidate's process was reached: a later refusal means it ended.
+        self._reached = False
+        #: How the candidate's process ended, once it has: later calls fail at once.
+        self._ended: str | None = None
         #: Repository files the candidate's process says it read (for the golden proof;
         #: a hostile candidate's say-so is never used).
         self.candidate_read: set[str] = set()
@@ -84,16 +88,33 @@ class Channel:
         if self._sock is not None and self._pid == os.getpid():
             return self._sock
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        # The candidate's container starts beside ours: wait for it (the supervisor's
-        # time limit ends a wait that never succeeds).
+        # The candidate's process starts beside ours: wait for it to listen (the
+        # supervisor's time limit ends a wait that never succeeds), unless it was reached
+        # before or is gone: then it has ended, and waiting would only run out the time.
         while True:
             try:
                 sock.connect(self.address)
                 break
             except (FileNotFoundError, ConnectionRefusedError):
+                if self._reached or self._candidate_gone():
+                    sock.close()
+                    raise ChannelClosed("the candidate's process no longer listens") from None
                 time.sleep(0.02)
-        self._sock, self._pid = sock, os.getpid()
+        self._sock, self._pid, self._reached = sock, os.getpid(), True
         return sock
+
+    def _candidate_gone(self) -> bool:
+        """Whether the candidate's process, when this process forked it, has ended."""
+        pid = self.candidate_pid
+        if not isinstance(pid, int) or pid <= 0 or os.getpid() == pid:
+            return False
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not this process's child (a fork of the test's)
+            return False
+        if done:
+            self._ended = "it ended before it was reached"
+        return bool(done)
 
     def call(
         self, module: str, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -109,15 +130,21 @@ class Channel:
             self.on_problem("arguments", message)
             raise IsolationError(message) from None
         with self._lock:
-            sock = self._connected()
+            if self._ended is not None:
+                raise CandidateError(
+                    f"the candidate's process had ended before the call of {qualname} "
+                    f"({self._ended})"
+                )
             try:
+                sock = self._connected()
                 crossing.send_message(sock, sent.parts)
                 parts = crossing.recv_message(sock)
             except (ChannelClosed, OSError):
                 self._sock = None
+                self._ended = self._ended or self._how_it_ended()
                 raise CandidateError(
                     f"the candidate's process ended before it answered the call of {qualname} "
-                    f"({self._how_it_ended()})"
+                    f"({self._ended})"
                 ) from None
             except Malformed as error:
                 self._sock = None

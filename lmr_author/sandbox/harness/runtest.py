@@ -66,6 +66,8 @@ class Reporter:
 
 def main(argv: list[str]) -> None:
     options = json.loads(argv[1])
+    # The candidate's process (forked below) would read our options in /proc.
+    load_sibling("supervise").hide_command_line()
     isolate = options.get("isolate")
     if isolate:
         load_sibling("crossing")
@@ -158,8 +160,9 @@ def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> int:
         os.dup2(output, 1)
         os.dup2(output, 2)
         os.closerange(3, 1 << 16)  # the token and report pipes among them
+        server = load_sibling("candidate")  # read as root: the harness is the tests'
         _become(candidate["user"], candidate["home"])
-        load_sibling("candidate").run(candidate)
+        server.run(candidate)
         status = 0
     except BaseException:
         traceback.print_exc()

@@ -48,6 +48,7 @@ CANDIDATE_OUTPUT_CAP = 64 << 10
 
 def main(argv: list[str]) -> int:
     options = json.loads(argv[1])
+    hide_command_line()
     nonce = _take_nonce(str(options["nonce_file"]))
     _undumpable()
     # As PID 1 we get only the signals we handle: the test process cannot stop us.
@@ -150,6 +151,11 @@ def _lock_down(isolate: dict[str, Any], user: list[int] | None) -> None:
             continue  # the image's own link: the folder or file it names is locked itself
         os.chown(path, -1, gid, follow_symlinks=False)
         os.chmod(path, 0o750 if stat.S_ISDIR(info.st_mode) else 0o640)
+    # The harness is the tests' too: the candidate's process (forked with its half of it
+    # loaded) has no reason to read it, nor to learn how the test's side is watched.
+    harness = os.path.dirname(os.path.abspath(__file__))
+    os.chown(harness, -1, gid)
+    os.chmod(harness, 0o750)
     candidate = isolate["candidate"]
     homes = ((isolate["test_home"], uid, gid), (candidate["home"], *candidate["user"]))
     for home, owner, group in homes:
@@ -182,6 +188,22 @@ def _take_nonce(path: str) -> str:
     except OSError:
         nonce = ""
     return nonce
+
+
+def hide_command_line() -> None:
+    """Blank this process's command line (its options: the test's paths) where every
+    process of the container reads it, /proc/PID/cmdline: setproctitle's way, writing
+    over the argument strings the kernel shows (Python holds its own copies)."""
+    try:
+        import ctypes
+
+        with open("/proc/self/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (48, 49)
+        if 0 < start < end and end - start < (1 << 24):
+            ctypes.memset(start, 0, end - start)
+    except (OSError, ValueError, IndexError, AttributeError, ImportError):
+        pass
 
 
 def _undumpable() -> None:
