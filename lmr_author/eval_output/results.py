@@ -108,6 +108,3 @@ def load_results(output_dir: Path) -> Results:
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as error:
         raise UserError(f"not a results file ({error!r})", file=path, hint=hint) from None
     return Results(benchmark, summarize(runs), runs, interrupted=interrupted)
-
-
-SystemSummary = SystemScore  # the old name, until lmr_author.evaluation follows
