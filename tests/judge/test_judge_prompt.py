@@ -104,3 +104,45 @@ def test_bad_templates(tmp_path: Path, text: str, message: str) -> None:
 def test_missing_template(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="does not exist"):
         load_template(tmp_path / "nope.md")
+
+
+#: Code and instructions full of what a template language could read as its own syntax.
+HOSTILE = '''class Loss:
+    """Costs $5, or $$10; {{ not_a_variable }} {% if x %} {# note #} ${goal_code}."""
+
+    def other(self):
+        return {"a": {"b": 1}}
+
+    def forward(self, x):
+        return f"{x!r} ü \\t"  # {{{{
+
+'''
+#: sha256 of the prompts (messages) the shipped template gave before it became Jinja2
+#: (string.Template): judgments keep their prompt hash, so none turns stale.
+BEFORE = {
+    ("file", "plain"): "7a9b8b843941b45fb449c9030720b77d6a54f98ec2947b1e8fb408edf96837ea",
+    ("file", "hostile"): "c09be825fc3f74ef3a13cebd31abd632e37f9807b5b7f897e4c8d80cd0dd63a5",
+    ("function", "plain"): "453af5f92202c33bc4ef37cf9f2a3936fa3be983fa7b7d39f0428a9010c39c1e",
+    ("function", "hostile"): "9df2e997b2ebea8df5a2905f64135de48557e3d4be5c6a92770fc2f34d24d5f8",
+}
+
+
+@pytest.mark.parametrize(("scope", "inputs"), sorted(BEFORE))
+def test_the_shipped_template_renders_the_prompts_it_rendered_before(
+    tmp_path: Path, scope: str, inputs: str
+) -> None:
+    impl = _impl(tmp_path)
+    impl.goal_function, impl.class_name = "forward", "Loss"
+    source = GOLDEN_CLASS if inputs == "plain" else HOSTILE
+    if inputs == "hostile":
+        impl.instruction = "Write {{ goal_code }} for $instruction, {%- raw %} and $$.\n\n"
+    prompt = build_prompt(
+        load_template(),
+        impl,
+        task_name="01-Toy",
+        golden_source=source,
+        candidate_source=source.replace("x * 2", "x * 3").replace("ü", "ö"),
+        scope=scope,
+    )
+    assert prompt.scope == scope
+    assert prompt.sha256 == BEFORE[scope, inputs]
