@@ -120,7 +120,7 @@ def add_judge_options(parser: Any, prefix: str = "") -> None:
     option(
         "max-tokens", type=positive_int, metavar="N", help="cap on answer tokens (default: none)"
     )
-    option("template", type=Path, metavar="FILE", help="own prompt template")
+    option("template", type=Path, metavar="FILE", help="own Jinja2 prompt template")
     option(
         "scope",
         flag="--judge-scope",  # the name, the same for both commands

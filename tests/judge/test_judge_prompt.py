@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ def test_function_scope_keeps_class_context(tmp_path: Path) -> None:
 
 def test_custom_template(tmp_path: Path) -> None:
     custom = tmp_path / "mine.md"
-    custom.write_text("Task $task costs $$5.\n$goal_function\n---\n$goal_code\n")
+    custom.write_text("Task {{ task }} costs $5.\n{{ goal_function }}\n---\n{{ goal_code }}\n")
     prompt = build_prompt(
         load_template(custom),
         _impl(tmp_path),
@@ -89,16 +90,18 @@ def test_custom_template(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("$goal_code\n$golden_code\n${golden}", "line 3.*unknown placeholder \\$golden\\."),
-        ("$goal_code costs $5", "not a placeholder"),
-        ("only $instruction", "never shows the candidate"),
+        ("{{ goal_code }}\n{{ golden_code }}\n{{ golden }}", "line 3.*unknown variable golden"),
+        ("{{ goal_code }} costs {% if %}", "line 1.*not valid Jinja2"),
+        ("only {{ instruction }}", "never shows the candidate"),
+        ("$goal_code, as before", "never shows the candidate.*write {{ goal_code }} for"),
     ],
 )
 def test_bad_templates(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.md"
     path.write_text(text)
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(UserError) as caught:
         load_template(path)
+    assert re.search(message, " ".join(caught.value.render().split()), re.DOTALL)
 
 
 def test_missing_template(tmp_path: Path) -> None:
