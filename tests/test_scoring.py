@@ -67,14 +67,14 @@ def _row(text: str, system: str) -> str:
 def test_every_command_prints_the_same_accuracy(
     output: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lmr_author.commands.eval import _print_summary
+    from lmr_author.commands._render_results import print_summary
 
     found: dict[str, dict[str, float]] = {name: {} for name in EXPECTED}
 
     # eval: results.json, and the summary it prints
     stored = json.loads((output / "results.json").read_text())["systems"]
     console = Console(width=200, file=io.StringIO(), color_system=None, record=True)
-    _print_summary(load_results(output), output, console)
+    print_summary(load_results(output), output, console)
     summary = console.export_text()
     for system, (passed, counted, _) in EXPECTED.items():
         assert (stored[system]["passed"], stored[system]["implementations"]) == (passed, counted)
