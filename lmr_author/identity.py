@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,11 +101,6 @@ def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
         for part in parts
         if part
     )
-
-
-def richer_task(a: str, b: str) -> str:
-    """Of two spellings of one task, the one that says more (a name beats a bare number)."""
-    return canonical_task(b) if task_name(b) and not task_name(a) else canonical_task(a)
 
 
 def to_zero_based(implementation: int) -> int:
@@ -201,15 +196,6 @@ class Identity:
             systems={**self.systems, **other.systems},
             tasks={**self.tasks, **other.tasks},
         )
-
-    def with_task_names(self, names: Iterable[str]) -> Identity:
-        """These names plus the paper's short names of ``names`` (``01-DPO`` -> ``DPO``)."""
-        found = {
-            task_name(name): index
-            for name in names
-            if (index := paper_index(name)) is not None and task_name(name)
-        }
-        return Identity(self.agents, self.models, self.systems, {**found, **self.tasks})
 
 
 def load_identity(path: Path | None = None) -> Identity:

@@ -144,19 +144,6 @@ def load_json(
     return parse_json(text, file=path, what=what, hint=hint, object_pairs_hook=object_pairs_hook)
 
 
-def load_json_object(path: Path, *, what: str = "JSON file", hint: str | None = None) -> Any:
-    """Like `load_json`, but the top level must be an object."""
-    data = load_json(path, what=what, hint=hint)
-    if not isinstance(data, dict):
-        raise UserError(
-            f"the {what} must hold a JSON object, not {json_type(data)}",
-            file=path,
-            where="$",
-            hint=hint,
-        )
-    return data
-
-
 def split_lines(text: str) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of text split on ``\\n`` only (a trailing ``\\r`` dropped)."""
     for number, line in enumerate(text.split("\n"), start=1):
@@ -171,18 +158,3 @@ def iter_jsonl(
     for number, line in split_lines(text):
         if line.strip():
             yield number, parse_json(line, file=path, what=what, line=number, hint=hint)
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of a value's type, for messages ("a list", "a string")."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "null"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from platformdirs import user_cache_path, user_config_path, user_data_path
+from platformdirs import user_cache_path, user_data_path
 
 APP_NAME = "lmr-author"
 
@@ -28,13 +28,6 @@ def data_dir(*parts: str) -> Path:
     override = os.environ.get("LMR_AUTHOR_DATA_DIR")
     base = Path(override) if override else user_data_path(APP_NAME, appauthor=False)
     path = base.joinpath(*parts)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def config_dir(*parts: str) -> Path:
-    """The config folder, created on demand."""
-    path = user_config_path(APP_NAME, appauthor=False).joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
 

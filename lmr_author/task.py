@@ -108,11 +108,6 @@ class Implementation:
         """``Class.function`` for methods, ``function`` otherwise."""
         return f"{self.class_name}.{self.goal_function}" if self.class_name else self.goal_function
 
-    @property
-    def zero_based_index(self) -> int:
-        """Published judge outputs and human labels count implementations from 0."""
-        return self.index - 1
-
     def to_info(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "instruction": self.instruction,

@@ -236,11 +236,12 @@ def test_report_lists_broken_tasks_first_and_reports_the_rest(
 def test_report_regression_leaves_unrunnable_tasks_out_and_fits_on_the_rest(
     bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lmr_author.reporting.success import success_rows
+    from lmr_author.reporting.success import success_table
 
     out = _eval_output(tmp_path, bench)
-    rows, notes = success_rows([out], bench)
-    assert {row.item for row in rows} == {f"{task}#1" for task in GOOD}
+    table = success_table([out], bench)
+    assert {row.item for row in table.rows} == {f"{task}#1" for task in GOOD}
+    notes = [item.line() for item in table.left_out]
     left_out = [note.split()[1] for note in notes if "left out (it cannot be loaded)" in note]
     assert left_out == list(BROKEN)
 

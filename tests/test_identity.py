@@ -50,14 +50,6 @@ def test_task_spellings_share_the_paper_index(spelling: str) -> None:
     assert identity.canonical_task(spelling, {1: "01-DPO"}) == "01-DPO"
 
 
-def test_the_papers_short_name_is_an_alias_once_the_benchmark_is_known() -> None:
-    identity = Identity().with_task_names(["01-DPO", "19-Native-Sparse-Attention"])
-    assert identity.paper_index("DPO") == 1
-    assert identity.canonical_task("DPO") == "01-DPO"
-    assert identity.canonical_task("Native-Sparse-Attention") == "19-Native-Sparse-Attention"
-    assert Identity().paper_index("DPO") is None  # unknown without the benchmark
-
-
 def test_canonical_spelling_is_the_benchmark_folder() -> None:
     assert canonical_task("1-DPO") == "01-DPO"
     assert canonical_task("7") == "07"

@@ -12,7 +12,6 @@ from lmr_author.json_input import (
     MAX_DEPTH,
     iter_jsonl,
     load_json,
-    load_json_object,
     nesting_depth,
     parse_json,
 )
@@ -52,10 +51,7 @@ def test_files_that_cannot_be_read(tmp_path: Path) -> None:
     assert "not UTF-8" in caught.value.message and caught.value.where == "line 2"
     bom = tmp_path / "bom.json"
     bom.write_bytes(b"\xef\xbb\xbf" + b'{"a": 1}')
-    assert load_json_object(bom) == {"a": 1}
-    bom.write_text("[1]")
-    with pytest.raises(UserError, match="must hold a JSON object, not a list"):
-        load_json_object(bom)
+    assert load_json(bom) == {"a": 1}
 
 
 def test_jsonl_is_split_on_newlines_only(tmp_path: Path) -> None:

@@ -59,7 +59,6 @@ def test_load_resolves_every_path(tmp_path: Path) -> None:
     assert impl.unit_test_path == root / "SimPO" / "unit_test" / "unit_test_1.py"
     assert impl.retrieval_paths == [root / "SimPO" / "scripts" / "utils.py"]
     assert impl.qualified_name == "SimPOTrainer.simpo_loss"
-    assert impl.zero_based_index == 0
     assert task.paper_pdf_path == root / "SimPO" / "paper.pdf"
 
 

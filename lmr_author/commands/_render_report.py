@@ -21,7 +21,8 @@ from lmr_author.thin_rows import RULE, describe, footnote, mark
 
 if TYPE_CHECKING:
     from lmr_author.reporting.regression import LeftOut, RegressionResult
-    from lmr_author.reporting.tables import LabelCounts, Report, SystemRow
+    from lmr_author.reporting.tables import Report
+    from lmr_author.scoring import LabelCounts, SystemScore
 
 DASH = "–"
 
@@ -59,7 +60,7 @@ def thin_lines(report: Report) -> list[str]:
     return lines
 
 
-def _name(row: SystemRow) -> str:
+def _name(row: SystemScore) -> str:
     return row.system + (" (published)" if row.published else "")
 
 

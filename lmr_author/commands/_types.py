@@ -50,17 +50,6 @@ def positive_int(text: str) -> int:
     return value
 
 
-def non_negative_int(text: str) -> int:
-    """A whole number of 0 or more (counts that may be off, such as a bootstrap)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return value
-
-
 def output_folder(text: str) -> Path:
     """A folder we may write into: absent (its nearest existing parent is a writable
     folder) or an existing writable folder; never a file. Nothing is created here."""

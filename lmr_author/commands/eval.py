@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._executor import add_executor_options, slurm_backend
 from lmr_author.commands._provisions import add_provision_options, hub_of
+from lmr_author.commands._render_results import missing_lines
+from lmr_author.commands._render_results import print_summary as _print_summary
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
@@ -18,8 +20,7 @@ from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
-    from rich.console import Console, JustifyMethod
-    from rich.table import Table
+    from rich.console import Console
 
     from lmr_author.evaluation import Results, Submission
     from lmr_author.judge.summary import JudgeSummary
@@ -421,74 +422,3 @@ def _run_with_progress(
             backend.close()
         if progress.live.is_started:
             progress.stop()
-
-
-def missing_lines(results: Results) -> list[str]:
-    """One line per system whose submission had no candidate for some implementations."""
-    from lmr_author.evaluation import NO_SUBMISSION
-
-    missing: dict[str, int] = {}
-    for run in results.runs:
-        if run.reason == NO_SUBMISSION:
-            missing[run.system] = missing.get(run.system, 0) + 1
-    lines = []
-    for system, count in sorted(missing.items()):
-        total = sum(1 for run in results.runs if run.system == system)
-        noun = "implementation" if count == 1 else "implementations"
-        lines.append(
-            f"{system}: {count} of {total} {noun} had no prediction in the submission "
-            "(scored as errors)"
-        )
-    return lines
-
-
-def _column(table: Table, header: str, *, justify: JustifyMethod = "left") -> None:
-    # Piped output is 80 columns wide: a header is never cut, the values fold instead.
-    table.add_column(header, justify=justify, no_wrap=True, min_width=len(header))
-
-
-def _print_summary(results: Results, output: Path, console: Console | None = None) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    from lmr_author.commands._numbers import percent
-    from lmr_author.evaluation import VERDICTS
-
-    console = console or Console()
-    # What is missing comes first: an accuracy over mostly absent answers says little.
-    for line in missing_lines(results):
-        console.print(line, markup=False, soft_wrap=True)
-    table = Table(title="Unit-test accuracy per system")
-    table.add_column("system", overflow="fold", min_width=len("system"))
-    _column(table, "accuracy", justify="right")
-    _column(table, "passed", justify="right")
-    for verdict in VERDICTS:
-        _column(table, verdict, justify="right")
-    for name, summary in sorted(results.systems.items()):
-        table.add_row(
-            name,
-            percent(summary.accuracy),
-            f"{summary.passed}/{summary.implementations}",
-            *(str(summary.verdicts.get(verdict, 0)) for verdict in VERDICTS),
-        )
-    console.print(table)
-    categories = Table(title="Accuracy per category")
-    categories.add_column("system", overflow="fold", min_width=len("system"))
-    categories.add_column("category", overflow="fold", min_width=len("category"))
-    _column(categories, "accuracy", justify="right")
-    _column(categories, "passed", justify="right")
-    for name, summary in sorted(results.systems.items()):
-        for category, part in sorted(summary.categories.items()):
-            categories.add_row(
-                name, category, percent(part.accuracy), f"{part.passed}/{part.implementations}"
-            )
-    if categories.row_count:
-        console.print(categories)
-    if results.infra_errors:
-        console.print(
-            f"[red]{len(results.infra_errors)} runs failed for reasons of infrastructure[/] "
-            "(not counted; run again to retry them):"
-        )
-        for run in results.infra_errors:
-            console.print(f"  {run.system} {run.task}#{run.implementation}: {run.reason}")
-    console.print(f"results: {output / 'results.json'}")

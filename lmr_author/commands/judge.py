@@ -16,7 +16,8 @@ from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from lmr_author.judge.config import JudgeConfig
     from lmr_author.judge.plan import JudgePlan
-    from lmr_author.judge.summary import JudgeSummary, SystemScores
+    from lmr_author.judge.summary import JudgeSummary
+    from lmr_author.scoring import SystemScore
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -119,7 +120,7 @@ def add_judge_options(parser: Any, prefix: str = "") -> None:
     option(
         "max-tokens", type=positive_int, metavar="N", help="cap on answer tokens (default: none)"
     )
-    option("template", type=Path, metavar="FILE", help="own prompt template")
+    option("template", type=Path, metavar="FILE", help="own Jinja2 prompt template")
     option(
         "scope",
         flag="--judge-scope",  # the issue's name, the same for both commands
@@ -302,21 +303,24 @@ _COLUMNS = (
 )
 
 
-def _percent(system: SystemScores, label: str) -> str:
+def _percent(system: SystemScore, label: str) -> str:
     """A label's share of the judged runs; a dash when none was judged (not 0.0 %)."""
-    return f"{percent_value(system.percent(label))}%" if system.judged else "–"
+    from lmr_author.judge.summary import label_percent
+
+    return f"{percent_value(label_percent(system, label))}%" if system.judge.total else "–"
 
 
 def format_summary(summary: JudgeSummary, width: int = 80) -> str:
     """A plain-text table no wider than ``width``: one row per system, unit-test accuracy
     then CC / LC / LI; thin rows (`lmr_author.thin_rows`) are named first and marked."""
+    from lmr_author.judge.summary import unit_test_accuracy
     from lmr_author.thin_rows import describe, footnote, mark
 
     thin = summary.thin()
     lines = []
     if thin:
         shown = ", ".join(
-            describe(name, summary.systems[name].judged, median)
+            describe(name, summary.systems[name].judge.total, median)
             for name, median in sorted(thin.items())
         )
         lines += textwrap.wrap(f"thin rows: judge: {shown}", width)
@@ -326,10 +330,10 @@ def format_summary(summary: JudgeSummary, width: int = 80) -> str:
     for name, system in sorted(summary.systems.items()):
         cells = (
             str(system.runs),
-            f"{percent_value(system.unit_test_accuracy)}%" if system.counted else "–",
-            mark(system.judged, name in thin),
+            f"{percent_value(unit_test_accuracy(system))}%" if system.unit_tests.counted else "–",
+            mark(system.judge.total, name in thin),
             *(_percent(system, label) for label in ("CC", "LC", "LI")),
-            str(system.counts.get("unparsed", 0)),
+            str(system.judge.unparsed),
             str(system.unanswered),
         )
         row = "".join(f" {cell:>{n}}" for cell, (_, n) in zip(cells, _COLUMNS, strict=True))

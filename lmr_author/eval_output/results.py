@@ -8,7 +8,7 @@ is always rebuilt from the run records on disk, so it can be regenerated at any 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,60 +17,28 @@ from lmr_author.errors import UserError
 from lmr_author.eval_output.layout import RESULTS_FILE, RUNS_DIR
 from lmr_author.eval_output.records import SCHEMA_VERSION, RunRecord, load_runs
 from lmr_author.json_input import load_json
-from lmr_author.verdicts import INFRA_ERROR, PASS, VERDICTS
-
-#: The category key of implementations whose info.json names none.
-UNCATEGORIZED = "uncategorized"
+from lmr_author.scoring import SystemScore, Tally, score_runs
+from lmr_author.verdicts import INFRA_ERROR
 
 
-@dataclass
-class CategorySummary:
-    implementations: int = 0
-    passed: int = 0
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.passed / self.implementations if self.implementations else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "implementations": self.implementations,
-            "passed": self.passed,
-            "accuracy": self.accuracy,
-        }
+def _tally_json(tally: Tally) -> dict[str, Any]:
+    return {
+        "implementations": tally.counted,
+        "passed": tally.passed,
+        "accuracy": tally.accuracy,
+    }
 
 
-@dataclass
-class SystemSummary:
-    """How one system did: accuracy, verdict counts, categories, infrastructure failures."""
-
-    system: str
-    #: Implementations counted toward accuracy (all but infrastructure failures).
-    implementations: int = 0
-    passed: int = 0
-    verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
-    categories: dict[str, CategorySummary] = field(default_factory=dict)
-    infra_errors: list[dict[str, Any]] = field(default_factory=list)
-    #: The counted runs by where the candidate ran: in a process of its own, or in the
-    #: test's (a goal that cannot cross; a candidate there can forge its verdict).
-    isolated: CategorySummary = field(default_factory=CategorySummary)
-    in_process: CategorySummary = field(default_factory=CategorySummary)
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.passed / self.implementations if self.implementations else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "implementations": self.implementations,
-            "passed": self.passed,
-            "accuracy": self.accuracy,
-            "verdicts": dict(self.verdicts),
-            "categories": {name: c.to_json() for name, c in sorted(self.categories.items())},
-            "infra_errors": list(self.infra_errors),
-            "isolated": self.isolated.to_json(),
-            "in_process": self.in_process.to_json(),
-        }
+def system_json(score: SystemScore) -> dict[str, Any]:
+    """One system of ``results.json``: accuracy, verdict counts, categories, infra-errors."""
+    return {
+        **_tally_json(score.unit_tests),
+        "verdicts": dict(score.verdicts),
+        "categories": {name: _tally_json(c) for name, c in sorted(score.categories.items())},
+        "infra_errors": list(score.infra_errors),
+        "isolated": _tally_json(score.isolated),
+        "in_process": _tally_json(score.in_process),
+    }
 
 
 @dataclass
@@ -78,7 +46,7 @@ class Results:
     """An evaluation's outcome: the summary of every system and the run records."""
 
     benchmark: str
-    systems: dict[str, SystemSummary]
+    systems: dict[str, SystemScore]
     runs: list[RunRecord]
     #: True when the evaluation was interrupted before every run was done.
     interrupted: bool = False
@@ -93,33 +61,14 @@ class Results:
             "schema_version": self.schema_version,
             "benchmark": self.benchmark,
             "interrupted": self.interrupted,
-            "systems": {name: s.to_json() for name, s in sorted(self.systems.items())},
+            "systems": {name: system_json(s) for name, s in sorted(self.systems.items())},
             "runs": [run.to_json() for run in self.runs],
         }
 
 
-def summarize(runs: list[RunRecord]) -> dict[str, SystemSummary]:
-    """Summaries per system of ``runs``."""
-    systems: dict[str, SystemSummary] = {}
-    for run in runs:
-        summary = systems.setdefault(run.system, SystemSummary(run.system))
-        summary.verdicts[run.verdict] = summary.verdicts.get(run.verdict, 0) + 1
-        if not run.counted:
-            summary.infra_errors.append(
-                {"task": run.task, "implementation": run.implementation, "reason": run.reason}
-            )
-            continue
-        passed = run.verdict == PASS
-        summary.implementations += 1
-        summary.passed += passed
-        category = summary.categories.setdefault(run.category or UNCATEGORIZED, CategorySummary())
-        category.implementations += 1
-        category.passed += passed
-        if run.isolated is not None:
-            where = summary.isolated if run.isolated else summary.in_process
-            where.implementations += 1
-            where.passed += passed
-    return systems
+def summarize(runs: list[RunRecord]) -> dict[str, SystemScore]:
+    """The row of every system of ``runs`` (`lmr_author.scoring`)."""
+    return score_runs(runs)
 
 
 def build_results(output: Path, benchmark: str = "", *, interrupted: bool = False) -> Results:

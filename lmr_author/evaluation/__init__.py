@@ -19,7 +19,6 @@ from lmr_author.eval_output import (
 )
 from lmr_author.eval_output.results import (
     Results,
-    SystemSummary,
     build_results,
     load_results,
     save_results,
@@ -40,6 +39,7 @@ from lmr_author.evaluation.submissions import (
     load_candidates,
     read_predictions,
 )
+from lmr_author.scoring import SystemScore
 from lmr_author.verdicts import VERDICTS
 
 __all__ = [
@@ -54,7 +54,7 @@ __all__ = [
     "Results",
     "RunRecord",
     "Submission",
-    "SystemSummary",
+    "SystemScore",
     "TestRecord",
     "build_results",
     "load_candidates",

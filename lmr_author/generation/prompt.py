@@ -29,13 +29,14 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Literal
 
 from lmr_author.errors import UserError
 from lmr_author.json_input import read_text
+from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
 from lmr_author.llm.tokens import CHARS_PER_TOKEN
 from lmr_author.task import INFO_FILE, RETRIEVAL_KEY, Implementation, Task
 
@@ -132,27 +133,6 @@ class Prompt:
         return [{"role": "user", "content": self.text}]
 
 
-@dataclass(frozen=True)
-class GenerationTemplate:
-    """A checked generation template and the file it came from."""
-
-    text: str
-    path: Path
-    compiled: Any = field(repr=False, compare=False)
-
-    def render(self, **values: Any) -> str:
-        from jinja2 import TemplateError
-
-        try:
-            return str(self.compiled.render(**values))
-        except TemplateError as error:
-            raise UserError(
-                f"the generation template failed ({error})",
-                file=self.path,
-                hint="Fix the template; variables: " + ", ".join(sorted(VARIABLES)) + ".",
-            ) from None
-
-
 def estimate_tokens(text: str) -> int:
     """An upper estimate of the tokens of ``text`` for the budget: the shared estimate
     (`lmr_author.llm.tokens`, characters / 4) raised by a quarter."""
@@ -166,53 +146,19 @@ def default_template_path() -> Path:
     return resource_path("templates", TEMPLATE_NAME)
 
 
-def load_template(path: Path | None = None) -> GenerationTemplate:
+def load_template(path: Path | None = None) -> PromptTemplate:
     """Read and check a template; syntax errors and unknown variables name the line."""
-    from jinja2 import StrictUndefined, TemplateSyntaxError, meta
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    source = path if path is not None else default_template_path()
-    missing = UserError(
-        "the generation prompt template does not exist",
-        file=source,
-        hint="Pass an existing file as the template.",
+    return load_prompt_template(
+        path if path is not None else default_template_path(),
+        what="generation prompt template",
+        variables=VARIABLES,
+        required="method_name",
+        purpose="names the goal function",
     )
-    text = read_text(source, what="generation prompt template", missing=missing)
-    env = ImmutableSandboxedEnvironment(
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-    try:
-        used = meta.find_undeclared_variables(env.parse(text))
-        compiled = env.from_string(text)
-    except TemplateSyntaxError as error:
-        raise UserError(
-            f"the template is not valid Jinja2 ({error.message})",
-            file=source,
-            where=f"line {error.lineno}",
-            hint="Fix the template syntax there.",
-        ) from None
-    unknown = sorted(used - VARIABLES)
-    if unknown:
-        raise UserError(
-            f"unknown variable {unknown[0]} in the generation template",
-            file=source,
-            hint="Known variables: " + ", ".join(sorted(VARIABLES)) + ".",
-        )
-    if "method_name" not in used:
-        raise UserError(
-            "the template never names the goal function ({{ method_name }})",
-            file=source,
-            hint="Add {{ method_name }} where the prompt says which function to write.",
-        )
-    return GenerationTemplate(text=text, path=source, compiled=compiled)
 
 
 @functools.cache
-def _default_template() -> GenerationTemplate:
+def _default_template() -> PromptTemplate:
     """The shipped template, read and compiled once per process."""
     return load_template()
 
@@ -274,7 +220,7 @@ def build_prompt(
     setting: Setting = Setting.FULL,
     *,
     max_tokens: int | None = None,
-    template: GenerationTemplate | None = None,
+    template: PromptTemplate | None = None,
     count_tokens: Callable[[str], int] = estimate_tokens,
 ) -> Prompt:
     """The prompt of ``inputs`` in ``setting``, cut to ``max_tokens`` if one is given."""

@@ -23,7 +23,6 @@ from lmr_author.errors import UserError
 from lmr_author.evaluation.submissions import check_system_name
 from lmr_author.generation.predictions import PredictionRecord, read_records, write_records
 from lmr_author.generation.prompt import (
-    GenerationTemplate,
     Prompt,
     PromptTooLongError,
     Setting,
@@ -45,6 +44,7 @@ from lmr_author.llm import (
     request_key,
 )
 from lmr_author.llm.endpoint import NO_KEY, resolve_endpoint
+from lmr_author.llm.prompt_template import PromptTemplate
 from lmr_author.task import Implementation, Task
 
 #: The endpoint the openai client uses when none is given (part of the cache key).
@@ -205,7 +205,7 @@ def plan_generation(
     tasks: Sequence[Task], config: GenerateConfig, out: Path, *, force: bool = False
 ) -> Plan:
     """Build every prompt and decide, per request, whether it must be asked."""
-    template: GenerationTemplate | None = (
+    template: PromptTemplate | None = (
         load_template(config.template) if config.template is not None else None
     )
     existing = {record.slot: record for record in read_records(out)}

@@ -16,7 +16,7 @@ from lmr_author.judge.published import (
 )
 from lmr_author.judge.runner import run_judging, summarize_output
 from lmr_author.judge.store import Judgment, load_judgments
-from lmr_author.judge.summary import JudgeSummary, SystemScores
+from lmr_author.judge.summary import JudgeSummary
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -26,7 +26,6 @@ __all__ = [
     "Judgment",
     "ParsedAnswer",
     "PublishedJudgment",
-    "SystemScores",
     "Usage",
     "config_from_env",
     "load_judgments",

@@ -1,10 +1,10 @@
 """Build the judge's prompt: instruction, golden reference, candidate (paper appendix C).
 
 The default template is ``templates/judge_prompt.md``; users may pass their own. A
-template is plain text with ``string.Template`` placeholders (``$instruction``,
-``$golden_file``, ``$golden_code``, ``$goal_file``, ``$goal_code``, ``$goal_function``,
-``$class_name``, ``$task``, ``$scope``), chosen because code and JSON examples are full
-of braces that ``str.format`` would trip over; a literal dollar is ``$$``.
+template is Jinja2, read by the one prompt-template loader (`lmr_author.llm.prompt_template`)
+with the variables ``{{ instruction }}``, ``{{ golden_file }}``, ``{{ golden_code }}``,
+``{{ goal_file }}``, ``{{ goal_code }}``, ``{{ goal_function }}``, ``{{ class_name }}``,
+``{{ task }}`` and ``{{ scope }}``; code is inserted as a value, never read as template.
 
 In ``function`` scope both sides are cut down to the goal function with its class
 context by the libcst engine; if that fails on either side (the candidate lost the
@@ -15,26 +15,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
-from lmr_author.json_input import read_text
+from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
 from lmr_author.task import Implementation
 
-PLACEHOLDERS = (
-    "instruction",
-    "golden_file",
-    "golden_code",
-    "goal_file",
-    "goal_code",
-    "goal_function",
-    "class_name",
-    "task",
-    "scope",
+PLACEHOLDERS = frozenset(
+    {
+        "instruction",
+        "golden_file",
+        "golden_code",
+        "goal_file",
+        "goal_code",
+        "goal_function",
+        "class_name",
+        "task",
+        "scope",
+    }
 )
 
 
@@ -43,18 +42,6 @@ def default_template_path() -> Path:
     from lmr_author.resources import resource_path
 
     return resource_path("templates", "judge_prompt.md")
-
-
-@dataclass(frozen=True)
-class PromptTemplate:
-    """A judge prompt template and the file it came from."""
-
-    text: str
-    path: Path
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -71,53 +58,14 @@ class JudgePrompt:
 
 
 def load_template(path: Path | None = None) -> PromptTemplate:
-    """Read and check a template; unknown placeholders are a `UserError` naming the line."""
-    source = path if path is not None else default_template_path()
-    missing = UserError(
-        "the judge prompt template does not exist",
-        file=source,
-        hint="Pass an existing file to --template.",
+    """Read and check a template; unknown variables and bad syntax name the line."""
+    return load_prompt_template(
+        path if path is not None else default_template_path(),
+        what="judge prompt template",
+        variables=PLACEHOLDERS,
+        required="goal_code",
+        purpose="shows the candidate",
     )
-    text = read_text(source, what="judge prompt template", missing=missing)
-    template = string.Template(text)
-    if not template.is_valid():
-        raise UserError(
-            "the template has a '$' that is not a placeholder",
-            file=source,
-            where=_line_of(text, _bad_dollar(template)),
-            hint="Write a literal dollar sign as $$.",
-        )
-    unknown = [name for name in template.get_identifiers() if name not in PLACEHOLDERS]
-    if unknown:
-        raise UserError(
-            f"unknown placeholder ${unknown[0]}.",
-            file=source,
-            where=_line_of(text, _placeholder_offset(text, unknown[0])),
-            hint="Known placeholders: " + ", ".join("$" + name for name in PLACEHOLDERS) + ".",
-        )
-    if "goal_code" not in template.get_identifiers():
-        raise UserError(
-            "the template never shows the candidate ($goal_code)",
-            file=source,
-            hint="Add $goal_code where the agent implementation belongs.",
-        )
-    return PromptTemplate(text=text, path=source)
-
-
-def _bad_dollar(template: string.Template) -> int:
-    for match in template.pattern.finditer(template.template):
-        if match.group("invalid") is not None:
-            return match.start("invalid")
-    return 0
-
-
-def _placeholder_offset(text: str, name: str) -> int:
-    match = re.search(r"\$(?:" + re.escape(name) + r"\b|\{" + re.escape(name) + r"\})", text)
-    return match.start() if match else 0
-
-
-def _line_of(text: str, offset: int) -> str:
-    return f"line {text.count(chr(10), 0, max(offset, 0)) + 1}"
 
 
 def extract_goal(source: str, impl: Implementation) -> str:
@@ -163,7 +111,7 @@ def build_prompt(
         "task": task_name,
         "scope": used_scope,
     }
-    text = string.Template(template.text).substitute(values)
+    text = template.render(**values)
     return JudgePrompt(messages=[{"role": "user", "content": text}], scope=used_scope)
 
 

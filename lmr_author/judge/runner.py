@@ -39,7 +39,7 @@ from lmr_author.judge.client import (
 from lmr_author.judge.config import JudgeConfig
 from lmr_author.judge.inputs import find_runs, read_benchmark_path
 from lmr_author.judge.parse import parse_judge_answer
-from lmr_author.judge.prompt import REASK, JudgePrompt, PromptTemplate, build_prompt, load_template
+from lmr_author.judge.prompt import REASK, JudgePrompt, build_prompt, load_template
 from lmr_author.judge.store import (
     JUDGMENTS_DIR,
     Judgment,
@@ -49,6 +49,7 @@ from lmr_author.judge.store import (
 )
 from lmr_author.judge.store import save_judgment as _save
 from lmr_author.judge.summary import JudgeSummary, summarize_systems
+from lmr_author.llm.prompt_template import PromptTemplate
 from lmr_author.task import Task, load_task
 from lmr_author.three_way import UNPARSED, short_name
 

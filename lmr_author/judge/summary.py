@@ -8,60 +8,51 @@ from typing import Any
 from lmr_author.eval_output import ItemKey, StoredRun
 from lmr_author.judge.client import Usage
 from lmr_author.judge.store import Judgment
+from lmr_author.scoring import LABELS, SystemScore
 from lmr_author.thin_rows import thin_rows
-from lmr_author.three_way import UNPARSED, ThreeWayLabel
-from lmr_author.verdicts import PASS, counts_for_accuracy
+from lmr_author.three_way import UNPARSED
 
-LABEL_ORDER = (*(label.short for label in sorted(ThreeWayLabel, reverse=True)), UNPARSED)
-
-
-def _percent(part: int, whole: int) -> float:
-    return round(100.0 * part / whole, 1) if whole else 0.0
+LABEL_ORDER = (*LABELS, UNPARSED)
 
 
-@dataclass
-class SystemScores:
-    """One system's runs: unit-test passes and judge labels (of the runs judged)."""
+def _percent(value: float | None) -> float:
+    return 0.0 if value is None else round(value, 1)
 
-    system: str
-    runs: int = 0
-    #: Runs that count toward unit-test accuracy (all but infrastructure failures).
-    counted: int = 0
-    passed: int = 0
-    judged: int = 0
-    #: Runs without a judgment of their current candidate: the server never answered,
-    #: the batch stopped early, or judging has not run yet.
-    unanswered: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABEL_ORDER, 0))
 
-    @property
-    def unit_test_accuracy(self) -> float:
-        """Percent of counted runs whose unit tests all passed (as ``eval`` reports it)."""
-        return _percent(self.passed, self.counted)
+def unit_test_accuracy(score: SystemScore) -> float:
+    """Percent of counted runs whose unit tests all passed (0.0 when none counts)."""
+    return _percent(score.unit_tests.percent)
 
-    def percent(self, label: str) -> float:
-        """Percent of judged runs with ``label`` (CC, LC, LI or unparsed)."""
-        return _percent(self.counts.get(label, 0), self.judged)
 
-    def to_json(self, *, thin: bool = False) -> dict[str, Any]:
-        return {
-            "runs": self.runs,
-            "counted": self.counted,
-            "passed": self.passed,
-            "unit_test_accuracy": self.unit_test_accuracy,
-            "judged": self.judged,
-            "unanswered": self.unanswered,
-            "counts": dict(self.counts),
-            "percent": {label: self.percent(label) for label in LABEL_ORDER},
-            "thin": thin,
-        }
+def label_percent(score: SystemScore, label: str) -> float:
+    """Percent of judged runs with ``label`` (CC, LC, LI or unparsed; 0.0 when none)."""
+    return _percent(score.judge.percent(label))
+
+
+def system_json(score: SystemScore, *, thin: bool = False) -> dict[str, Any]:
+    """One system of the judge's summary: unit-test passes and judge labels (paper Table 2).
+
+    Unit-test accuracy is over the counted runs, as ``eval`` reports it; CC / LC / LI
+    (and unparsed) are percent of the judged runs.
+    """
+    return {
+        "runs": score.runs,
+        "counted": score.unit_tests.counted,
+        "passed": score.unit_tests.passed,
+        "unit_test_accuracy": unit_test_accuracy(score),
+        "judged": score.judge.total,
+        "unanswered": score.unanswered,
+        "counts": {label: score.judge.count(label) for label in LABEL_ORDER},
+        "percent": {label: label_percent(score, label) for label in LABEL_ORDER},
+        "thin": thin,
+    }
 
 
 @dataclass
 class JudgeSummary:
     """What a judging run did, and the scores of every system it covers."""
 
-    systems: dict[str, SystemScores] = field(default_factory=dict)
+    systems: dict[str, SystemScore] = field(default_factory=dict)
     asked: int = 0  # judgments made by asking the server in this run
     cached: int = 0  # judgments answered from the on-disk cache
     kept: int = 0  # up-to-date judgments already on disk, left alone
@@ -83,7 +74,7 @@ class JudgeSummary:
 
     def thin(self) -> dict[str, float]:
         """Systems whose judge row rests on few judged runs, with the median (`thin_rows`)."""
-        return thin_rows({name: scores.judged for name, scores in self.systems.items()})
+        return thin_rows({name: scores.judge.total for name, scores in self.systems.items()})
 
     def to_json(self) -> dict[str, Any]:
         thin = self.thin()
@@ -106,25 +97,21 @@ class JudgeSummary:
             "duration_s": round(self.duration_s, 3),
             "problems": list(self.problems),
             "systems": {
-                name: s.to_json(thin=name in thin) for name, s in sorted(self.systems.items())
+                name: system_json(s, thin=name in thin) for name, s in sorted(self.systems.items())
             },
         }
 
 
-def summarize_systems(runs: list[StoredRun], judgments: list[Judgment]) -> dict[str, SystemScores]:
+def summarize_systems(runs: list[StoredRun], judgments: list[Judgment]) -> dict[str, SystemScore]:
     """Scores per system; a judgment counts only if it judged the run's current candidate."""
     current = {ItemKey(j.system, j.task, j.implementation): j for j in judgments if j.error is None}
-    systems: dict[str, SystemScores] = {}
+    systems: dict[str, SystemScore] = {}
     for run in runs:
-        summary = systems.setdefault(run.system, SystemScores(run.system))
-        summary.runs += 1
-        if counts_for_accuracy(run.verdict):
-            summary.counted += 1
-            summary.passed += run.verdict == PASS
+        score = systems.setdefault(run.system, SystemScore(run.system))
+        score.add_run(run.record)
         judgment = current.get(run.key)
         if judgment is not None and judgment.candidate_sha256 == run.candidate_sha256:
-            summary.judged += 1
-            summary.counts[judgment.label] = summary.counts.get(judgment.label, 0) + 1
+            score.judge.add(judgment.label)
         else:
-            summary.unanswered += 1
+            score.unanswered += 1
     return systems

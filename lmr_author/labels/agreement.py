@@ -10,7 +10,6 @@ Krippendorff's alpha and their bootstrap intervals, through `lmr_author.labels.s
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -31,19 +30,17 @@ from lmr_author.labels.agreement_report import (
     Fleiss,
     GroupAgreement,
     JudgeVsHuman,
-    LabelCounts,
     PairAgreement,
     ReportInputs,
     Statistic,
-    SystemDistribution,
     SystemJudgeVsHuman,
     TableStats,
-    UnitTests,
     ViewAgreement,
 )
 from lmr_author.labels.matching import JUDGE, Item, Matched, match_items
 from lmr_author.labels.model import Label
 from lmr_author.labels.sources import JudgeSource
+from lmr_author.scoring import SystemScore
 from lmr_author.three_way import ThreeWayLabel
 
 __all__ = ["JUDGE", "Options", "analyze", "report_of"]
@@ -109,6 +106,7 @@ def report_of(
             else None,
             between_annotators=_between(view, annotators, categories, options, name),
         )
+    distribution, versus = _distribution(items, matched.runs)
     return AgreementReport(
         inputs=ReportInputs(
             annotators=annotators,
@@ -123,7 +121,8 @@ def report_of(
             filters=dict(filters or {}),
             filtered_out=dict(matched.filtered_out),
         ),
-        distribution=_distribution(items, matched.runs, has_judge),
+        distribution=distribution,
+        judge_vs_human=versus if has_judge else None,
         three_way=views["three_way"],
         binary=views["binary"],
         disagreements=_disagreements(items),
@@ -151,30 +150,22 @@ def _category_names(view: str) -> list[str]:
     return [ThreeWayLabel(value).short for value in stats.THREE_WAY]
 
 
-def _counts(values: list[int]) -> LabelCounts:
-    counter = Counter(values)
-    n = len(values)
-    order = (ThreeWayLabel.CC, ThreeWayLabel.LC, ThreeWayLabel.LI)
-    counts = {label.short: counter.get(label, 0) for label in order}
-    percent = {name: (100.0 * count / n if n else None) for name, count in counts.items()}
-    not_cc = counts[ThreeWayLabel.LC.short] + counts[ThreeWayLabel.LI.short]
-    return LabelCounts(n, counts, percent, 100.0 * not_cc / n if n else None)
-
-
 def _distribution(
-    items: list[Item], runs: dict[ItemKey, StoredRun], has_judge: bool
-) -> list[SystemDistribution]:
-    """Per system: unit-test accuracy, judge and human CC/LC/LI (the paper's Table 2)."""
+    items: list[Item], runs: dict[ItemKey, StoredRun]
+) -> tuple[list[SystemScore], dict[str, SystemJudgeVsHuman]]:
+    """Per system: unit-test accuracy, judge and human CC/LC/LI (the paper's Table 2), and
+    the judge against the humans. Unit tests count as everywhere (`lmr_author.scoring`)."""
     rows = []
+    versus = {}
     for system in sorted({item.system for item in items}):
+        score = SystemScore(system)
+        for key, run in runs.items():
+            if key[0] == system:
+                score.add_run(run.record)
         mine = [item for item in items if item.system == system]
-        judged = [item.ratings[JUDGE] for item in mine if JUDGE in item.ratings]
-        human = [v for item in mine for rater, v in item.ratings.items() if rater != JUDGE]
-        verdicts = [run.verdict for key, run in runs.items() if key[0] == system]
-        unit = None
-        if verdicts:
-            passed = sum(1 for verdict in verdicts if verdict == "pass")
-            unit = UnitTests(len(verdicts), passed, 100.0 * passed / len(verdicts))
+        for item in mine:
+            for rater, value in item.ratings.items():
+                (score.judge if rater == JUDGE else score.human).add(value)
         pairs = [
             (item.ratings[JUDGE], value)
             for item in mine
@@ -184,19 +175,11 @@ def _distribution(
         ]
         a = [x for x, _ in pairs]
         b = [y for _, y in pairs]
-        versus = SystemJudgeVsHuman(
+        versus[system] = SystemJudgeVsHuman(
             len(pairs), stats.percent_agreement(a, b), stats.conflict_rate(a, b)
         )
-        rows.append(
-            SystemDistribution(
-                system=system,
-                unit_test=unit,
-                judge=_counts(judged) if has_judge else None,
-                human=_counts(human),
-                judge_vs_human=versus if has_judge else None,
-            )
-        )
-    return rows
+        rows.append(score)
+    return rows, versus
 
 
 def _value(

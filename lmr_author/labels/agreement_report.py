@@ -17,6 +17,7 @@ from lmr_author.labels.matching import (
     StaleLabel,
     UnparsedAnswer,
 )
+from lmr_author.scoring import LABELS, LabelCounts, SystemScore, Tally
 from lmr_author.thin_rows import thin_rows
 
 REPORT_VERSION = 1
@@ -176,38 +177,28 @@ class ViewAgreement:
 
 
 @dataclass(frozen=True)
-class LabelCounts:
-    """How often each label was given (``counts`` and ``percent`` keyed CC, LC, LI)."""
-
-    n: int
-    counts: dict[str, int]
-    percent: dict[str, float | None]
-    not_cc_percent: float | None
-
-
-@dataclass(frozen=True)
-class UnitTests:
-    runs: int
-    passed: int
-    accuracy_percent: float
-
-
-@dataclass(frozen=True)
 class SystemJudgeVsHuman:
+    """How often the judge agrees with the humans on one system's items."""
+
     pairs: int
     percent_agreement: float | None
     direct_conflict_rate: float | None
 
 
-@dataclass(frozen=True)
-class SystemDistribution:
-    """One system's unit-test accuracy and judge / human CC-LC-LI (the paper's Table 2)."""
+def _labels_json(counts: LabelCounts) -> dict[str, Any]:
+    return {
+        "n": counts.total,
+        "counts": {label: counts.count(label) for label in LABELS},
+        "percent": {label: counts.percent(label) for label in LABELS},
+        "not_cc_percent": counts.not_cc_percent,
+    }
 
-    system: str
-    unit_test: UnitTests | None
-    judge: LabelCounts | None
-    human: LabelCounts
-    judge_vs_human: SystemJudgeVsHuman | None
+
+def _unit_tests_json(tally: Tally) -> dict[str, Any] | None:
+    """Unit tests of the counted runs (infra-errors and not-runnable runs left out)."""
+    if not tally.counted:
+        return None
+    return {"runs": tally.counted, "passed": tally.passed, "accuracy_percent": tally.percent}
 
 
 @dataclass(frozen=True)
@@ -260,7 +251,10 @@ class AgreementReport:
     """The whole agreement analysis."""
 
     inputs: ReportInputs
-    distribution: list[SystemDistribution]
+    #: Per system: unit-test accuracy, judge and human CC / LC / LI (the paper's Table 2).
+    distribution: list[SystemScore]
+    #: Per system: the judge against the humans; None without a judge.
+    judge_vs_human: dict[str, SystemJudgeVsHuman] | None
     three_way: ViewAgreement
     binary: ViewAgreement
     disagreements: list[Disagreement]
@@ -269,15 +263,17 @@ class AgreementReport:
     unparsed: list[UnparsedAnswer]
     notes: list[str]
 
+    @property
+    def has_judge(self) -> bool:
+        return self.judge_vs_human is not None
+
     def thin(self) -> dict[str, dict[str, float]]:
         """Per side (``judge``, ``human``): systems whose n is thin, with the median n."""
         return {
             side: thin_rows(
-                {
-                    row.system: counts.n
-                    for row in self.distribution
-                    if (counts := getattr(row, side)) is not None
-                }
+                {row.system: row.count(side) for row in self.distribution}
+                if side == "human" or self.has_judge
+                else {}
             )
             for side in ("judge", "human")
         }
@@ -286,11 +282,19 @@ class AgreementReport:
         thin = self.thin()
         rows = []
         for row in self.distribution:
-            data = asdict(row)
-            for side in ("judge", "human"):
-                if data[side] is not None:
-                    data[side]["thin"] = row.system in thin[side]
-            rows.append(data)
+            judge = None
+            if self.judge_vs_human is not None:
+                judge = {**_labels_json(row.judge), "thin": row.system in thin["judge"]}
+            versus = (self.judge_vs_human or {}).get(row.system)
+            rows.append(
+                {
+                    "system": row.system,
+                    "unit_test": _unit_tests_json(row.unit_tests),
+                    "judge": judge,
+                    "human": {**_labels_json(row.human), "thin": row.system in thin["human"]},
+                    "judge_vs_human": None if versus is None else asdict(versus),
+                }
+            )
         return rows
 
     def to_json(self) -> dict[str, Any]:

@@ -142,15 +142,14 @@ def summary(report: AgreementReport) -> list[tuple[str, str]]:
 
 def thin_lines(report: AgreementReport) -> list[str]:
     """Per side, the systems whose per-system row rests on few items (`lmr_author.thin_rows`)."""
-    counts = {
-        side: {row.system: x.n for row in report.distribution if (x := getattr(row, side))}
-        for side in ("judge", "human")
-    }
+    counts = {row.system: row for row in report.distribution}
     lines = []
     for side, medians in report.thin().items():
         if medians:
             names = sorted(medians, key=natural_key)
-            shown = ", ".join(describe(name, counts[side][name], medians[name]) for name in names)
+            shown = ", ".join(
+                describe(name, counts[name].count(side), medians[name]) for name in names
+            )
             lines.append(f"{side}: {shown}")
     return lines
 
@@ -201,8 +200,8 @@ def _item_order(row: Disagreement | MissingItem | StaleLabel | UnparsedAnswer) -
 
 def _distribution(report: AgreementReport) -> Section:
     rows = report.distribution
-    has_judge = report.inputs.judge is not None
-    has_runs = any(row.unit_test for row in rows)
+    has_judge = report.has_judge
+    has_runs = any(row.runs for row in rows)
     columns = [Column("system", "key")]
     legend = []
     if has_runs:
@@ -228,20 +227,16 @@ def _distribution(report: AgreementReport) -> Section:
         f"Per system: {what}CC / LC / LI", columns, legend=legend, note=footnote(marked)
     )
     for row in sorted(rows, key=lambda x: natural_key(x.system)):
-        unit = row.unit_test
         cells = [row.system]
         if has_runs:
-            cells.append(_pct(unit.accuracy_percent) if unit else "–")
+            cells.append(_pct(row.unit_tests.percent) if row.unit_tests.counted else "–")
         sides = (
             (("judge", row.judge), ("human", row.human)) if has_judge else (("human", row.human),)
         )
         for side, data in sides:
-            if data is None:
-                cells += ["–"] * 4
-                continue
-            cells += [_pct(data.percent[name]) for name in ("CC", "LC", "LI")]
-            cells.append(mark(data.n, row.system in thin[side]))
-        versus = row.judge_vs_human
+            cells += [_pct(data.percent(name)) for name in ("CC", "LC", "LI")]
+            cells.append(mark(data.total, row.system in thin[side]))
+        versus = (report.judge_vs_human or {}).get(row.system)
         if has_judge:
             for value in (
                 versus.percent_agreement if versus else None,

@@ -176,12 +176,6 @@ class LabelStore:
         with self._lock:
             self._write_many([label], cleared=True)
 
-    def add_many(self, labels: list[Label]) -> int:
-        """Record ``labels`` in one transaction (all or none); return how many."""
-        with self._lock:
-            self._write_many(labels)
-        return len(labels)
-
     def add_changed(self, labels: list[Label]) -> list[Label]:
         """Record, in one transaction, the labels that differ from what already counts.
 

@@ -2,8 +2,9 @@
 
 Shared by the judge (issue 15) and the generator (issue 16): a client with retries and a
 circuit breaker (`client`), an on-disk cache that stores only good answers (`cache`),
-token counts and cost estimates (`usage`, `tokens`). Nothing here knows about judgments,
-prompts or tasks; the ``openai`` package is imported only when a client is made.
+token counts and cost estimates (`usage`, `tokens`), and the one loader of prompt
+templates (`prompt_template`, Jinja2). Nothing here knows about judgments, what a prompt
+says or tasks; the ``openai`` package is imported only when a client is made.
 """
 
 from lmr_author.llm.cache import ResponseCache, request_key

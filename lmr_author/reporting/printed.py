@@ -27,7 +27,8 @@ from lmr_author.identity import Identity
 from lmr_author.json_input import load_json
 
 if TYPE_CHECKING:
-    from lmr_author.reporting.tables import Report, SystemRow
+    from lmr_author.reporting.tables import Report
+    from lmr_author.scoring import SystemScore
 
 #: The cells of Table 2, grouped as the paper groups its columns.
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -128,7 +129,7 @@ def load_printed_table(path: Path, identity: Identity | None = None) -> PrintedT
     return PrintedTable(path, str(title), decimals, rows)
 
 
-def computed_cells(row: SystemRow) -> dict[str, float | None]:
+def computed_cells(row: SystemScore) -> dict[str, float | None]:
     """The percentages of a Table 2 row by column name (None: nothing counted)."""
     cells: dict[str, float | None] = {"unit test": _percent(row.unit_tests.accuracy)}
     for kind, counts in (("judge", row.judge), ("human", row.human)):
@@ -224,7 +225,7 @@ def _swapped_with(
     return None
 
 
-def _counts(row: SystemRow) -> dict[str, str]:
+def _counts(row: SystemScore) -> dict[str, str]:
     def labels(counts: Any) -> str:
         parts = "/".join(str(counts.counts[label]) for label in ("CC", "LC", "LI"))
         unread = f" + {counts.unparsed} unread" if counts.unparsed else ""

@@ -64,12 +64,6 @@ class PublishedLog:
     line: int
 
     @property
-    def task_index(self) -> int | None:
-        """The number before the dash of the task folder (``1-DPO`` -> 1)."""
-        head = self.task.split("-", 1)[0]
-        return int(head) if head.isdigit() else None
-
-    @property
     def test_index(self) -> int | None:
         """``k`` of ``unit_test_<k>.log``, which is the implementation's unit test."""
         match = _UNIT_TEST_LOG.fullmatch(self.log_name)

@@ -173,11 +173,6 @@ def code_lines(source: str, file: Path | None = None) -> set[int]:
     return lines
 
 
-def source_lines(source: str, file: Path | None = None) -> int:
-    """Source lines of code: lines holding a Python token other than a comment."""
-    return len(code_lines(source, file))
-
-
 def implementation_metrics(
     task: Task, tree: TreeMetrics | None = None
 ) -> list[ImplementationMetrics]:

@@ -36,21 +36,6 @@ class SuccessTable:
     left_out: list[LeftOut] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def left_out_notes(self) -> list[str]:
-        return [item.line() for item in self.left_out]
-
-
-def success_rows(
-    outputs: Sequence[Path],
-    benchmark: Path,
-    *,
-    published: Sequence[tuple[str | None, Path]] = (),
-    identity: Identity | None = None,
-) -> tuple[list[SuccessRow], list[str]]:
-    """`success_table`'s rows, and its notes with one line per task left out."""
-    table = success_table(outputs, benchmark, published=published, identity=identity)
-    return table.rows, table.left_out_notes() + table.notes
-
 
 def success_table(
     outputs: Sequence[Path],

@@ -36,14 +36,12 @@ from lmr_author.eval_output import StoredRun, find_benchmark, scan_stored_runs
 from lmr_author.generation.samples import split_sample
 from lmr_author.identity import Identity
 from lmr_author.item_key import ItemKey
+from lmr_author.scoring import LABELS, PARTS, LabelCounts, SystemScore, Tally
 from lmr_author.thin_rows import thin_rows
-from lmr_author.three_way import ThreeWayLabel
 from lmr_author.verdicts import PASS
 
-LABELS = ("CC", "LC", "LI")
 #: The counts of Table 2 whose rows may be thin: unit-test runs, judged runs, human labels.
-COUNTS = ("unit_tests", "judge", "human")
-UNCATEGORIZED = "uncategorized"
+COUNTS = PARTS
 
 
 @dataclass(frozen=True)
@@ -54,80 +52,32 @@ class EvalSource:
     setting: str = ""
 
 
-@dataclass
-class LabelCounts:
-    """How many labels of each kind (CC, LC, LI) a system got."""
-
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
-    #: Judge answers without a readable label: in the denominator, as ``judge`` counts them.
-    unparsed: int = 0
-
-    @property
-    def total(self) -> int:
-        return sum(self.counts.values()) + self.unparsed
-
-    def fraction(self, label: str) -> float | None:
-        return self.counts[label] / self.total if self.total else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "counts": dict(self.counts),
-            "unparsed": self.unparsed,
-            "total": self.total,
-            "percent": {k: _pct(self.fraction(k)) for k in LABELS},
-        }
+def _labels_json(counts: LabelCounts) -> dict[str, Any]:
+    return {
+        "counts": {label: counts.count(label) for label in LABELS},
+        "unparsed": counts.unparsed,
+        "total": counts.total,
+        "percent": {k: _pct(counts.fraction(k)) for k in LABELS},
+    }
 
 
-@dataclass
-class Tally:
-    """Unit-test outcome of a set of runs (infrastructure failures left out)."""
-
-    counted: int = 0
-    passed: int = 0
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.passed / self.counted if self.counted else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"counted": self.counted, "passed": self.passed, "percent": _pct(self.accuracy)}
+def _tally_json(tally: Tally) -> dict[str, Any]:
+    return {"counted": tally.counted, "passed": tally.passed, "percent": _pct(tally.accuracy)}
 
 
-@dataclass
-class SystemRow:
-    """One row of Table 2 (and Table 3, with its setting)."""
-
-    setting: str
-    system: str
-    origin: str  # the eval output folder, or the published results.txt
-    unit_tests: Tally = field(default_factory=Tally)
-    judge: LabelCounts = field(default_factory=LabelCounts)
-    human: LabelCounts = field(default_factory=LabelCounts)
-    categories: dict[str, Tally] = field(default_factory=dict)
-    published: bool = False
-    #: The counted runs whose candidate ran in the test's process (its goal cannot
-    #: cross; a candidate there could forge its verdict), apart from the isolated ones.
-    in_process: Tally = field(default_factory=Tally)
-
-    def count(self, what: str) -> int:
-        """The n behind one of `COUNTS`: runs counted, runs judged or human labels."""
-        if what == "unit_tests":
-            return self.unit_tests.counted
-        return self.judge.total if what == "judge" else self.human.total
-
-    def to_json(self, thin: frozenset[str] = frozenset()) -> dict[str, Any]:
-        """The row; ``thin`` names the `COUNTS` of this row that rest on few items."""
-        return {
-            "setting": self.setting,
-            "system": self.system,
-            "origin": self.origin,
-            "published": self.published,
-            "unit_tests": {**self.unit_tests.to_json(), "thin": "unit_tests" in thin},
-            "judge": {**self.judge.to_json(), "thin": "judge" in thin},
-            "human": {**self.human.to_json(), "thin": "human" in thin},
-            "categories": {k: v.to_json() for k, v in sorted(self.categories.items())},
-            "in_process": self.in_process.to_json(),
-        }
+def row_json(row: SystemScore, thin: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """One row of Table 2 (and 3); ``thin`` names the `COUNTS` of it that rest on few items."""
+    return {
+        "setting": row.setting,
+        "system": row.system,
+        "origin": row.origin,
+        "published": row.published,
+        "unit_tests": {**_tally_json(row.unit_tests), "thin": "unit_tests" in thin},
+        "judge": {**_labels_json(row.judge), "thin": "judge" in thin},
+        "human": {**_labels_json(row.human), "thin": "human" in thin},
+        "categories": {k: _tally_json(v) for k, v in sorted(row.categories.items())},
+        "in_process": _tally_json(row.in_process),
+    }
 
 
 @dataclass(frozen=True)
@@ -154,7 +104,7 @@ class PassAtK:
 class Report:
     """Everything the report shows; `to_json` is the ``--format json`` output."""
 
-    rows: list[SystemRow]
+    rows: list[SystemScore]
     category_distribution: dict[str, int]
     pass_at_k: list[PassAtK] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -179,7 +129,7 @@ class Report:
             "report_version": 1,
             "benchmark": self.benchmark,
             "systems": [
-                row.to_json(frozenset(what for what in COUNTS if i in thin[what]))
+                row_json(row, frozenset(what for what in COUNTS if i in thin[what]))
                 for i, row in enumerate(self.rows)
             ],
             "category_distribution": dict(self.category_distribution),
@@ -191,15 +141,6 @@ class Report:
 
 def _pct(value: float | None) -> float | None:
     return None if value is None else round(100.0 * value, 2)
-
-
-@dataclass(frozen=True)
-class PublishedInputs:
-    """Published sources: results.txt files (``(system or None, path)``) and folders of
-    published judge outputs."""
-
-    results: Sequence[tuple[str | None, Path]] = ()
-    judges: Sequence[Path] = ()
 
 
 def build_report(
@@ -221,7 +162,7 @@ def build_report(
     from lmr_author.judge.summary import summarize_systems
 
     identity = identity or Identity()
-    rows: list[SystemRow] = []
+    rows: list[SystemScore] = []
     notes: list[str] = []
     passes: list[PassAtK] = []
     seen: dict[tuple[str, str], Path] = {}
@@ -240,7 +181,7 @@ def build_report(
             )
         scores = summarize_systems(runs, load_judgments(source.path))
         by_key = {identity.item_key(*run.key): run for run in runs}
-        for system, score in sorted(scores.items()):
+        for system, row in sorted(scores.items()):
             first = seen.setdefault(
                 (source.setting, identity.canonical_system(system)), source.path
             )
@@ -250,14 +191,9 @@ def build_report(
                     hint="Name the setting of each with --setting NAME=PATH, or report them "
                     "separately.",
                 )
-            row = SystemRow(source.setting, system, str(source.path))
-            row.unit_tests = Tally(score.counted, score.passed)
-            for label in LABELS:
-                row.judge.counts[label] = score.counts.get(label, 0)
-            row.judge.unparsed = score.judged - sum(row.judge.counts.values())
+            row.setting, row.origin = source.setting, str(source.path)
             rows.append(row)
         by_row = {row.system: row for row in rows if row.origin == str(source.path)}
-        _categories(runs, by_row)
         _human(latest, by_key, by_row, notes, used)
         passes.extend(_pass_at_k(runs, source.setting, ks, notes))
     ours = {identity.canonical_system(row.system) for row in rows if not row.setting}
@@ -297,18 +233,18 @@ def _published_rows(
     judges: Sequence[Path],
     identity: Identity,
     notes: list[str],
-) -> dict[str, SystemRow]:
+) -> dict[str, SystemScore]:
     """Rows by canonical system from published results.txt files and judge folders."""
     from lmr_author.labels.sources import load_judge_source
     from lmr_author.reporting.published_results import load_published_results
 
-    rows: dict[str, SystemRow] = {}
+    rows: dict[str, SystemScore] = {}
 
-    def row(system: str, origin: str) -> SystemRow:
+    def row(system: str, origin: str) -> SystemScore:
         canonical = identity.canonical_system(system)
         found = rows.get(canonical)
         if found is None:
-            found = rows[canonical] = SystemRow("", canonical, origin, published=True)
+            found = rows[canonical] = SystemScore(canonical, origin=origin, published=True)
         elif origin not in found.origin.split("; "):
             found.origin += f"; {origin}"
         return found
@@ -340,16 +276,13 @@ def _published_rows(
                 continue
             judged.add(key)
             target = row(item.system, str(folder))
-            if item.category is None:
-                target.judge.unparsed += 1
-            else:
-                target.judge.counts[ThreeWayLabel(item.category).short] += 1
+            target.judge.add(item.category)
     return rows
 
 
 def _published_human(
     labels: Sequence[Any],
-    rows: dict[str, SystemRow],
+    rows: dict[str, SystemScore],
     identity: Identity,
     label_rows: bool,
     notes: list[str],
@@ -360,33 +293,20 @@ def _published_human(
         system = identity.canonical_system(label.system)
         row = rows.get(system)
         if row is None and label_rows:
-            row = rows[system] = SystemRow("", system, "human labels", published=True)
+            row = rows[system] = SystemScore(system, origin="human labels", published=True)
         if row is None:
             elsewhere[system] += 1
             continue
-        row.human.counts[ThreeWayLabel(label.label).short] += 1
+        row.human.add(label.label)
     if elsewhere:
         shown = ", ".join(f"{system} ({n})" for system, n in sorted(elsewhere.items()))
         notes.append(f"human labels of systems in no input, not counted: {shown}")
 
 
-def _categories(runs: list[StoredRun], rows: dict[str, SystemRow]) -> None:
-    for run in runs:
-        if not run.record.counted:
-            continue
-        row = rows[run.system]
-        tallies = [row.categories.setdefault(run.record.category or UNCATEGORIZED, Tally())]
-        if run.record.isolated is False:
-            tallies.append(row.in_process)
-        for tally in tallies:
-            tally.counted += 1
-            tally.passed += run.verdict == PASS
-
-
 def _human(
     labels: Sequence[Any],
     runs: dict[ItemKey, StoredRun],
-    rows: dict[str, SystemRow],
+    rows: dict[str, SystemScore],
     notes: list[str],
     used: set[int],
 ) -> None:
@@ -403,7 +323,7 @@ def _human(
                 f"{label.implementation}: it was given for other code; not counted"
             )
             continue
-        rows[run.system].human.counts[ThreeWayLabel(label.label).short] += 1
+        rows[run.system].human.add(label.label)
 
 
 def _pass_at_k(

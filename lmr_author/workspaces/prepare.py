@@ -15,11 +15,11 @@ import os
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from lmr_author.atomic import atomic_write_bytes, atomic_write_text
 from lmr_author.errors import UserError
 from lmr_author.generation.prompt import Setting
+from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
 from lmr_author.task import PAPER_JSON, PAPER_PDF, Implementation, Task
 from lmr_author.workspaces.files import IGNORED_DIRS
 from lmr_author.workspaces.manifest import (
@@ -35,29 +35,30 @@ TEMPLATE_NAME = "agent_instruction.md"
 
 
 @functools.cache
-def _template() -> Any:
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
+def _template() -> PromptTemplate:
+    """The shipped instruction template, read and checked once per process."""
     from lmr_author.resources import resource_path
 
-    env = ImmutableSandboxedEnvironment(
-        undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
+    return load_prompt_template(
+        resource_path("templates", TEMPLATE_NAME),
+        what="agent instruction template",
+        variables=frozenset(
+            {"goal_function", "class_name", "goal_file", "instruction", "setting", "repo_folder"}
+        ),
+        required="goal_function",
+        purpose="names the goal function",
     )
-    return env.from_string(resource_path("templates", TEMPLATE_NAME).read_text(encoding="utf-8"))
 
 
 def render_instruction(task: Task, impl: Implementation, setting: Setting) -> str:
     """The ``INSTRUCTION.md`` of one workspace."""
-    return str(
-        _template().render(
-            goal_function=impl.goal_function,
-            class_name=impl.class_name,
-            goal_file=f"{task.repo_folder_name}/{impl.goal_file}",
-            instruction=impl.instruction.strip(),
-            setting=str(setting),
-            repo_folder=task.repo_folder_name,
-        )
+    return _template().render(
+        goal_function=impl.goal_function,
+        class_name=impl.class_name,
+        goal_file=f"{task.repo_folder_name}/{impl.goal_file}",
+        instruction=impl.instruction.strip(),
+        setting=str(setting),
+        repo_folder=task.repo_folder_name,
     )
 
 

@@ -82,7 +82,7 @@ def test_verdicts_files_and_summary(bench: Path, subs: dict[str, Path], tmp_path
     assert load_runs(out) == results.runs
     # results.json can be rebuilt from runs/ alone
     (out / "results.json").unlink()
-    assert load_results(out).systems["wrong"].to_json() == stored["systems"]["wrong"]
+    assert load_results(out).to_json()["systems"]["wrong"] == stored["systems"]["wrong"]
 
 
 def test_rerun_skips_unchanged_runs_and_reruns_changed(

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from syrupy.assertion import SnapshotAssertion
 
 from lmr_author.commands._numbers import percent, percent_value
-from lmr_author.commands.eval import _print_summary
+from lmr_author.commands._render_results import print_summary
+from lmr_author.eval_output.results import build_results
 from lmr_author.evaluation import VERDICTS, Submission, run_evaluation
 from tests.evaluation.evaltasks import (
     CORRECT,
@@ -17,6 +19,7 @@ from tests.evaluation.evaltasks import (
     make_benchmark,
     make_folder_submission,
 )
+from tests.support.eval_output import RunSpec, build_eval_output
 
 
 def _summary_text(tmp_path: Path, width: int) -> str:
@@ -27,7 +30,7 @@ def _summary_text(tmp_path: Path, width: int) -> str:
     out = tmp_path / "out"
     results = run_evaluation(bench, [Submission(only_add)], out, backend=LocalBackend())
     buffer = io.StringIO()
-    _print_summary(results, out, Console(file=buffer, width=width, color_system=None))
+    print_summary(results, out, Console(file=buffer, width=width, color_system=None))
     return buffer.getvalue()
 
 
@@ -39,7 +42,7 @@ def test_missing_predictions_are_said_first(tmp_path: Path) -> None:
 
 
 def test_piped_tables_never_cut_a_header(tmp_path: Path) -> None:
-    # 80 columns: what rich gives a pipe; the long system name folds, no header is cut.
+    # 80 columns: what rich gives a pipe; no header is cut.
     text = _summary_text(tmp_path, 80)
     assert "…" not in text
     for header in ("accuracy", "passed", *VERDICTS):
@@ -57,3 +60,33 @@ def test_percentages_round_half_up(fraction: float | None, shown: str) -> None:
 def test_values_in_percent_round_half_up() -> None:
     assert percent_value(81.25) == "81.3" and percent_value(18.75) == "18.8"
     assert percent_value(2.5, digits=0) == "3" and percent_value(None) == "-"
+
+
+#: The sample benchmark's systems, and a name as long as a published one.
+SAMPLE = {
+    "correct": ["pass"] * 8,
+    "subtle-bug": ["pass"] * 5 + ["fail"] * 3,
+    "wrong-logic": ["fail"] * 6 + ["error", "pass"],
+    "openhands_agent-claude-3-7-sonnet-20250219-thinking": ["pass", "timeout", "infra-error"],
+}
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_the_summary_fits_and_never_splits_a_name(
+    tmp_path: Path, width: int, snapshot: SnapshotAssertion
+) -> None:
+    specs = [
+        RunSpec(system, implementation=i, verdict=verdict, reason="the engine went away")
+        for system, verdicts in SAMPLE.items()
+        for i, verdict in enumerate(verdicts, start=1)
+    ]
+    output = build_eval_output(tmp_path, specs)
+    console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+    print_summary(build_results(output), Path("out"), console)
+    text = console.export_text()
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= width
+    for name in SAMPLE:
+        # its row in both tables, whole
+        assert sum(line == name or line.startswith(f"{name} ") for line in lines) == 2
+    assert text == snapshot

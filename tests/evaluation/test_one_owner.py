@@ -99,8 +99,8 @@ def test_eval_and_judge_table_agree_on_accuracy_with_an_infra_error(tmp_path: Pa
     from_eval = build_results(output).systems["s"]  # what eval reports
     from_judge = summarize_output(output).systems["s"]
     assert from_eval.accuracy == 1.0
-    assert from_judge.unit_test_accuracy == 100.0
-    assert (from_judge.runs, from_judge.counted, from_judge.passed) == (2, 1, 1)
+    assert from_judge.unit_tests.percent == 100.0
+    assert (from_judge.runs, from_judge.unit_tests.counted, from_judge.passed) == (2, 1, 1)
 
 
 def test_judge_and_review_find_the_same_benchmark_from_another_cwd(

@@ -122,7 +122,7 @@ def test_repeated_500s_are_recorded_and_the_batch_continues(
     assert (summary.errors, summary.unparsed, summary.retries) == (1, 0, 2)
     assert summary.systems["b"].unanswered == 1  # the table counts it too
     assert list(summary.failures.values()) == [1] and "HTTP 500" in next(iter(summary.failures))
-    assert summary.systems["b"].judged == 0  # failed judgments do not count
+    assert summary.systems["b"].judge.total == 0  # failed judgments do not count
 
     # The failed judgment is asked again next time; the others come from disk.
     server.default = Reply.answer(2)
@@ -215,10 +215,10 @@ def test_summary_per_system(tmp_path: Path, server: OpenAIServer, make_config: C
     server.default = script
     summary = run_judging(output, make_config())
     gpt = summary.systems["gpt"]
-    assert (gpt.runs, gpt.passed, gpt.unit_test_accuracy, gpt.judged) == (4, 2, 50.0, 4)
-    assert (gpt.percent("CC"), gpt.percent("LC"), gpt.percent("LI")) == (50.0, 0.0, 50.0)
+    assert (gpt.runs, gpt.passed, gpt.unit_tests.percent, gpt.judge.total) == (4, 2, 50.0, 4)
+    assert [gpt.judge.percent(label) for label in ("CC", "LC", "LI")] == [50.0, 0.0, 50.0]
     agent = summary.systems["agent"]
-    assert (agent.unit_test_accuracy, agent.percent("LC")) == (0.0, 100.0)
+    assert (agent.unit_tests.percent, agent.judge.percent("LC")) == (0.0, 100.0)
     assert summary.to_json()["systems"]["gpt"]["percent"]["CC"] == 50.0
 
 

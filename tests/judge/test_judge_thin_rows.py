@@ -9,7 +9,8 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.commands.judge import format_summary
-from lmr_author.judge.summary import JudgeSummary, SystemScores
+from lmr_author.judge.summary import JudgeSummary
+from lmr_author.scoring import LabelCounts, SystemScore, Tally
 from lmr_author.thin_rows import MARK
 from tests.support.eval_output import RunSpec, build_eval_output
 from tests.support.openai_server import OpenAIServer, Reply
@@ -18,17 +19,16 @@ LONG = "openhands_agent-claude-3-7-sonnet-20250219-thinking"
 TASKS = ("01-Toy", "02-Toy", "03-Toy", "04-Toy")
 
 
-def scores(name: str, judged: int, cc: int) -> SystemScores:
-    found = SystemScores(name, runs=judged, counted=judged, passed=cc, judged=judged)
-    found.counts["CC"], found.counts["LI"] = cc, judged - cc
-    return found
+def scores(name: str, judged: int, cc: int) -> SystemScore:
+    judge = LabelCounts({"CC": cc, "LC": 0, "LI": judged - cc})
+    return SystemScore(name, runs=judged, unit_tests=Tally(judged, cc), judge=judge)
 
 
 def test_summary_flags_thin_rows_and_fits_80_columns() -> None:
     summary = JudgeSummary(model="m" * 60)
     for found in (scores("base", 24, 12), scores("agent", 20, 5), scores(LONG, 1, 1)):
         summary.systems[found.system] = found
-    summary.systems["never-judged"] = SystemScores("never-judged", runs=3, unanswered=3)
+    summary.systems["never-judged"] = SystemScore("never-judged", runs=3, unanswered=3)
     assert summary.thin() == {LONG: 20.0}
     data = summary.to_json()
     assert data["systems"][LONG]["thin"] is True

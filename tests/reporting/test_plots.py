@@ -8,16 +8,24 @@ from typing import Any
 import pytest
 
 from lmr_author.commands._render_report import _figures
-from lmr_author.reporting.tables import LabelCounts, Report, SystemRow, Tally
+from lmr_author.reporting.tables import Report
+from lmr_author.scoring import LabelCounts, SystemScore, Tally
+
+
+def _row(
+    system: str,
+    origin: str,
+    unit_tests: Tally,
+    judge: LabelCounts,
+    human: LabelCounts,
+) -> SystemScore:
+    return SystemScore(system, unit_tests=unit_tests, judge=judge, human=human, origin=origin)
 
 
 def _report() -> Report:
     """Two systems: one with judge CC 0 % (the bar must still show), one with CC 100 %."""
-    weak = SystemRow(
-        "", "weak", "x", Tally(8, 2), LabelCounts({"CC": 0, "LC": 2, "LI": 6}), LabelCounts()
-    )
-    strong = SystemRow(
-        "",
+    weak = _row("weak", "x", Tally(8, 2), LabelCounts({"CC": 0, "LC": 2, "LI": 6}), LabelCounts())
+    strong = _row(
         "strong",
         "y",
         Tally(8, 8),
@@ -87,7 +95,7 @@ def test_a_labels_plot_without_labels_says_so_and_one_with_labels_does_not(
     from lmr_author.reporting.plots import NO_LABELS
 
     assert NO_LABELS not in [t.get_text() for t in drawn["labels"].axes[0].texts]
-    bare = Report([SystemRow("", "unjudged", "x", Tally(4, 1), LabelCounts(), LabelCounts())], {})
+    bare = Report([_row("unjudged", "x", Tally(4, 1), LabelCounts(), LabelCounts())], {})
     made = _figures(bare)
     try:
         assert NO_LABELS in [t.get_text() for t in made["labels"].axes[0].texts]
@@ -104,12 +112,10 @@ def test_systems_without_unit_tests_are_drawn_and_a_system_without_labels_says_s
 
     from lmr_author.reporting.plots import NO_NUMBERS, NO_SYSTEM_LABELS
 
-    judged = SystemRow(
-        "", "no_agent-gpt4o", "j", Tally(), LabelCounts({"CC": 1, "LC": 1, "LI": 2}), LabelCounts()
+    judged = _row(
+        "no_agent-gpt4o", "j", Tally(), LabelCounts({"CC": 1, "LC": 1, "LI": 2}), LabelCounts()
     )
-    tested = SystemRow(
-        "", "openhands_agent-claude3.7", "t", Tally(4, 2), LabelCounts(), LabelCounts()
-    )
+    tested = _row("openhands_agent-claude3.7", "t", Tally(4, 2), LabelCounts(), LabelCounts())
     made = _figures(Report([judged, tested], {}))
     try:
         accuracy, labels = made["accuracy"].axes[0], made["labels"].axes[0]
@@ -122,7 +128,7 @@ def test_systems_without_unit_tests_are_drawn_and_a_system_without_labels_says_s
     finally:
         for figure in made.values():
             plt.close(figure)
-    empty = SystemRow("", "nothing", "n", Tally(), LabelCounts(), LabelCounts())
+    empty = _row("nothing", "n", Tally(), LabelCounts(), LabelCounts())
     made = _figures(Report([empty], {}))
     try:
         assert NO_NUMBERS in [t.get_text() for t in made["accuracy"].axes[0].texts]

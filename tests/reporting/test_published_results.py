@@ -49,8 +49,8 @@ def test_loads_the_published_shape(tmp_path: Path) -> None:
         False,
         2,
     )
-    assert (fifth.task_index, fifth.test_index, fifth.unit_test_file) == (
-        16,
+    assert (fifth.task, fifth.test_index, fifth.unit_test_file) == (
+        "16-KnowProb",
         2,
         "unit_test/unit_test_2.py",
     )

@@ -11,8 +11,8 @@ import pytest
 
 from lmr_author.errors import UserError
 from lmr_author.reporting.repo_metrics import (
+    code_lines,
     implementation_metrics,
-    source_lines,
     tree_metrics,
 )
 from lmr_author.task import find_task_dirs, load_task
@@ -110,7 +110,7 @@ def test_empty_or_missing_repository_is_a_user_error(tmp_path: Path) -> None:
 
 def test_source_lines_skip_blanks_and_comments_but_count_docstrings() -> None:
     # lines 1, 3, 6-10, 12-13, 15, 17-18
-    assert source_lines(GOLDEN) == 12
+    assert sorted(code_lines(GOLDEN)) == [1, 3, 6, 7, 8, 9, 10, 12, 13, 15, 17, 18]
 
 
 def write_task(root: Path, golden: str) -> Path:

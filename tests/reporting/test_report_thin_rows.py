@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from lmr_author.commands._render_report import sections, thin_lines, to_markdown
-from lmr_author.reporting.tables import LabelCounts, Report, SystemRow, Tally
+from lmr_author.reporting.tables import Report
+from lmr_author.scoring import LabelCounts, SystemScore, Tally
 from lmr_author.thin_rows import MARK
 
 
-def row(system: str, runs: int, judged: int, labels: int, published: bool = False) -> SystemRow:
-    found = SystemRow("", system, "out", published=published)
+def row(system: str, runs: int, judged: int, labels: int, published: bool = False) -> SystemScore:
+    found = SystemScore(system, origin="out", published=published)
     found.unit_tests = Tally(runs, runs // 2)
     found.judge = LabelCounts({"CC": judged, "LC": 0, "LI": 0})
     found.human = LabelCounts({"CC": 0, "LC": labels, "LI": 0})

@@ -89,6 +89,7 @@ class RunSpec:
     implementation: int = 1
     verdict: str = "pass"
     candidate: str = ""
+    reason: str = ""
 
 
 def write_run(output: Path, spec: RunSpec) -> Path:
@@ -110,6 +111,7 @@ def write_run(output: Path, spec: RunSpec) -> Path:
         "candidate_sha256": candidate_sha256(candidate.encode()),
         "image_id": "sha256:0",
         "verdict": spec.verdict,
+        "reason": spec.reason,
         "tests": [],
         "started_at": "2026-01-01T00:00:00+00:00",
         "duration_s": 1.0,
