@@ -50,6 +50,32 @@ _NOT_PROSE = (
     "newtheorem",
     "graphicspath",
 )
+#: Where the title is: \\title, or a conference style's own command (ICML's).
+_TITLES = ("title", "icmltitle")
+#: A macro defined without arguments: \\newcommand{\\name}{...}, \\newcommand\\name{...},
+#: \\def\\name{...} (papers name their method so: \\newcommand{\\method}{TabDiff}).
+_DEFINITION = re.compile(
+    r"\\(?:(?:re|provide)?newcommand\*?\s*(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))|"
+    r"def\s*\\([A-Za-z@]+))\s*\{"
+)
+#: Commands the structure is read from: a paper redefining one keeps the original.
+_STRUCTURE = {
+    "section",
+    "subsection",
+    "subsubsection",
+    "appendix",
+    "begin",
+    "end",
+    "input",
+    "include",
+    "title",
+    "icmltitle",
+    "author",
+    "maketitle",
+    "item",
+    "par",
+}
+_MACRO_ROUNDS = 4  # a macro using another, up to this deep (a recursive one stops here)
 _DISPLAY_MATH = re.compile(r"^\s*(\\begin\{(equation|align|gather|multline|eqnarray)|\\\[|\$\$)")
 
 
@@ -72,7 +98,8 @@ def read_latex(path: Path) -> PaperDocument:
 
 def latex_document(source: str, *, shown: Path) -> PaperDocument:
     """The title, authors, abstract and sections of a whole LaTeX document's text."""
-    title = _command_argument(source, "title")
+    source = _expand_macros(source)
+    title = next(filter(None, (_command_argument(source, name) for name in _TITLES)), "")
     authors = _command_argument(source, "author")
     abstract_match = _ABSTRACT.search(source)
     body_match = _DOCUMENT.search(source)
@@ -83,7 +110,7 @@ def latex_document(source: str, *, shown: Path) -> PaperDocument:
     body = _drop_commands(body, _NOT_PROSE)
     body = re.sub(r"\\begin\{(CJK\*?)\}(\{[^}]*\})*", "", body)
     body = re.sub(r"\\end\{CJK\*?\}", "", body)
-    for name in ("title", "author"):
+    for name in (*_TITLES, "author"):
         argument_span = _command_span(body, name)
         if argument_span is not None:
             body = body[: argument_span[0]] + body[argument_span[1] :]
@@ -108,6 +135,34 @@ def latex_document(source: str, *, shown: Path) -> PaperDocument:
             hint="Give the paper's main .tex file or its whole source folder.",
         )
     return document
+
+
+def _expand_macros(source: str) -> str:
+    """``source`` with its argument-less macros replaced by what they stand for (the
+    method's name, mostly, which otherwise reads as nothing)."""
+    definitions: dict[str, str] = {}
+    for match in _DEFINITION.finditer(source):
+        name = match.group(1) or match.group(2) or match.group(3)
+        body = source[match.end() : _balanced(source, match.end() - 1) - 1]
+        if name not in _STRUCTURE and "#" not in body:
+            definitions[name] = body
+    if not definitions:
+        return source
+    use = re.compile(r"\\(" + "|".join(map(re.escape, definitions)) + r")(?![A-Za-z@])")
+    limit = 2 * len(source) + 1_000_000  # a macro bomb stops growing here
+    for _ in range(_MACRO_ROUNDS):
+        pieces, size, last = [], 0, 0
+        for match in use.finditer(source):
+            body = definitions[match.group(1)]
+            size += match.start() - last + len(body)
+            if size > limit:
+                return source
+            pieces += [source[last : match.start()], body]
+            last = match.end()
+        if not pieces:
+            break
+        source = "".join(pieces) + source[last:]
+    return source
 
 
 @contextmanager

@@ -100,6 +100,44 @@ def test_inputs_no_file_can_answer_are_left_out(tmp_path: Path, name: str) -> No
     assert "secret" not in text and "root:" not in text
 
 
+def test_the_title_of_a_conference_style_and_a_method_named_by_a_macro(tmp_path: Path) -> None:
+    source = (
+        "\\documentclass{article}\n"
+        "\\newcommand{\\method}{\\textsc{ToyDiff}\\xspace}\n\\def\\ours{\\method-L}\n"
+        "\\newcommand\\loss{\\mathcal{L}}\n\\newcommand{\\emb}[1]{e_{#1}}\n"
+        "\\begin{document}\n\\twocolumn[\\icmltitlerunning{Short}\n"
+        "\\icmltitle{\\method: Toy Diffusion}\n]\n"
+        "\\section{Method}\nWe propose \\method{} and \\ours, trained on $\\loss$ with \\emb{x}.\n"
+        "\\end{document}\n"
+    )
+    document = _read(tmp_path, source)
+    assert document.title == "ToyDiff: Toy Diffusion"
+    method = dict(document.sections)["1 Method"]
+    assert "We propose ToyDiff and ToyDiff-L, trained on" in method
+    assert "\\mathcal{L}" in method  # math stays LaTeX, the macro spelled out
+
+
+@pytest.mark.parametrize(
+    "definitions",
+    [
+        "\\newcommand{\\r}{\\r\\r}",  # recursive
+        "\\def\\a{\\b\\b\\b\\b\\b\\b\\b\\b}\\def\\b{\\c\\c\\c\\c\\c\\c\\c\\c}"
+        "\\def\\c{\\d\\d\\d\\d\\d\\d\\d\\d}\\def\\d{" + "x" * 10_000 + "}",  # a bomb
+        "\\renewcommand{\\section}{Oops}",  # the structure stays LaTeX's
+    ],
+    ids=["recursive", "bomb", "structure"],
+)
+def test_macros_that_would_not_end_or_hide_the_structure(tmp_path: Path, definitions: str) -> None:
+    uses = "\\r \\a " * 200
+    document = _read(
+        tmp_path,
+        _paper(f"\\section{{Method}}\nKept. {uses}\n\\section{{Results}}\nOk.", definitions),
+    )
+    sections = dict(document.sections)
+    assert "Kept." in sections["1 Method"] and sections["2 Results"] == "Ok."
+    assert sum(len(text) for text in sections.values()) < 50_000_000
+
+
 def test_pylatexenc_warnings_stay_off_the_terminal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
