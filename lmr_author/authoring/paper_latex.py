@@ -11,6 +11,7 @@ pylatexenc's; this module only decides the structure.
 from __future__ import annotations
 
 import gzip
+import logging
 import re
 import tarfile
 import tempfile
@@ -49,6 +50,32 @@ _NOT_PROSE = (
     "newtheorem",
     "graphicspath",
 )
+#: Where the title is: \\title, or a conference style's own command (ICML's).
+_TITLES = ("title", "icmltitle")
+#: A macro defined without arguments: \\newcommand{\\name}{...}, \\newcommand\\name{...},
+#: \\def\\name{...} (papers name their method so: \\newcommand{\\method}{TabDiff}).
+_DEFINITION = re.compile(
+    r"\\(?:(?:re|provide)?newcommand\*?\s*(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))|"
+    r"def\s*\\([A-Za-z@]+))\s*\{"
+)
+#: Commands the structure is read from: a paper redefining one keeps the original.
+_STRUCTURE = {
+    "section",
+    "subsection",
+    "subsubsection",
+    "appendix",
+    "begin",
+    "end",
+    "input",
+    "include",
+    "title",
+    "icmltitle",
+    "author",
+    "maketitle",
+    "item",
+    "par",
+}
+_MACRO_ROUNDS = 4  # a macro using another, up to this deep (a recursive one stops here)
 _DISPLAY_MATH = re.compile(r"^\s*(\\begin\{(equation|align|gather|multline|eqnarray)|\\\[|\$\$)")
 
 
@@ -71,7 +98,8 @@ def read_latex(path: Path) -> PaperDocument:
 
 def latex_document(source: str, *, shown: Path) -> PaperDocument:
     """The title, authors, abstract and sections of a whole LaTeX document's text."""
-    title = _command_argument(source, "title")
+    source = _expand_macros(source)
+    title = next(filter(None, (_command_argument(source, name) for name in _TITLES)), "")
     authors = _command_argument(source, "author")
     abstract_match = _ABSTRACT.search(source)
     body_match = _DOCUMENT.search(source)
@@ -82,7 +110,7 @@ def latex_document(source: str, *, shown: Path) -> PaperDocument:
     body = _drop_commands(body, _NOT_PROSE)
     body = re.sub(r"\\begin\{(CJK\*?)\}(\{[^}]*\})*", "", body)
     body = re.sub(r"\\end\{CJK\*?\}", "", body)
-    for name in ("title", "author"):
+    for name in (*_TITLES, "author"):
         argument_span = _command_span(body, name)
         if argument_span is not None:
             body = body[: argument_span[0]] + body[argument_span[1] :]
@@ -107,6 +135,34 @@ def latex_document(source: str, *, shown: Path) -> PaperDocument:
             hint="Give the paper's main .tex file or its whole source folder.",
         )
     return document
+
+
+def _expand_macros(source: str) -> str:
+    """``source`` with its argument-less macros replaced by what they stand for (the
+    method's name, mostly, which otherwise reads as nothing)."""
+    definitions: dict[str, str] = {}
+    for match in _DEFINITION.finditer(source):
+        name = match.group(1) or match.group(2) or match.group(3)
+        body = source[match.end() : _balanced(source, match.end() - 1) - 1]
+        if name not in _STRUCTURE and "#" not in body:
+            definitions[name] = body
+    if not definitions:
+        return source
+    use = re.compile(r"\\(" + "|".join(map(re.escape, definitions)) + r")(?![A-Za-z@])")
+    limit = 2 * len(source) + 1_000_000  # a macro bomb stops growing here
+    for _ in range(_MACRO_ROUNDS):
+        pieces, size, last = [], 0, 0
+        for match in use.finditer(source):
+            body = definitions[match.group(1)]
+            size += match.start() - last + len(body)
+            if size > limit:
+                return source
+            pieces += [source[last : match.start()], body]
+            last = match.end()
+        if not pieces:
+            break
+        source = "".join(pieces) + source[last:]
+    return source
 
 
 @contextmanager
@@ -209,11 +265,14 @@ def _expand_inputs(text: str, folder: Path, *, shown: Path, depth: int = 0) -> s
         name = (match.group(1) or match.group(2) or "").strip()
         if not name:
             return ""
-        target = (folder / name).resolve()
-        if not target.is_file() and target.suffix != ".tex":
-            target = target.with_name(target.name + ".tex")
-        if not target.is_file() or not target.is_relative_to(root):
-            return ""  # a missing part (or one outside the source) is left out, as TeX warns
+        try:
+            target = (folder / name).resolve()
+            if not target.is_file() and target.suffix != ".tex":
+                target = target.with_name(target.name + ".tex")
+            if not target.is_file() or not target.is_relative_to(root):
+                return ""  # a missing part (or one outside the source) is left out, as TeX warns
+        except (OSError, ValueError):  # a name no file can have (a NUL byte, too long)
+            return ""
         return _expand_inputs(_read_tex(target, shown=shown), folder, shown=shown, depth=depth + 1)
 
     return _INPUT.sub(replace, text)
@@ -289,15 +348,36 @@ def _sections(body: str) -> Iterator[tuple[str, str]]:
     yield heading, body[position:]
 
 
-def _converter() -> Any:
-    from pylatexenc import latex2text, macrospec
+#: Macros pylatexenc's text rules format from their arguments but its parser does not know
+#: (it would give them none, and the rule fails: ``\\href`` -> IndexError), with the
+#: arguments LaTeX gives them.
+_PARSER_MACROS = {"href": "{{", "hyperref": "[{", "footnotetext": "[{", "url": "{"}
+
+
+def _converter() -> tuple[Any, Any]:
+    """The text converter and the parser context it reads nodes made with."""
+    from pylatexenc import latex2text, latexwalker, macrospec
+
+    # Its warnings are about the paper's LaTeX, which is read as well as it can be; they
+    # would only litter the user's terminal.
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
     def keys(node: Any) -> str:
-        text = node.nodeargd.argnlist[-1].latex_verbatim() if node.nodeargd else ""
-        return text.strip("{}")
+        arguments = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a]
+        return arguments[-1].latex_verbatim().strip("{}") if arguments else ""
 
-    db = latex2text.get_default_latex_context_db()
-    db.add_context_category(
+    def last_argument(node: Any, l2tobj: Any) -> str:
+        arguments = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a]
+        return str(l2tobj.nodelist_to_text(arguments[-1:]))
+
+    parser = latexwalker.get_default_latex_context_db()
+    parser.add_context_category(
+        "lmr-author",
+        prepend=True,
+        macros=[macrospec.MacroSpec(name, spec) for name, spec in _PARSER_MACROS.items()],
+    )
+    text = latex2text.get_default_latex_context_db()
+    text.add_context_category(
         "lmr-author",
         prepend=True,
         macros=[
@@ -308,24 +388,56 @@ def _converter() -> Any:
             latex2text.MacroTextSpec(name, simplify_repl=lambda n: f"({keys(n)})")
             for name in ("ref", "eqref", "autoref", "cref", "Cref")
         ]
+        + [  # font and box commands pylatexenc drops whole (code names are in \\texttt)
+            latex2text.MacroTextSpec(name, discard=False)
+            for name in ("texttt", "textsf", "textup", "textmd", "textnormal", "mbox", "fbox")
+        ]
+        + [  # their text is their last argument (the parser's default drops it)
+            latex2text.MacroTextSpec(name, simplify_repl=last_argument)
+            for name in ("hyperref", "footnotetext")
+        ]
         + [
             latex2text.MacroTextSpec("label", discard=True),
             latex2text.MacroTextSpec("includegraphics", discard=True),
         ],
     )
-    for name in ("citep", "citet", "citealp", "citeauthor", "autoref", "cref", "Cref"):
-        if db.get_macro_spec(name).macroname != name:  # unknown to the parser: one argument
-            db.add_context_category(
-                f"lmr-author-{name}",
-                prepend=True,
-                macros=[macrospec.MacroSpec(name, "*[[{")],
-            )
-    return latex2text.LatexNodes2Text(
-        latex_context=db, math_mode="verbatim", strict_latex_spaces=True
-    )
+
+    class Tolerant(latex2text.LatexNodes2Text):  # type: ignore[misc]
+        """A node whose text rule fails (arguments missing, an odd redefinition) reads as
+        the text of its arguments or content: one node lost, never the paper."""
+
+        def macro_node_to_text(self, node: Any) -> str:
+            try:
+                return str(super().macro_node_to_text(node))
+            except Exception:
+                arguments = node.nodeargd.argnlist if node.nodeargd else []
+                return self._fallback([a for a in arguments or [] if a is not None])
+
+        def environment_node_to_text(self, node: Any) -> str:
+            try:
+                return str(super().environment_node_to_text(node))
+            except Exception:
+                return self._fallback(node.nodelist or [])
+
+        def specials_node_to_text(self, node: Any) -> str:
+            try:
+                return str(super().specials_node_to_text(node))
+            except Exception:
+                return str(node.specials_chars)
+
+        def _fallback(self, nodes: list[Any]) -> str:
+            try:
+                return str(self.nodelist_to_text(nodes))
+            except Exception:
+                return ""
+
+    converter = Tolerant(latex_context=text, math_mode="verbatim", strict_latex_spaces=True)
+    return converter, parser
 
 
-_CONVERTER: Any = None
+_CONVERTER: tuple[Any, Any] | None = None
+#: Deeper than any paper nests groups; past it pylatexenc's recursive parser would fail.
+_MAX_NESTING = 200
 
 
 def _to_text(latex: str) -> str:
@@ -333,7 +445,13 @@ def _to_text(latex: str) -> str:
     global _CONVERTER
     if _CONVERTER is None:
         _CONVERTER = _converter()
-    text = _CONVERTER.latex_to_text(latex)
+    converter, parser = _CONVERTER
+    try:
+        if _nesting(latex) > _MAX_NESTING:
+            raise RecursionError("nested too deep")
+        text = converter.latex_to_text(latex, latex_context=parser, tolerant_parsing=True)
+    except Exception:  # a fragment pylatexenc cannot parse at all: its words, roughly
+        text = _rough_text(latex)
     paragraphs = []
     for paragraph in re.split(r"\n\s*\n", text):
         paragraph = paragraph.strip()
@@ -343,6 +461,24 @@ def _to_text(latex: str) -> str:
             paragraph = f"{EQUATION_MARKER} {paragraph}"
         paragraphs.append(paragraph)
     return "\n\n".join(paragraphs)
+
+
+def _nesting(latex: str) -> int:
+    """How deep braces and environments nest (at most; unbalanced ones count too)."""
+    depth = deepest = 0
+    for token in re.finditer(r"\\(?:begin|end)\b|\\.|[{}]", latex):
+        opens = token.group() in ("{", "\\begin")
+        closes = token.group() in ("}", "\\end")
+        depth = depth + 1 if opens else max(depth - 1, 0) if closes else depth
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _rough_text(latex: str) -> str:
+    """The words of LaTeX pylatexenc could not read: commands and braces taken out."""
+    text = re.sub(r"\\(begin|end)\s*\{[^}]*\}", " ", latex)
+    text = re.sub(r"\\[A-Za-z@]+\*?|\\.|[{}]", " ", text)
+    return re.sub(r"[ \t]+", " ", text)
 
 
 def _inline_text(latex: str) -> str:
