@@ -27,6 +27,7 @@ from packaging.requirements import Requirement as _PackagingRequirement
 from packaging.utils import canonicalize_name
 
 from lmr_author.authoring.spec import TaskSpec
+from lmr_author.python_parse import parse_python
 
 #: Import names whose distribution has another name, for packages not installed here.
 IMPORT_TO_DISTRIBUTION: dict[str, str] = {
@@ -180,7 +181,7 @@ def goal_imports(repo_dir: Path, goal_files: Sequence[str]) -> dict[str, str]:
             continue
         seen.add(path)
         try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
+            tree = parse_python(path.read_bytes(), filename=str(path))
         except (SyntaxError, ValueError):
             continue
         rel = path.relative_to(repo_dir.resolve()).as_posix()
@@ -347,7 +348,7 @@ def _poetry_constraint(version: str) -> str:
 def _from_setup_py(path: Path) -> list[Requirement]:
     """``install_requires`` of ``setup(...)``, read with ast (setup.py never runs)."""
     try:
-        tree = ast.parse(_read(path))
+        tree = parse_python(_read(path))
     except SyntaxError:
         return []
     lists: dict[str, list[str]] = {}

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lmr_author.errors import UserError
+from lmr_author.python_parse import parse_python
 
 #: Calls at the top level that set the module up rather than run an analysis.
 _SETUP_CALLS = (
@@ -55,7 +56,7 @@ def guard_top_level(source: str, *, filename: str = "<module>") -> tuple[str, in
     import libcst as cst
 
     try:
-        tree = ast.parse(source, filename=filename)
+        tree = parse_python(source, filename=filename)
         table = symtable.symtable(source, filename, "exec")
     except SyntaxError as error:
         raise UserError(
@@ -99,7 +100,7 @@ def line_after_guard(source: str, line: int) -> int:
     """Where line ``line`` of ``source`` is once guarded: each guard adds one line (its
     ``if``) just above the first statement it holds."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
         table = symtable.symtable(source, "<module>", "exec")
     except SyntaxError:
         return line

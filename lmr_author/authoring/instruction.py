@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmr_author.errors import UserError
+from lmr_author.python_parse import parse_python
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ def draft_instruction(
     path = repo_dir / goal_file
     try:
         source = path.read_text(encoding="utf-8")
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (OSError, UnicodeDecodeError, SyntaxError) as error:
         raise UserError(f"cannot read the goal file: {error}", file=path) from None
     node = _find(tree, function, class_name)

@@ -19,6 +19,7 @@ from pathlib import Path
 from lmr_author.authoring.instruction import draft_instruction
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.authoring.suggest import GoalSuggestion, suggest_goals
+from lmr_author.python_parse import parse_python
 
 Complete = Callable[[list[dict[str, str]]], str]
 
@@ -91,7 +92,7 @@ def _passage_for(repo_dir: Path, goal: GoalSpec, pages: dict[str, str]) -> GoalS
 
 def _function_source(repo_dir: Path, goal: GoalSpec) -> str:
     source = (repo_dir / goal.goal_file).read_text(encoding="utf-8")
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse_python(source)):
         is_function = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         if is_function and getattr(node, "name", "") == goal.goal_function:
             return ast.get_source_segment(source, node) or ""

@@ -16,7 +16,6 @@ from typing import overload
 from lmr_author.cst.candidate import AnswerCode, Definition, SpliceError, read_candidate
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.cst.locate import locate_function, split_qualified
-from lmr_author.cst.parse import parse_python
 from lmr_author.cst.snippet import parse_functions
 from lmr_author.cst.text import (
     SourceText,
@@ -26,6 +25,7 @@ from lmr_author.cst.text import (
     reindent,
     strip_terminator,
 )
+from lmr_author.python_parse import parse_python
 
 __all__ = ["SpliceError", "splice_function"]
 

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from lmr_author.python_parse import parse_python
 from lmr_author.sandbox import harness
 from lmr_author.task import Implementation, Task, goal_is_test_file
 
@@ -328,7 +329,7 @@ def _imports(goal_file: Path) -> tuple[str, ...]:
     """The top-level packages the (masked) goal module imports: warm-up for the
     candidate's process, which would import them at its first call anyway."""
     try:
-        tree = ast.parse(goal_file.read_bytes())
+        tree = parse_python(goal_file.read_bytes())
     except (OSError, SyntaxError, ValueError):
         return ()
     names: list[str] = []

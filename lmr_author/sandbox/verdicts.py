@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from lmr_author.python_parse import parse_python
 from lmr_author.sandbox.harness import HarnessReport
 from lmr_author.sandbox.replay import compare_outputs
 from lmr_author.verdicts import TestVerdictName
@@ -70,7 +71,7 @@ def detect_protocol(source: str) -> Protocol:
     syntax error will show), is an ordinary in-process test.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return "exit-code"
     mentions_log_words = False

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.cst.locate import goal_candidates, not_found_error
+from lmr_author.python_parse import parse_python
 from lmr_author.task import Implementation
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
@@ -173,7 +174,7 @@ def _function_key(source: SourceFile, info: FunctionInfo) -> str:
     """The function's code without comments and layout (its AST), or its stripped text."""
     segment = "\n".join(source.lines[info.start_line - 1 : info.end_line])
     try:
-        return ast.dump(ast.parse(textwrap.dedent(segment)))
+        return ast.dump(parse_python(textwrap.dedent(segment)))
     except (SyntaxError, ValueError, RecursionError):
         return "\n".join(line.strip() for line in segment.splitlines() if line.strip())
 

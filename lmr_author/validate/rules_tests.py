@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lmr_author import lfs
+from lmr_author.python_parse import parse_python
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.registry import rule
@@ -104,7 +105,7 @@ def check_test_can_fail(ctx: TaskContext) -> Iterator[Finding]:
             continue
         seen.add(source.path)
         try:
-            tree = ast.parse(source.text)
+            tree = parse_python(source.text)
         except (SyntaxError, ValueError, RecursionError):
             continue
         shape = _TestShape()
@@ -214,7 +215,7 @@ def check_test_target(ctx: TaskContext) -> Iterator[Finding]:
     for goal_function, class_name, source in unit_tests(ctx):
         assert source.text is not None
         try:
-            tree = ast.parse(source.text)
+            tree = parse_python(source.text)
         except (SyntaxError, ValueError, RecursionError):
             continue
         names = _referenced_names(tree)
@@ -278,7 +279,7 @@ def check_test_fixtures(ctx: TaskContext) -> Iterator[Finding]:
         if source.text is None or source.functions is None:
             continue
         try:
-            tree = ast.parse(source.text)
+            tree = parse_python(source.text)
         except (SyntaxError, ValueError, RecursionError):
             continue
         for node in ast.walk(tree):

@@ -32,6 +32,7 @@ from lmr_author.authoring.suggest.conventions import (
     VENDORED_DIRS,
 )
 from lmr_author.authoring.suggest.words import name_sequence, token_words, words
+from lmr_author.python_parse import parse_python
 
 PARSE_BUDGET_LINES = 100_000
 _MAX_FILE_BYTES = 2_000_000  # generated tables, not code anyone masks
@@ -199,7 +200,7 @@ def _files_to_parse(
 def _add_functions(repo: Repository, source: SourceFile) -> None:
     """The functions of one file (no dunder method but ``__call__``)."""
     try:
-        tree = ast.parse(source.text)
+        tree = parse_python(source.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return
     lines = source.text.splitlines()
