@@ -270,7 +270,9 @@ def test_demo_eval_in_docker_shows_what_the_submissions_were_written_to_show(
     from lmr_author.cli import main
 
     label = {"label": "org.lmr-author.managed"}
-    images_before = {image.id for image in docker_client.images.list(filters=label)}
+    # The low-level listing: images.list() inspects each image it lists, and one that
+    # another test removes meanwhile would fail this test.
+    images_before = {image["Id"] for image in docker_client.api.images(filters=label)}
     try:
         for form, submission in (
             ("jsonl", [SUBMISSIONS / "predictions.jsonl"]),
@@ -293,11 +295,11 @@ def test_demo_eval_in_docker_shows_what_the_submissions_were_written_to_show(
         import docker.errors
 
         names = {path.name for path in TASK_DIRS}
-        for image in docker_client.images.list(filters=label):
-            task = (image.labels or {}).get("org.lmr-author.task")
-            if image.id not in images_before and task in names:
+        for image in docker_client.api.images(filters=label):
+            task = (image.get("Labels") or {}).get("org.lmr-author.task")
+            if image["Id"] not in images_before and task in names:
                 with contextlib.suppress(docker.errors.APIError):
-                    docker_client.images.remove(image.id)
+                    docker_client.api.remove_image(image["Id"])
 
 
 def test_benchmark_is_exactly_what_its_sources_build(tmp_path: Path) -> None:
