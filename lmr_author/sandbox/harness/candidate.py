@@ -273,10 +273,8 @@ def _raised(error: BaseException) -> dict[str, Any]:
     }
 
 
-def _capped(text: str, cap: int = 20_000) -> str:
-    if len(text) <= cap:
-        return text
-    return f"{text[: cap // 2]} [... {len(text) - cap} characters cut ...] {text[-cap // 2 :]}"
+def _capped(text: str) -> str:
+    return crossing.cut_middle(text, 20_000)
 
 
 if __name__ == "__main__":

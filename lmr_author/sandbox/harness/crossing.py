@@ -123,10 +123,15 @@ def safe_text(value: Any, cap: int | None = None) -> str:
         return ""
     text = value.encode("utf-8", "replace").decode("utf-8", "replace")
     text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROLS)
-    if cap is not None and len(text) > cap:
-        half = cap // 2
-        text = f"{text[:half]} [... {len(text) - cap} characters cut ...] {text[-half:]}"
-    return text
+    return text if cap is None else cut_middle(text, cap)
+
+
+def cut_middle(text: str, cap: int) -> str:
+    """``text`` if at most ``cap`` characters, else its head and tail with what was cut."""
+    if len(text) <= cap:
+        return text
+    half = cap // 2
+    return f"{text[:half]} [... {len(text) - cap} characters cut ...] {text[-half:]}"
 
 
 class ReadFiles:
