@@ -164,9 +164,7 @@ def plan(
     # 07-bertscore keeps its expected scores in tensors/): theirs, unless this one's
     # own test names it too (then its golden proof says who reads it: ``test_reads``).
     emptied.update(_named_by_other_tests(task, impl))
-    for read in map(PurePosixPath, test_reads):
-        if read.parent.name == "__pycache__" and read.suffix == ".pyc":
-            read = read.parent.parent / f"{read.name.split('.')[0]}.py"  # its source
+    for read in map(_source_of, map(PurePosixPath, test_reads)):
         if read != goal:
             emptied.add(read)
     # A private module's cached bytecode holds its values too: its __pycache__ is private
@@ -206,13 +204,17 @@ def test_only_reads(
     kept = []
     for relative in sorted(set(read) - set(candidate_read)):
         path = root / relative
-        source = path
-        if path.parent.name == "__pycache__" and path.suffix == ".pyc":
-            source = path.parent.parent / f"{path.name.split('.')[0]}.py"
-        if source == goal or any(_holds(folder, path) for folder in private):
+        if _source_of(path) == goal or any(_holds(folder, path) for folder in private):
             continue
         kept.append(relative)
     return tuple(kept)
+
+
+def _source_of(path: PurePosixPath) -> PurePosixPath:
+    """A module's source for its cached bytecode (``__pycache__/m.cpython-311.pyc``)."""
+    if path.parent.name == "__pycache__" and path.suffix == ".pyc":
+        return path.parent.parent / f"{path.name.split('.')[0]}.py"
+    return path
 
 
 def _named_by_other_tests(task: Task, impl: Implementation) -> set[PurePosixPath]:
