@@ -379,8 +379,7 @@ def _run_one(
         ) as container:
             keeper = (0, 0) if forks else (uid, gid)  # the supervisor's user takes the nonce
             staged = harness.archive(nonce=nonce, uid=keeper[0], gid=keeper[1], extra=extra)
-            if not container.put_archive("/", staged):
-                raise InfraError("could not copy the harness and the candidate into the container")
+            put_archive_retrying(container, staged)
             begun = time.monotonic()
             container.start()
             timed_out = False
@@ -422,6 +421,28 @@ def _run_one(
                 "--gpus.",
             ) from None
         raise InfraError(f"the Docker engine failed while running {test_file}: {error}") from None
+
+
+def put_archive_retrying(container: Container, archive: bytes, attempts: int = 3) -> None:
+    """Copy ``archive`` into the created, not yet started container, retrying the
+    engine's transient failures (Podman's API under load: "passing bulk input to
+    subprocess: write |1: broken pipe"). Nothing has run yet, so a second copy over a
+    partial one is safe; what still fails is the engine's, never the candidate's."""
+    import docker.errors
+    import requests
+    from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+    retrying = Retrying(
+        retry=retry_if_exception_type((docker.errors.APIError, requests.RequestException)),
+        stop=stop_after_attempt(attempts),
+        wait=wait_exponential(multiplier=0.5, max=4),
+        reraise=True,
+    )
+    for attempt in retrying:
+        with attempt:
+            copied = container.put_archive("/", archive)
+    if not copied:
+        raise InfraError("could not copy the harness and the candidate into the container")
 
 
 def _run_in_apptainer(

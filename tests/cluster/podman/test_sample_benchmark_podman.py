@@ -55,7 +55,8 @@ def test_sample_benchmark_in_podman_gives_the_designed_verdicts(
     for run in runs:
         expected = SYSTEMS[run["system"]]
         got = run["verdict"]
-        assert got == expected or (expected == "fail" and got in ("fail", "error")), run
+        said = f"{run['task']} {run['system']}: {got} ({run['reason']})"
+        assert got == expected or (expected == "fail" and got in ("fail", "error")), said
     assert results["systems"]["correct"]["accuracy"] == 1.0
     assert results["systems"]["subtle-bug"]["accuracy"] == 0.0
     assert results["systems"]["wrong-logic"]["accuracy"] == 0.0
