@@ -88,7 +88,7 @@ def test_eval_scores_submissions_in_docker(
         + "\n"
     )
     out = tmp_path / "out"
-    argv = ["eval", str(bench), "--output", str(out), "--workers", "2", "--timeout", "4"]
+    argv = ["eval", str(bench), "--output", str(out), "--workers", "2", "--timeout", "20"]
     argv += ["-s", str(good), "-s", str(bad), "-s", str(preds), "--json"]
 
     code = main(argv)
@@ -98,8 +98,12 @@ def test_eval_scores_submissions_in_docker(
     verdicts = {
         (r["system"], r["task"], r["implementation"]): r["verdict"] for r in results["runs"]
     }
-    assert verdicts[("good", names[0], 1)] == "pass"
-    assert verdicts[("good", names[1], 2)] == "pass"
+    not_passed = [
+        (r["task"], r["implementation"], r["verdict"], r["reason"])
+        for r in results["runs"]
+        if r["system"] == "good" and r["verdict"] != "pass"
+    ]
+    assert not_passed == []  # every run of the correct system passes
     assert verdicts[("bad", names[0], 1)] == "fail"
     assert verdicts[("bad", names[1], 1)] == "timeout"  # add loops forever
     assert verdicts[("bad", names[1], 2)] == "pass"  # mul is right
