@@ -372,3 +372,23 @@ def test_an_example_of_use_weighs_less_than_the_code_it_shows(tmp_path: Path) ->
     }
     assert scored["examples/a.py"].prior < scored["method/b.py"].prior
     assert _found(suggest_goals(repo, PAPER, limit=1)) == [("method/b.py", "marginpo_loss")]
+
+
+def test_a_call_inside_an_f_string_is_a_call(tmp_path: Path) -> None:
+    script = """
+    def gap(matrix):
+        return matrix.mean() - matrix.min()
+
+
+    def report(matrix):
+        print(f"gap {gap(matrix):.3f} of {{matrix}}")
+
+
+    print(f"{report(load())}", "{not_a_call(1)}", rf"{also_called(2)}")
+    """
+    scanned = code_facts.scan_repository(_repo(tmp_path, {"analysis.py": script}), {})
+    functions = {f.name: f for f in scanned.functions}
+    assert functions["report"].calls == {"gap", "print"}
+    assert {"report", "load", "also_called"} <= set(scanned.script_calls)
+    assert "not_a_call" not in scanned.script_calls
+    assert functions["report"].bag["matrix"] == 2  # the field's code, once; no brace word

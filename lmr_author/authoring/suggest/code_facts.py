@@ -41,6 +41,8 @@ _STRING = re.compile(
     r'"""[\s\S]*?"""|' r"'''[\s\S]*?'''|" r'"(?:\\.|[^"\\\n])*"|' r"'(?:\\.|[^'\\\n])*'"
 )
 _COMMENT = re.compile(r"#[^\n]*")
+_STRING_PREFIX = re.compile(r"(?<![\w])[rRbBuUfF]{1,2}\Z")  # the letters before a literal
+_FIELD = re.compile(r"\{([^{}]*)\}")  # an f-string's replacement field
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 _VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
 _KEPT_DUNDERS = frozenset({"__call__"})
@@ -277,13 +279,21 @@ def _facts(
 
 
 def _without_strings(text: str) -> tuple[str, list[str]]:
-    """``text`` with its string literals blanked (their lines kept), and the literals."""
+    """``text`` with its string literals blanked (their lines kept), and the literals; an
+    f-string keeps the code of its replacement fields (``print(f"{get_delta(m)}")`` calls
+    ``get_delta``)."""
     pieces, literals = [], []
     position = 0
     for match in _STRING.finditer(text):
         pieces.append(text[position : match.start()])
-        literals.append(match.group())
+        literal = match.group()
         position = match.end()
+        prefix = _STRING_PREFIX.search(text, max(match.start() - 2, 0), match.start())
+        if prefix and "f" in prefix.group().lower():
+            fields = _FIELD.findall(literal.replace("{{", "").replace("}}", ""))
+            literal = _FIELD.sub(" ", literal)
+            pieces.append(" " + " ".join(fields))
+        literals.append(literal)
         pieces.append("\n" * match.group().count("\n"))
     pieces.append(text[position:])
     return "".join(pieces), literals
