@@ -28,6 +28,7 @@ from pathlib import Path
 from lmr_author.authoring.suggest.conventions import (
     DEMO_DIRS,
     FIGURE_DIRS,
+    FRAMEWORK_ENTRIES,
     TEST_DIRS,
     VENDORED_DIRS,
 )
@@ -209,24 +210,40 @@ def _add_functions(repo: Repository, source: SourceFile) -> None:
     file_words = tuple(words(source.rel.rsplit("/", 1)[-1].removesuffix(".py")))
     found = repo.functions
 
-    def visit(nodes: list[ast.stmt], owner: str, bases: tuple[str, ...]) -> None:
+    def visit(
+        nodes: list[ast.stmt], owner: str, bases: tuple[str, ...], setup: Counter[str]
+    ) -> None:
         for node in nodes:
             if isinstance(node, ast.ClassDef):
                 inner = f"{owner}.{node.name}" if owner else node.name
                 base_words = tuple(w for b in node.bases for w in words(ast.unparse(b)))
-                visit(node.body, inner, base_words)
+                visit(node.body, inner, base_words, _class_setup(node, lines))
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 if node.name.startswith("__") and node.name not in _KEPT_DUNDERS:
                     continue
-                found.append(_facts(node, owner, bases, source, lines, file_words))
+                facts = _facts(node, owner, bases, source, lines, file_words)
+                if set(bases) & FRAMEWORK_ENTRIES.get(node.name, frozenset()):
+                    # a module's forward computes with what its __init__ made (each word once)
+                    facts.bag.update(setup.keys())
+                found.append(facts)
             elif isinstance(node, ast.If | ast.Try | ast.With):
-                visit(_blocks(node), owner, bases)  # definitions under a guard
+                visit(_blocks(node), owner, bases, setup)  # definitions under a guard
             elif not owner:
                 span = "\n".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
                 code, _ = _without_strings(span)
                 repo.script_calls.update(_called_names(_COMMENT.sub("", code)))
 
-    visit(tree.body, "", ())
+    visit(tree.body, "", (), Counter())
+
+
+def _class_setup(node: ast.ClassDef, lines: list[str]) -> Counter[str]:
+    """The words of a class's docstring and its ``__init__``: what its parts are named."""
+    setup: Counter[str] = Counter(words(ast.get_docstring(node) or ""))
+    for child in node.body:
+        if isinstance(child, ast.FunctionDef) and child.name == "__init__":
+            span = lines[child.lineno - 1 : child.end_lineno or child.lineno]
+            setup.update(_source_words("\n".join(span))[0])
+    return setup
 
 
 def _called_names(code: str) -> set[str]:
