@@ -48,6 +48,13 @@ code). Keep the material outside this repository.
 A goal counts as found at rank k when the k-th suggestion is shown at its file and
 function name, and its class when the goal names one (a suggestion shown at another
 copy of the function does not count).
+
+A repository with several goals (a task of several implementations) is also counted a
+second way, printed as ``SPLIT, others set aside``: each goal at its rank among the
+suggestions that are not one of the repository's other goals. An annotator who authors
+n goals from one repository picks them in turn from one list; all n are "in the top 3"
+in this sense when they fill the first n + 2 places. With one goal per repository both
+figures are the same; the target is checked on the first.
 """
 
 from __future__ import annotations
@@ -159,6 +166,14 @@ def rank_of(goal: Goal, found: list[tuple[str, str, str]]) -> int | None:
     return None
 
 
+def without_goals(
+    found: list[tuple[str, str, str]], goals: list[Goal]
+) -> list[tuple[str, str, str]]:
+    """``found`` without the suggestions that are one of ``goals``, cut at the last cut."""
+    kept = [entry for entry in found if not any(rank_of(goal, [entry]) for goal in goals)]
+    return kept[: max(CUTS)]
+
+
 @dataclass
 class Timing:
     wall: float = 0.0
@@ -179,6 +194,7 @@ def evaluate(
     from lmr_author.errors import UserError
 
     ranks: dict[str, list[int | None]] = defaultdict(list)
+    aside: dict[str, list[int | None]] = defaultdict(list)  # the item's other goals set aside
     timing = Timing()
     with tempfile.TemporaryDirectory(prefix="bench-suggest-") as scratch:
         for number, item in enumerate(items):
@@ -193,13 +209,15 @@ def evaluate(
                 except UserError as error:
                     print(f"  {item.name}: the app cannot read the paper, read as text: {error}")
             wall, cpu = time.perf_counter(), time.process_time()
-            suggestions = suggest_goals(repo, pages, limit=max(CUTS))
+            suggestions = suggest_goals(repo, pages, limit=max(CUTS) + len(item.goals) - 1)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             timing.add(wall, cpu, item.name)
             found = [(s.goal_file, s.goal_function, s.class_name) for s in suggestions]
             for goal in item.goals:
-                rank = rank_of(goal, found)
+                rank = rank_of(goal, found[: max(CUTS)])
                 ranks[item.split].append(rank)
+                others = [g for g in item.goals if g != goal]
+                aside[item.split].append(rank_of(goal, without_goals(found, others)))
                 if verbose:
                     owner = f"{goal.class_name}." if goal.class_name else ""
                     print(
@@ -210,6 +228,9 @@ def evaluate(
                 top = suggestions[0]
                 owner = f"{top.class_name}." if top.class_name else ""
                 print(f"  {'':28} first: {top.goal_file}:{owner}{top.goal_function}")
+    for split, found in aside.items():
+        if found != ranks[split]:
+            ranks[f"{split}, others set aside"] = found
     return ranks, timing
 
 
@@ -275,8 +296,9 @@ def main() -> int:
         ranks, timing = evaluate(items, verbose=args.verbose, as_in_the_app=args.as_in_the_app)
         for split, found in ranks.items():
             print(summary(split, found))
-            share = sum(1 for r in found if r is not None and r <= 3) / len(found)
-            failures += share < TARGET_TOP3
+            if not split.endswith("set aside"):
+                share = sum(1 for r in found if r is not None and r <= 3) / len(found)
+                failures += share < TARGET_TOP3
         wall, cpu, name = timing.slowest
         print(
             f"{len(items)} repositories ranked in {timing.wall:.1f} s (CPU {timing.cpu:.1f} s),"

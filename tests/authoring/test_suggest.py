@@ -372,3 +372,58 @@ def test_an_example_of_use_weighs_less_than_the_code_it_shows(tmp_path: Path) ->
     }
     assert scored["examples/a.py"].prior < scored["method/b.py"].prior
     assert _found(suggest_goals(repo, PAPER, limit=1)) == [("method/b.py", "marginpo_loss")]
+
+
+def test_a_call_inside_an_f_string_is_a_call(tmp_path: Path) -> None:
+    script = """
+    def gap(matrix):
+        return matrix.mean() - matrix.min()
+
+
+    def report(matrix):
+        print(f"gap {gap(matrix):.3f} of {{matrix}}")
+
+
+    print(f"{report(load())}", "{not_a_call(1)}", rf"{also_called(2)}")
+    """
+    scanned = code_facts.scan_repository(_repo(tmp_path, {"analysis.py": script}), {})
+    functions = {f.name: f for f in scanned.functions}
+    assert functions["report"].calls == {"gap", "print"}
+    assert {"report", "load", "also_called"} <= set(scanned.script_calls)
+    assert "not_a_call" not in scanned.script_calls
+    assert functions["report"].bag["matrix"] == 2  # the field's code, once; no brace word
+
+
+def test_a_module_s_forward_carries_the_words_of_what_its_init_made(tmp_path: Path) -> None:
+    module = '''
+    import torch
+
+
+    class MarginHead(torch.nn.Module):
+        """Scores the MarginPO preference margin."""
+
+        def __init__(self, beta_scale, gamma_offset):
+            super().__init__()
+            self.beta_scale = beta_scale
+            self.gamma_offset = gamma_offset
+
+        def forward(self, a, b):
+            return self.beta_scale * (a - b) - self.gamma_offset
+
+        def describe(self):
+            return f"{self.beta_scale}"
+
+
+    class Plain:
+        def __init__(self):
+            self.preference_margin = 1
+
+        def forward(self, x):
+            return x * 2
+    '''
+    scanned = code_facts.scan_repository(_repo(tmp_path, {"head.py": module}), {})
+    facts = {(f.class_name, f.name): f for f in scanned.functions}
+    forward = facts[("MarginHead", "forward")].bag
+    assert forward["marginpo"] == 1 and forward["scale"] >= 2  # docstring; __init__ words
+    assert "marginpo" not in facts[("MarginHead", "describe")].bag  # not a framework entry
+    assert "preference" not in facts[("Plain", "forward")].bag  # not a module

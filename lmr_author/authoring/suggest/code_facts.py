@@ -28,6 +28,7 @@ from pathlib import Path
 from lmr_author.authoring.suggest.conventions import (
     DEMO_DIRS,
     FIGURE_DIRS,
+    FRAMEWORK_ENTRIES,
     TEST_DIRS,
     VENDORED_DIRS,
 )
@@ -41,6 +42,8 @@ _STRING = re.compile(
     r'"""[\s\S]*?"""|' r"'''[\s\S]*?'''|" r'"(?:\\.|[^"\\\n])*"|' r"'(?:\\.|[^'\\\n])*'"
 )
 _COMMENT = re.compile(r"#[^\n]*")
+_STRING_PREFIX = re.compile(r"(?<![\w])[rRbBuUfF]{1,2}\Z")  # the letters before a literal
+_FIELD = re.compile(r"\{([^{}]*)\}")  # an f-string's replacement field
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 _VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
 _KEPT_DUNDERS = frozenset({"__call__"})
@@ -207,24 +210,40 @@ def _add_functions(repo: Repository, source: SourceFile) -> None:
     file_words = tuple(words(source.rel.rsplit("/", 1)[-1].removesuffix(".py")))
     found = repo.functions
 
-    def visit(nodes: list[ast.stmt], owner: str, bases: tuple[str, ...]) -> None:
+    def visit(
+        nodes: list[ast.stmt], owner: str, bases: tuple[str, ...], setup: Counter[str]
+    ) -> None:
         for node in nodes:
             if isinstance(node, ast.ClassDef):
                 inner = f"{owner}.{node.name}" if owner else node.name
                 base_words = tuple(w for b in node.bases for w in words(ast.unparse(b)))
-                visit(node.body, inner, base_words)
+                visit(node.body, inner, base_words, _class_setup(node, lines))
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 if node.name.startswith("__") and node.name not in _KEPT_DUNDERS:
                     continue
-                found.append(_facts(node, owner, bases, source, lines, file_words))
+                facts = _facts(node, owner, bases, source, lines, file_words)
+                if set(bases) & FRAMEWORK_ENTRIES.get(node.name, frozenset()):
+                    # a module's forward computes with what its __init__ made (each word once)
+                    facts.bag.update(setup.keys())
+                found.append(facts)
             elif isinstance(node, ast.If | ast.Try | ast.With):
-                visit(_blocks(node), owner, bases)  # definitions under a guard
+                visit(_blocks(node), owner, bases, setup)  # definitions under a guard
             elif not owner:
                 span = "\n".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
                 code, _ = _without_strings(span)
                 repo.script_calls.update(_called_names(_COMMENT.sub("", code)))
 
-    visit(tree.body, "", ())
+    visit(tree.body, "", (), Counter())
+
+
+def _class_setup(node: ast.ClassDef, lines: list[str]) -> Counter[str]:
+    """The words of a class's docstring and its ``__init__``: what its parts are named."""
+    setup: Counter[str] = Counter(words(ast.get_docstring(node) or ""))
+    for child in node.body:
+        if isinstance(child, ast.FunctionDef) and child.name == "__init__":
+            span = lines[child.lineno - 1 : child.end_lineno or child.lineno]
+            setup.update(_source_words("\n".join(span))[0])
+    return setup
 
 
 def _called_names(code: str) -> set[str]:
@@ -277,13 +296,21 @@ def _facts(
 
 
 def _without_strings(text: str) -> tuple[str, list[str]]:
-    """``text`` with its string literals blanked (their lines kept), and the literals."""
+    """``text`` with its string literals blanked (their lines kept), and the literals; an
+    f-string keeps the code of its replacement fields (``print(f"{get_delta(m)}")`` calls
+    ``get_delta``)."""
     pieces, literals = [], []
     position = 0
     for match in _STRING.finditer(text):
         pieces.append(text[position : match.start()])
-        literals.append(match.group())
+        literal = match.group()
         position = match.end()
+        prefix = _STRING_PREFIX.search(text, max(match.start() - 2, 0), match.start())
+        if prefix and "f" in prefix.group().lower():
+            fields = _FIELD.findall(literal.replace("{{", "").replace("}}", ""))
+            literal = _FIELD.sub(" ", literal)
+            pieces.append(" " + " ".join(fields))
+        literals.append(literal)
         pieces.append("\n" * match.group().count("\n"))
     pieces.append(text[position:])
     return "".join(pieces), literals
