@@ -30,6 +30,7 @@ from lmr_author.cst.mask import mask_function
 from lmr_author.cst.splice import splice_function
 from lmr_author.paper import pdf_to_pages
 from lmr_author.task import Implementation, Task, find_task_dirs, load_task
+from tests.support import sample_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARK = ROOT / "benchmark"
@@ -289,6 +290,8 @@ def test_demo_eval_in_docker_shows_what_the_submissions_were_written_to_show(
                 assert summary[system]["implementations"] == len(IMPLEMENTATIONS)
                 assert summary[system]["passed"] == (len(IMPLEMENTATIONS) if should_pass else 0)
                 assert summary[system]["verdicts"]["infra-error"] == 0
+            # Run by run, the verdicts recorded before the package was reorganised.
+            assert sample_runs.verdicts_of(tmp_path / form) == sample_runs.recorded()["verdicts"]
     finally:
         # Remove only the images this test built for the sample tasks; other runs on
         # the same engine may be using theirs.
