@@ -48,7 +48,7 @@ from lmr_author.evaluation import (
     Submission,
     run_evaluation,
 )
-from lmr_author.sandbox import TASK_LABEL
+from lmr_author.runtime import TASK_LABEL
 from lmr_author.task import Implementation, Task
 
 DOCKERFILE = """\
@@ -212,7 +212,7 @@ BEFORE_REV = "940f575aec38ce2a4057603f0f806067b5412c67"
 #: Times ``runs`` warm runs of the golden candidate with the lmr_author on sys.path.
 _TIMER = """
 import json, sys, time
-from lmr_author.sandbox.engine import get_client
+from lmr_author.runtime.engine import get_client
 from lmr_author.sandbox.images import ensure_image
 from lmr_author.sandbox.runner import run_tests
 from lmr_author.task import load_task

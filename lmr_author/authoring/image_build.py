@@ -21,7 +21,7 @@ from lmr_author.authoring.draft_images import built, draft_key, working_tree
 from lmr_author.authoring.guard import apply_guards
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.locations import cache_dir, private_dir
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.housekeeping import ENVIRONMENT_INFIX
 from lmr_author.sandbox.images import ImageRef
 

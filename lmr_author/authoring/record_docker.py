@@ -31,7 +31,7 @@ from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_f
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
 from lmr_author.errors import UserError
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.images import ImageRef
 
 if TYPE_CHECKING:
@@ -266,7 +266,7 @@ def _record_once(
     import docker.errors
     import requests
 
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     module = goal.goal_file.removesuffix(".py").replace("/", ".")
     qualname = f"{goal.class_name}.{goal.goal_function}" if goal.class_name else goal.goal_function

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.errors import UserError
+from lmr_author.runtime.engine import RUNTIMES, use_runtime
 from lmr_author.sandbox.apptainer import SIF_CACHE_ENV, gpus_choosable
-from lmr_author.sandbox.engine import RUNTIMES, use_runtime
 
 
 class _RuntimeAction(argparse.Action):

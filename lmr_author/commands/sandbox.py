@@ -226,7 +226,7 @@ def _each_task_image(
     (save or push), printing one line per task; broken tasks are listed first."""
     from lmr_author.benchmark import load_benchmark
     from lmr_author.commands._benchmark import print_skipped
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
     from lmr_author.sandbox.images import ensure_image
 
     client = get_client()
@@ -281,7 +281,7 @@ def _load(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from lmr_author.sandbox.errors import InfraError
+    from lmr_author.runtime.infra_error import InfraError
     from lmr_author.sandbox.golden import load_proof, proof_key
     from lmr_author.sandbox.images import ensure_image
     from lmr_author.sandbox.results import Limits

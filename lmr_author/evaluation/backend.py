@@ -109,7 +109,7 @@ class DockerBackend:
         """One engine client shared by all workers (created on first use)."""
         with self._lock:
             if self._client is None:
-                from lmr_author.sandbox.engine import get_client
+                from lmr_author.runtime.engine import get_client
 
                 self._client = get_client()
             return self._client
@@ -117,7 +117,7 @@ class DockerBackend:
     def run_client(self) -> Any:
         """The client runs use: none under Apptainer unless one exists already (a node
         may run cached SIFs without any engine; the runner makes one if it must)."""
-        from lmr_author.sandbox.engine import selected_runtime
+        from lmr_author.runtime.engine import selected_runtime
 
         if selected_runtime() == "apptainer":
             with self._lock:
@@ -135,8 +135,8 @@ class DockerBackend:
         return self._limits
 
     def settings(self) -> dict[str, Any]:
+        from lmr_author.runtime.engine import selected_runtime
         from lmr_author.sandbox import harness, provisions
-        from lmr_author.sandbox.engine import selected_runtime
 
         limits = dataclasses.asdict(self.limits())
         # Absent unless given, so that run keys made before they existed stay valid.
@@ -155,7 +155,7 @@ class DockerBackend:
         return settings
 
     def prepare(self, task: Task) -> PreparedImage:
-        from lmr_author.sandbox.engine import selected_runtime
+        from lmr_author.runtime.engine import selected_runtime
         from lmr_author.sandbox.images import ensure_image
 
         image: PreparedImage = ensure_image(
@@ -193,7 +193,7 @@ class DockerBackend:
 
         An unreachable engine removes nothing here: each run then says so itself.
         """
-        from lmr_author.sandbox.errors import InfraError
+        from lmr_author.runtime.infra_error import InfraError
         from lmr_author.sandbox.housekeeping import remove_orphans
 
         try:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.archives import archive_name
-from lmr_author.sandbox.errors import InfraError
 
 if TYPE_CHECKING:
     import docker
@@ -32,7 +32,7 @@ def ensure_loaded(client: docker.DockerClient, image_id: str, folder: Path) -> b
         raise InfraError(f"the container engine on this node failed: {error}") from None
     path = folder / archive_name(image_id)
     hint = f"Save the images there first: 'lmr-author sandbox save BENCHMARK --to {folder}'."
-    from lmr_author.sandbox.engine import bulk_client
+    from lmr_author.runtime.engine import bulk_client
 
     try:
         with path.open("rb") as archive, bulk_client() as loader:  # GBs take minutes

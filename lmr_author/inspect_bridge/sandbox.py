@@ -67,7 +67,7 @@ def _engine() -> Any:
     podman; Apptainer has no engine to keep a container in)."""
     global _client
     from lmr_author.errors import UserError
-    from lmr_author.sandbox.engine import get_client, selected_runtime
+    from lmr_author.runtime.engine import get_client, selected_runtime
 
     if selected_runtime() == "apptainer":
         raise UserError(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from lmr_author.errors import UserError
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.results import Limits
 
 #: Docker image ids: a sha256 content digest.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 if TYPE_CHECKING:
     import docker
@@ -38,7 +38,7 @@ def save_image(image_id: str, folder: Path) -> tuple[Path, bool]:
     this call wrote it."""
     import docker.errors
 
-    from lmr_author.sandbox.engine import bulk_client
+    from lmr_author.runtime.engine import bulk_client
 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / archive_name(image_id)
@@ -72,7 +72,7 @@ class Loaded:
 
 def load_images(folder: Path) -> Loaded:
     """Load every ``<id>.tar`` of ``folder`` the selected engine lacks; check each id."""
-    from lmr_author.sandbox.engine import bulk_client
+    from lmr_author.runtime.engine import bulk_client
 
     with bulk_client() as client:
         return _load_missing(client, folder)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.errors import UserError
-from lmr_author.sandbox import LABEL_KEY
+from lmr_author.runtime import LABEL_KEY
 
 DEFAULT_TAG = "python:3.11-slim"
 DEFAULT_SUITE = "bookworm"

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.json_input import read_text
-from lmr_author.sandbox import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
+from lmr_author.runtime import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.dockerfile import rewrite_from
-from lmr_author.sandbox.errors import InfraError
 from lmr_author.task import Task
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ def ensure_image(
     """
     import docker.errors
 
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     client = client or get_client()
     plan = plan_build(task, client=client, base_image=base_image, uid=uid, gid=gid)

@@ -144,7 +144,7 @@ def ensure_visible(client: docker.DockerClient, image: str, hub: str) -> None:
     and every model would look missing. One short container lists the mount; an empty
     listing of a folder that is not empty here is an error naming the cause.
     """
-    from lmr_author.sandbox.errors import InfraError
+    from lmr_author.runtime.infra_error import InfraError
 
     key = (str(client.api.base_url), hub)
     with _SEEN_LOCK:

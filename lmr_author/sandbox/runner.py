@@ -36,20 +36,18 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
-from lmr_author.sandbox import (
+from lmr_author.runtime import (
     DEADLINE_LABEL,
     HOST_LABEL,
     KIND_RUN,
     LABEL_KEY,
     OWNER_LABEL,
     TASK_LABEL,
-    harness,
-    isolation,
-    provisions,
 )
+from lmr_author.runtime.engine import selected_runtime
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
-from lmr_author.sandbox.engine import selected_runtime
-from lmr_author.sandbox.errors import InfraError
 from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.replay import replay_dir
@@ -167,7 +165,7 @@ def run_tests(
             sif_of(image)
             started = time.monotonic()
         elif client is None:
-            from lmr_author.sandbox.engine import get_client
+            from lmr_author.runtime.engine import get_client
 
             client = get_client()
         for test_file in files:
@@ -302,7 +300,7 @@ def _run_one(
     import docker.errors
     import requests
 
-    from lmr_author.sandbox.engine import tmpfs_owner
+    from lmr_author.runtime.engine import tmpfs_owner
 
     workdir = PurePosixPath(image.workdir)
     environment = dict(env)
@@ -566,7 +564,7 @@ def sandbox_container(
     """
     from docker.types import LogConfig, Ulimit
 
-    from lmr_author.sandbox.engine import runtime_ulimits, selected_cgroup_parent
+    from lmr_author.runtime.engine import runtime_ulimits, selected_cgroup_parent
 
     memory = f"{limits.memory_mb}m"
     with removed_after(

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.golden import load_proof, proof_key, prove, save_proof
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.results import ImplementationRun, Limits
@@ -64,7 +64,7 @@ def run_dynamic_checks(
     ``on_proof`` gets the counts of each implementation whose golden and masked runs
     both ran (`evidence`).
     """
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
     from lmr_author.sandbox.images import ensure_image
 
     limits = Limits(timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache)

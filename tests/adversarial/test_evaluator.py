@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox import DEADLINE_LABEL, HOST_LABEL, KIND_RUN, LABEL_KEY, OWNER_LABEL
+from lmr_author.runtime import DEADLINE_LABEL, HOST_LABEL, KIND_RUN, LABEL_KEY, OWNER_LABEL
 from lmr_author.task import Task
 from tests.support.sandbox_tasks import write_task
 

@@ -159,7 +159,7 @@ class LocalBackend:
     def prepare(self, task):  # type: ignore[no-untyped-def]
         import hashlib
 
-        from lmr_author.sandbox import InfraError
+        from lmr_author.runtime import InfraError
 
         self.prepared.append(task.name)
         if task.name in self.broken:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox import KIND_RUN, LABEL_KEY, TASK_LABEL
+from lmr_author.runtime import KIND_RUN, LABEL_KEY, TASK_LABEL
 from tests.evaluation.evaltasks import (
     CORRECT,
     WRONG,

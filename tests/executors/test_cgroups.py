@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from lmr_author.executors.cgroups import container_parent, job_cgroup
-from lmr_author.sandbox.engine import use_cgroup_parent
+from lmr_author.runtime.engine import use_cgroup_parent
 from lmr_author.sandbox.images import ensure_image
 from lmr_author.sandbox.results import Limits
 from lmr_author.sandbox.runner import run_tests

@@ -14,7 +14,7 @@ from lmr_author.executors.gres import (
     unrequested_memory,
 )
 from lmr_author.hardware import NO_HARDWARE, Hardware
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 TYPES = parse_gpu_types("40=a100, 16=v100,80=a100_80g")
 ONE_24 = Hardware(gpus=1, gpu_memory_gb=24)

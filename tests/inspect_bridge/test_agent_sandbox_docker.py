@@ -22,7 +22,7 @@ from lmr_author.generation.prompt import Setting
 from lmr_author.inspect_bridge.samples import agent_samples
 from lmr_author.inspect_bridge.sandbox import LmrSandboxConfig, LmrSandboxEnvironment
 from lmr_author.inspect_bridge.task import lmr_bench
-from lmr_author.sandbox import OWNER_LABEL, TASK_LABEL
+from lmr_author.runtime import OWNER_LABEL, TASK_LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from lmr_author.sandbox import LABEL_KEY, TASK_LABEL
+from lmr_author.runtime import LABEL_KEY, TASK_LABEL
 from lmr_author.task import Task, load_task
 
 REPO = "calc_repo"

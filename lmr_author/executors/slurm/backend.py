@@ -45,8 +45,8 @@ from lmr_author.executors.wire import (
     raw_settings,
     sha256,
 )
-from lmr_author.sandbox.engine import selected_runtime
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.engine import selected_runtime
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import Limits
 from lmr_author.task import Implementation, Task

@@ -9,7 +9,7 @@ from pathlib import Path
 from lmr_author.evaluation.backend import ImplementationResult
 from lmr_author.executors.slurm.sbatch import Resources
 from lmr_author.executors.wire import Request
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 
 @dataclass(eq=False)

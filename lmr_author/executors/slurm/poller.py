@@ -34,7 +34,7 @@ from lmr_author.executors.slurm.sbatch import (
     write_array,
 )
 from lmr_author.executors.wire import load_result
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 #: Seconds of squeue failing in a row before the waiting runs give up (controller gone).
 SQUEUE_PATIENCE_S = 120.0

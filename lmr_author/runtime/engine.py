@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 if TYPE_CHECKING:
     import docker
