@@ -213,7 +213,7 @@ BEFORE_REV = "940f575aec38ce2a4057603f0f806067b5412c67"
 _TIMER = """
 import json, sys, time
 from lmr_author.runtime.engine import get_client
-from lmr_author.sandbox.images import ensure_image
+from lmr_author.images.task_images import ensure_image
 from lmr_author.sandbox.runner import run_tests
 from lmr_author.task import load_task
 task = load_task(sys.argv[1])

@@ -92,7 +92,7 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
 
 def registry_arg(text: str) -> str:
     """A registry option as argparse reads it (``--registry``, ``sandbox push --to``)."""
-    from lmr_author.sandbox.registry import check_registry
+    from lmr_author.images.registry import check_registry
 
     try:
         return check_registry(text)

@@ -56,7 +56,7 @@ class ImplementationResult(Protocol):
 
 
 class PreparedImage(Protocol):
-    """A task's image, ready to run candidates (`lmr_author.sandbox.images.ImageRef`)."""
+    """A task's image, ready to run candidates (`lmr_author.images.task_images.ImageRef`)."""
 
     @property
     def image_id(self) -> str: ...
@@ -155,15 +155,15 @@ class DockerBackend:
         return settings
 
     def prepare(self, task: Task) -> PreparedImage:
+        from lmr_author.images.task_images import ensure_image
         from lmr_author.runtime.engine import selected_runtime
-        from lmr_author.sandbox.images import ensure_image
 
         image: PreparedImage = ensure_image(
             task, client=self.client(), base_image=self.base_image, rebuild=self.rebuild
         )
         if selected_runtime() == "apptainer":
+            from lmr_author.images.task_images import ImageRef
             from lmr_author.sandbox.apptainer_run import sif_of
-            from lmr_author.sandbox.images import ImageRef
 
             if isinstance(image, ImageRef):
                 sif_of(image)  # once, before any run (and any Slurm job)
@@ -172,8 +172,8 @@ class DockerBackend:
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage
     ) -> ImplementationResult:
+        from lmr_author.images.task_images import ImageRef
         from lmr_author.sandbox.golden import run_against_golden_counts
-        from lmr_author.sandbox.images import ImageRef
 
         if not isinstance(image, ImageRef):
             raise TypeError(f"DockerBackend runs images it prepared, not {image!r}")

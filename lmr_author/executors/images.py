@@ -1,6 +1,6 @@
 """A node whose engine lacks a run's image loads it from ``--images DIR`` first.
 
-``DIR`` is what ``lmr-author sandbox save`` wrote (`lmr_author.sandbox.archives`): one
+``DIR`` is what ``lmr-author sandbox save`` wrote (`lmr_author.images.archives`): one
 ``<id>.tar`` per image, saved by id. Only the archive of the run's own image is loaded
 (not the whole folder: a node runs a few tasks of many), and the loaded id is checked
 against the one the run was keyed with, so a wrong or tampered archive is an
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lmr_author.images.archives import archive_name
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.archives import archive_name
 
 if TYPE_CHECKING:
     import docker

@@ -36,7 +36,7 @@ from lmr_author.sandbox.runner import RUN_GID, RUN_UID, run_labels
 if TYPE_CHECKING:
     from docker.models.containers import Container
 
-    from lmr_author.sandbox.images import ImageRef
+    from lmr_author.images.task_images import ImageRef
 
 #: Where the agent's workspace is (its commands' default folder).
 WORKSPACE = "/workspace"

@@ -2,7 +2,7 @@
 
 Inspect's own ``docker`` provider runs compose projects with the image's user and
 network; this one runs lmr-author's container instead (`lmr_author.inspect_bridge.
-container`): the task's image built by `lmr_author.sandbox.images`, the test limits
+container`): the task's image built by `lmr_author.images.task_images`, the test limits
 (`lmr_author.sandbox.results.Limits`), the unprivileged user, no network, tmpfs
 scratch, run labels for orphan removal. A command asked to run as any other user is
 refused (`SandboxUserUnsupportedError`), root included. Each sample's configuration
@@ -90,7 +90,7 @@ def _config(config: SandboxEnvironmentConfigType | None) -> LmrSandboxConfig:
 
 
 def _image(config: LmrSandboxConfig) -> Any:
-    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.images.task_images import ensure_image
     from lmr_author.task import load_task
 
     task = load_task(Path(config.task_dir))

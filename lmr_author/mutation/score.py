@@ -55,9 +55,9 @@ def mutation_test(
     runs as the golden code does. The mutants of an implementation are one batch of
     ``runner`` (default: here, one by one), so a cluster gets them all at once.
     """
+    from lmr_author.images.task_images import ensure_image
     from lmr_author.runtime.engine import get_client
     from lmr_author.sandbox.golden import load_proof, proof_key
-    from lmr_author.sandbox.images import ensure_image
 
     client = client or get_client()
     image = ensure_image(task, client=client, base_image=base_image)

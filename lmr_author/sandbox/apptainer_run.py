@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox import harness, provisions
 from lmr_author.sandbox.apptainer import (
@@ -33,7 +34,6 @@ from lmr_author.sandbox.apptainer import (
     run_exec,
     wrapped,
 )
-from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.isolation import Isolation
 from lmr_author.sandbox.results import Limits
 

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lmr_author.atomic import atomic_write_json
+from lmr_author.images.task_images import ImageRef
 from lmr_author.locations import cache_dir
 from lmr_author.sandbox import harness, isolation
-from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.verdicts import LOG_PROTOCOLS, Expected

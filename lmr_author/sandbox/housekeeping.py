@@ -255,8 +255,8 @@ def current_tags(
     base_image: str | None = None,
 ) -> set[str]:
     """The tags the tasks' images have now (what `ensure_image` would use), to keep."""
+    from lmr_author.images.task_images import plan_build
     from lmr_author.runtime.engine import get_client
-    from lmr_author.sandbox.images import plan_build
 
     client = client or get_client()
     return {plan_build(task, client=client, base_image=base_image).tag for task in tasks}

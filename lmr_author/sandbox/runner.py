@@ -36,6 +36,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
+from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime import (
     DEADLINE_LABEL,
     HOST_LABEL,
@@ -49,7 +50,6 @@ from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
 from lmr_author.sandbox.harness.crossing import safe_text
-from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.replay import replay_dir
 from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
 from lmr_author.sandbox.verdicts import (

@@ -64,8 +64,8 @@ def run_dynamic_checks(
     ``on_proof`` gets the counts of each implementation whose golden and masked runs
     both ran (`evidence`).
     """
+    from lmr_author.images.task_images import ensure_image
     from lmr_author.runtime.engine import get_client
-    from lmr_author.sandbox.images import ensure_image
 
     limits = Limits(timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache)
     if (declared := unmet_hardware(task, limits)) is not None:

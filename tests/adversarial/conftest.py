@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef, ensure_image
+from lmr_author.images.task_images import ImageRef, ensure_image
 from lmr_author.task import Task
 from tests.adversarial.exploits import write_replay_task, write_unittest_task
 

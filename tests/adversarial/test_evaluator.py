@@ -81,7 +81,7 @@ def live_stranger(docker_client: Any, bench: tuple[Path, Task]) -> Iterator[str]
     """A run container of another live evaluation (a sleeping process of ours)."""
     _, task = bench
     owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.images.task_images import ensure_image
 
     image = ensure_image(task, client=docker_client)
     container = docker_client.containers.create(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef, ensure_image
+from lmr_author.images.task_images import ImageRef, ensure_image
 from lmr_author.sandbox.runner import MAX_LOG_CHARS
 from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Task

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox.golden import Proof, load_proof, proof_key
-from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.sandbox.verdicts import Expected
 from lmr_author.task import Task

@@ -171,8 +171,8 @@ def test_a_plain_failure_or_a_pass_is_no_missing_resource(tmp_path: Path) -> Non
 
 
 def test_a_golden_proof_made_with_a_gpu_or_a_cache_holds_only_with_them(tmp_path: Path) -> None:
+    from lmr_author.images.task_images import ImageRef
     from lmr_author.sandbox.golden import proof_key
-    from lmr_author.sandbox.images import ImageRef
     from lmr_author.task import Task
 
     impl = _impl(tmp_path / "repo")

@@ -10,9 +10,9 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.errors import UserError
+from lmr_author.images.registry import check_registry, pull_image, remote_name
+from lmr_author.images.task_images import ensure_image
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.images import ensure_image
-from lmr_author.sandbox.registry import check_registry, pull_image, remote_name
 from lmr_author.task import Task
 from tests.support.registry import registry
 

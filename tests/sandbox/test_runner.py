@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef, ensure_image
+from lmr_author.images.task_images import ImageRef, ensure_image
 from lmr_author.sandbox.results import ImplementationRun, Limits
 from lmr_author.sandbox.runner import run_tests
 from lmr_author.task import Task

@@ -45,9 +45,9 @@ from lmr_author.executors.wire import (
     raw_settings,
     sha256,
 )
+from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.engine import selected_runtime
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.results import Limits
 from lmr_author.task import Implementation, Task
 from lmr_author.validate.runs import RawRun

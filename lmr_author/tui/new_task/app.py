@@ -24,7 +24,7 @@ from lmr_author.tui.new_task.steps import STEPS, StepScreen
 from lmr_author.tui.new_task.steps.base import AuthoringSession, SurvivorHint
 
 if TYPE_CHECKING:
-    from lmr_author.sandbox.images import ImageRef
+    from lmr_author.images.task_images import ImageRef
 
 
 class NewTaskApp(App[int]):

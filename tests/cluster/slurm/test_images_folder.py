@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.archives import archive_name, save_image
-from lmr_author.sandbox.images import ensure_image
-from lmr_author.sandbox.registry import push_image
+from lmr_author.images.archives import archive_name, save_image
+from lmr_author.images.registry import push_image
+from lmr_author.images.task_images import ensure_image
 from lmr_author.task import Task
 from tests.cluster.slurm.conftest import jobs_of
 from tests.support.eval_cli import eval_json

@@ -128,7 +128,7 @@ def build_base_image(
             ],
         )
     image = client.images.get(tag)
-    from lmr_author.sandbox.certificates import trusting_base  # behind a TLS-inspecting proxy
+    from lmr_author.images.certificates import trusting_base  # behind a TLS-inspecting proxy
 
     trusting_base(client, tag)  # the CA layer task builds use (docs/tls-proxy.md)
     return BaseImageResult(tag=tag, image_id=image.id or "", built=True)

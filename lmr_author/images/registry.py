@@ -14,8 +14,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.errors import UserError
+from lmr_author.images.task_images import ImageRef, image_by_id, image_name
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.images import ImageRef, image_by_id, image_name
 from lmr_author.task import Task
 
 if TYPE_CHECKING:

@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lmr_author.images.from_lines import rewrite_from
 from lmr_author.runtime import LABEL_KEY
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.dockerfile import rewrite_from
 
 if TYPE_CHECKING:
     import docker

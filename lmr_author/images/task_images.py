@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.images.from_lines import rewrite_from
 from lmr_author.json_input import read_text
 from lmr_author.runtime import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.dockerfile import rewrite_from
 from lmr_author.task import Task
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def plan_build(
         hint="Write one (lmr-author new-task makes a scaffold from templates/Dockerfile).",
     )
     original = read_text(dockerfile_path, what="Dockerfile", missing=missing, error=InfraError)
-    from lmr_author.sandbox.certificates import base_for_build  # behind a TLS proxy
+    from lmr_author.images.certificates import base_for_build  # behind a TLS proxy
 
     trusted = base_for_build(client, dockerfile_path, base_image)
     dockerfile, bases = rewrite_from(original, trusted)
