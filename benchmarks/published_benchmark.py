@@ -325,7 +325,7 @@ def print_test_strength(args: argparse.Namespace, names: list[str]) -> None:
 
     from lmr_author.commands._mutants import print_mutation_reports
     from lmr_author.mutation.score import mutation_test
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
 
     limits = Limits(timeout_s=args.timeout, gpus=args.gpus, hf_cache=_hub(args))
     reports = []

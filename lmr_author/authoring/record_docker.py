@@ -366,7 +366,7 @@ def _container(
 ) -> Iterator[Container]:
     """A created container of the task image, as every test run gets it (the sandbox's
     limits, its user, no network), always removed."""
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
     from lmr_author.sandbox.runner import (
         RUN_GID,
         RUN_UID,

@@ -284,7 +284,7 @@ def _run(args: argparse.Namespace) -> int:
     from lmr_author.images.task_images import ensure_image
     from lmr_author.runtime.infra_error import InfraError
     from lmr_author.sandbox.golden import load_proof, proof_key
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
     from lmr_author.sandbox.runner import pass_env, run_tests
     from lmr_author.task import load_task
 

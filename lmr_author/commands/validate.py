@@ -240,7 +240,7 @@ def _run_in_sandboxes(
 ) -> None:
     """``--run`` (and ``--mutants``): here, or through Slurm with ``--executor slurm``."""
     from lmr_author.locations import cache_dir
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
     from lmr_author.validate.proof import prove_reports
     from lmr_author.validate.runs import Runner
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lmr_author.task import Implementation, Task
 
 if TYPE_CHECKING:
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
 
 
 class RunCancelled(Exception):
@@ -126,7 +126,7 @@ class DockerBackend:
 
     def limits(self) -> Limits:
         if self._limits is None:
-            from lmr_author.sandbox.results import Limits
+            from lmr_author.sandbox.limits import Limits
 
             limits = Limits(gpus=self.gpus, hf_cache=self.hf_cache)
             if self.timeout_s is not None:

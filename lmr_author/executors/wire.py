@@ -27,7 +27,8 @@ from typing import Any
 
 from lmr_author.atomic import atomic_write_json
 from lmr_author.sandbox.harness.crossing import safe_text
-from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.sandbox.verdicts import Expected
 
 WIRE_VERSION = 2

@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.runner import RUN_GID, RUN_UID, run_labels
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 Inspect's own ``docker`` provider runs compose projects with the image's user and
 network; this one runs lmr-author's container instead (`lmr_author.inspect_bridge.
 container`): the task's image built by `lmr_author.images.task_images`, the test limits
-(`lmr_author.sandbox.results.Limits`), the unprivileged user, no network, tmpfs
+(`lmr_author.sandbox.limits.Limits`), the unprivileged user, no network, tmpfs
 scratch, run labels for orphan removal. A command asked to run as any other user is
 refused (`SandboxUserUnsupportedError`), root included. Each sample's configuration
 names its task folder and its prepared workspace (`lmr_author.workspaces.prepare`),
@@ -34,7 +34,7 @@ from lmr_author.inspect_bridge.container import (
     max_exec_output,
     workspace_archive,
 )
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 
 PROVIDER = "lmr-author"
 #: Inspect's default cap on what `read_file` returns.

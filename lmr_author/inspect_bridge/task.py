@@ -34,7 +34,7 @@ from lmr_author.inspect_bridge.container import AgentLimits
 from lmr_author.inspect_bridge.samples import agent_samples, prompting_samples
 from lmr_author.inspect_bridge.scorer import lmr_judge, lmr_verdict
 from lmr_author.inspect_bridge.solvers import lmr_agent, standard_prompting
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 
 SOLVERS = ("prompting", "agent")
 

@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from lmr_author.errors import UserError
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 
 #: Docker image ids: a sha256 content digest.
 _IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")

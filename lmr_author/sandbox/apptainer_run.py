@@ -35,7 +35,7 @@ from lmr_author.sandbox.apptainer import (
     wrapped,
 )
 from lmr_author.sandbox.isolation import Isolation
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 
 #: Where both processes of an isolated run find their socket's folder.
 CHANNEL_DIR = "/lmr-chan"

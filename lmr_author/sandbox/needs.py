@@ -16,7 +16,8 @@ from collections.abc import Iterable
 
 from lmr_author import lfs
 from lmr_author.hardware import HARDWARE_KEY
-from lmr_author.sandbox.results import ImplementationRun, Limits
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.task import Implementation, Task
 
 _GPU = re.compile(

@@ -1,4 +1,4 @@
-"""What a sandbox run is given (limits) and what it gives back (verdicts).
+"""What a sandbox run gives back: the verdicts of its test files (its limits: `limits`).
 
 Plain frozen dataclasses with no Docker in them, so that evaluation, validation and the
 TUI can hold, compare and serialise results without an engine.
@@ -17,21 +17,6 @@ from lmr_author.verdicts import (
     deciding_test,
     worst_of,
 )
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one test container (untrusted code runs inside), and what it gets."""
-
-    memory_mb: int = 1024
-    cpus: float = 1.0
-    pids: int = 256
-    timeout_s: float = 120.0
-    network: bool = False
-    #: GPUs as ``--gpus`` names them (``all``, a count, ``device=0,1``); None: no GPU.
-    gpus: str | None = None
-    #: Host folder of Hugging Face hub snapshots, mounted read-only; None: no model cache.
-    hf_cache: str | None = None
 
 
 @dataclass(frozen=True)

@@ -50,8 +50,9 @@ from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
 from lmr_author.sandbox.harness.crossing import safe_text
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.replay import replay_dir
-from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
+from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.sandbox.verdicts import (
     LOG_PROTOCOLS,
     PROTOCOLS,

@@ -129,7 +129,7 @@ def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path
 def test_a_raw_request_reads_back_with_its_limits_and_expected_counts(tmp_path: Path) -> None:
     from dataclasses import asdict
 
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
     from lmr_author.sandbox.verdicts import Expected
 
     limits = Limits(timeout_s=30.0, gpus="all")
@@ -173,7 +173,7 @@ def test_the_worker_refuses_a_raw_run_under_other_limits(tmp_path: Path) -> None
     from dataclasses import asdict
 
     from lmr_author.executors.wire import raw_settings
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
 
     keyed = raw_settings(Limits(timeout_s=30.0), "auto", "docker")
     request = _request(tmp_path, kind="raw", settings=keyed, limits=asdict(Limits()))

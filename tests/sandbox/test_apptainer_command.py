@@ -18,7 +18,7 @@ from lmr_author.sandbox.apptainer import (
     exec_command,
     wrapped,
 )
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 
 IMAGE = "sha256:" + "ab" * 32
 SIF = Path("/cache/x.sif")

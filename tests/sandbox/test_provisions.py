@@ -9,8 +9,9 @@ import pytest
 from lmr_author.errors import UserError
 from lmr_author.evaluation.backend import DockerBackend
 from lmr_author.sandbox import provisions
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource
-from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
+from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.task import Implementation
 
 

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from lmr_author.images.task_images import ImageRef, ensure_image
-from lmr_author.sandbox.results import ImplementationRun, Limits
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.results import ImplementationRun
 from lmr_author.sandbox.runner import run_tests
 from lmr_author.task import Task
 from tests.support.sandbox_tasks import LEGACY_TEST, leftover_containers

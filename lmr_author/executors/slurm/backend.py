@@ -48,7 +48,7 @@ from lmr_author.executors.wire import (
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.engine import selected_runtime
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 from lmr_author.task import Implementation, Task
 from lmr_author.validate.runs import RawRun
 
