@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.errors import UserError
 from lmr_author.task import Task, find_task_dirs, load_task
+from lmr_author.util.errors import UserError
 
 __all__ = [
     "Benchmark",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 #: The info.json key; absent means `NO_HARDWARE`.
 HARDWARE_KEY = "hardware"

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_json
-from lmr_author.errors import UserError
-from lmr_author.json_input import load_json
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 #: A paragraph of a section body that starts with this marker is set as a display
 #: equation (centred, italic).

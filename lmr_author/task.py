@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
 from lmr_author.hardware import HARDWARE_KEY, Hardware, HardwareError, parse_hardware
-from lmr_author.json_input import parse_json, read_text
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import parse_json, read_text
 
 INFO_FILE = "info.json"
 DOCKERFILE = "Dockerfile"

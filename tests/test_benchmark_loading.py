@@ -19,7 +19,7 @@ import pytest
 
 from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 from tests.support.published_task import REPO, write_published_task
 
 GOOD = ("01-Good", "05-StringId", "08-TestNamedWrong")

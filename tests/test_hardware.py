@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from lmr_author.hardware import NO_HARDWARE, Hardware, HardwareError, parse_hardware
-from lmr_author.resources import resource_path
 from lmr_author.task import TaskLoadError, load_task, save_task
+from lmr_author.util.resources import resource_path
 from tests.test_task import INFO, write_task
 
 

@@ -84,7 +84,7 @@ def _top_level_modules() -> set[str]:
 
 
 def test_every_module_has_a_place_in_the_layers() -> None:
-    (layers,) = [c for c in _contracts() if c["type"] == "layers"]
+    (layers,) = [c for c in _contracts() if c["type"] == "layers" and "containers" not in c]
     named = {
         part.strip(" ()")
         for layer in layers["layers"]  # type: ignore[attr-defined]

@@ -8,7 +8,6 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.paper import (
     load_paper_json,
     make_paper_pdf,
@@ -16,6 +15,7 @@ from lmr_author.paper import (
     pdf_to_pages,
     write_paper_json,
 )
+from lmr_author.util.errors import UserError
 
 SECTIONS = [
     (

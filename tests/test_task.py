@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.task import (
     TaskLoadError,
     find_task_dirs,
@@ -15,6 +14,7 @@ from lmr_author.task import (
     read_info,
     save_task,
 )
+from lmr_author.util.errors import UserError
 
 INFO = {
     "instance_id": 5,

@@ -47,7 +47,7 @@ SYSTEMS = {"correct": True, "subtle-bug": False, "wrong-logic": False}
 sys.dont_write_bytecode = True  # keep __pycache__ out of the sources and the tasks
 sys.path.insert(0, str(ROOT))
 
-from lmr_author.atomic import atomic_write_text  # noqa: E402
+from lmr_author.util.atomic import atomic_write_text  # noqa: E402
 from lmr_author.authoring.fixtures import expected_outputs_dir, record_fixtures  # noqa: E402
 from lmr_author.authoring.scaffold import render_unit_test  # noqa: E402
 from lmr_author.cst.mask import mask_function  # noqa: E402

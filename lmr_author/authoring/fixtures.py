@@ -33,7 +33,7 @@ from typing import Any
 from lmr_author import replay_codec
 from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 #: The codec's name beside a replay test (the test imports it from its own folder).
 CODEC_MODULE = "lmr_replay.py"

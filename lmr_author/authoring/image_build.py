@@ -21,9 +21,9 @@ from lmr_author.authoring.draft_images import built, draft_key, working_tree
 from lmr_author.authoring.guard import apply_guards
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.images.task_images import ImageRef
-from lmr_author.locations import cache_dir, private_dir
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.housekeeping import ENVIRONMENT_INFIX
+from lmr_author.util.locations import cache_dir, private_dir
 
 _IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
 _STEP = re.compile(r"^Step (\d+/\d+) : (.*)$")

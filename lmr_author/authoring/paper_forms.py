@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_json
 from lmr_author.authoring.paper_document import PaperDocument, clean_title, title_from_text
-from lmr_author.errors import UserError
 from lmr_author.task import INFO_FILE, PAPER_JSON, PAPER_PDF
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json
+from lmr_author.util.errors import UserError
 
 #: What the paper may be given as, for messages and help texts.
 PAPER_FORMS = "a PDF, LaTeX (a .tex file, or the source folder or tarball), Markdown or paper.json"

@@ -30,9 +30,9 @@ from lmr_author.authoring import fixtures
 from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
-from lmr_author.errors import UserError
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.infra_error import InfraError
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker

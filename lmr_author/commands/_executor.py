@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
 from lmr_author.executors import EXECUTORS
 from lmr_author.executors.gres import GpuType, parse_gpu_types
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from lmr_author.evaluation.backend import DockerBackend

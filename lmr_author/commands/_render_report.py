@@ -3,7 +3,7 @@
 The tables are laid out once as plain sections (title, header, rows), so Markdown and
 HTML show the same numbers. Plots are made with matplotlib's Agg backend (no display)
 and written as PNG and SVG next to ``index.html``; every file goes through
-`lmr_author.atomic`.
+`lmr_author.util.atomic`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_text
 from lmr_author.commands._markdown import md_cell, section_markdown
 from lmr_author.table_model import Section, named_columns
 from lmr_author.thin_rows import RULE, describe, footnote, mark
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:
     from lmr_author.reporting.regression import LeftOut, RegressionResult

@@ -17,7 +17,7 @@ from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.cst.goal_lines import add_line_option
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
     from rich.console import Console

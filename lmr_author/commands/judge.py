@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._numbers import percent_value
 from lmr_author.commands._types import non_negative_float, positive_float, positive_int
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from lmr_author.judge.config import JudgeConfig

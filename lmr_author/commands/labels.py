@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._label_options import add_label_file_options, label_file_options
-from lmr_author.errors import EXIT_OK, UserError
+from lmr_author.util.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
     from lmr_author.labels.model import Label
@@ -144,10 +144,10 @@ def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -
 
 
 def _export(args: argparse.Namespace) -> int:
-    from lmr_author.atomic import atomic_write_text
     from lmr_author.identity import load_identity
     from lmr_author.labels.published import dumps_records, labels_to_records
     from lmr_author.labels.store import LabelStore
+    from lmr_author.util.atomic import atomic_write_text
 
     aliases = load_identity(args.aliases)
     with LabelStore(args.store) as store:

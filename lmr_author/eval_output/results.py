@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
 from lmr_author.eval_output.layout import RESULTS_FILE, RUNS_DIR
 from lmr_author.eval_output.records import SCHEMA_VERSION, RunRecord, load_runs
-from lmr_author.json_input import load_json
 from lmr_author.scoring import SystemScore, Tally, score_runs
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 from lmr_author.verdicts import INFRA_ERROR
 
 

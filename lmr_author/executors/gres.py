@@ -19,9 +19,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lmr_author.errors import UserError
 from lmr_author.hardware import Hardware
 from lmr_author.runtime.infra_error import InfraError
+from lmr_author.util.errors import UserError
 
 _TYPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: GPU ids as Slurm writes them: indices, or UUIDs (``GPU-…``, ``MIG-…``).

@@ -15,8 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.errors import UserError
 from lmr_author.runtime import LABEL_KEY
+from lmr_author.util.errors import UserError
 
 DEFAULT_TAG = "python:3.11-slim"
 DEFAULT_SUITE = "bookworm"

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.images.from_lines import rewrite_from
-from lmr_author.json_input import read_text
 from lmr_author.runtime import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.task import Task
+from lmr_author.util.json_input import read_text
 
 if TYPE_CHECKING:
     import docker

@@ -66,8 +66,8 @@ def _engine() -> Any:
     """One engine client for the process (the runtime `lmr-author` selected: docker or
     podman; Apptainer has no engine to keep a container in)."""
     global _client
-    from lmr_author.errors import UserError
     from lmr_author.runtime.engine import get_client, selected_runtime
+    from lmr_author.util.errors import UserError
 
     if selected_runtime() == "apptainer":
         raise UserError(

@@ -27,7 +27,6 @@ from inspect_ai import Task, task
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from lmr_author.errors import UserError
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import DEFAULT_PROMPT_BUDGET
 from lmr_author.inspect_bridge.container import AgentLimits
@@ -35,13 +34,14 @@ from lmr_author.inspect_bridge.samples import agent_samples, prompting_samples
 from lmr_author.inspect_bridge.scorer import lmr_judge, lmr_verdict
 from lmr_author.inspect_bridge.solvers import lmr_agent, standard_prompting
 from lmr_author.sandbox.limits import Limits
+from lmr_author.util.errors import UserError
 
 SOLVERS = ("prompting", "agent")
 
 
 def default_output(benchmark: Path) -> Path:
     """The eval output folder of a benchmark's Inspect runs: one per benchmark folder."""
-    from lmr_author.locations import cache_dir
+    from lmr_author.util.locations import cache_dir
 
     digest = hashlib.sha256(str(benchmark.resolve()).encode()).hexdigest()[:16]
     return cache_dir("inspect", f"{benchmark.resolve().name}-{digest}")

@@ -39,7 +39,7 @@ PLACEHOLDERS = frozenset(
 
 def default_template_path() -> Path:
     """``templates/judge_prompt.md`` of the lmr-author checkout."""
-    from lmr_author.resources import resource_path
+    from lmr_author.util.resources import resource_path
 
     return resource_path("templates", "judge_prompt.md")
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from lmr_author.errors import UserError
 from lmr_author.eval_output import StoredRun
 from lmr_author.identity import Identity, natural_key
 from lmr_author.item_key import ItemKey
 from lmr_author.labels.model import Label
 from lmr_author.labels.sources import JudgeSource
 from lmr_author.three_way import ThreeWayLabel
+from lmr_author.util.errors import UserError
 
 #: The judge's name among the raters (annotators cannot take it).
 JUDGE = "LLM judge"

@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_text
-from lmr_author.errors import UserError
 from lmr_author.identity import Identity, from_zero_based, split_system, to_zero_based
-from lmr_author.json_input import load_json
 from lmr_author.labels.model import InvalidLabelError, Label, now_iso
+from lmr_author.util.atomic import atomic_write_text
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 #: Keys of the published record, in the published order.
 PUBLISHED_KEYS = (

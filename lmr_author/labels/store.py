@@ -27,10 +27,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
-from lmr_author.errors import UserError
 from lmr_author.identity import canonical_task, paper_index, task_name
 from lmr_author.labels.model import ItemKey, Label, now_iso
-from lmr_author.locations import data_dir
+from lmr_author.util.errors import UserError
+from lmr_author.util.locations import data_dir
 
 STORE_FILE = "labels.sqlite"
 #: 2 added the ``cleared`` tombstone column and the ``comment_drafts`` table; 3 merged the

@@ -22,9 +22,9 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
 from lmr_author.identity import Identity
-from lmr_author.json_input import load_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 if TYPE_CHECKING:
     from lmr_author.reporting.tables import Report

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from lmr_author.errors import UserError
 from lmr_author.eval_output import scan_stored_runs
 from lmr_author.identity import natural_key, paper_index
 from lmr_author.reporting.regression import LeftOut, SuccessRow
 from lmr_author.reporting.repo_metrics import ImplementationMetrics, implementation_metrics
+from lmr_author.util.errors import UserError
 from lmr_author.verdicts import PASS
 
 if TYPE_CHECKING:

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
 from lmr_author.eval_output import StoredRun, find_benchmark, scan_stored_runs
 from lmr_author.generation.samples import split_sample
 from lmr_author.identity import Identity
 from lmr_author.item_key import ItemKey
 from lmr_author.scoring import LABELS, PARTS, LabelCounts, SystemScore, Tally
 from lmr_author.thin_rows import thin_rows
+from lmr_author.util.errors import UserError
 from lmr_author.verdicts import PASS
 
 #: The counts of Table 2 whose rows may be thin: unit-test runs, judged runs, human labels.

@@ -6,7 +6,7 @@ under test; callers report it apart and never count it against the candidate.
 
 from __future__ import annotations
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 class InfraError(UserError):

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker

@@ -35,7 +35,6 @@ from pathlib import PurePosixPath
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime import (
     DEADLINE_LABEL,
@@ -62,6 +61,7 @@ from lmr_author.sandbox.verdicts import (
     test_counts,
 )
 from lmr_author.task import Implementation, Task
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker

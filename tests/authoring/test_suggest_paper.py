@@ -9,7 +9,7 @@ import pytest
 
 from lmr_author.authoring.suggest import paper_passages, read_paper
 from lmr_author.authoring.suggest.paper_text import paper_profile
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 PDF_TEXT = {
     "1": "Margin Losses\nAbstract\nWe propose SimPO, a margin loss.\n1\nIntroduction\n"

@@ -18,10 +18,10 @@ from lmr_author.cst.goal_lines import (
     resolve_goal_lines,
 )
 from lmr_author.cst.index import list_functions
-from lmr_author.errors import UserError
 from lmr_author.evaluation import Submission, run_evaluation
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import splice_problem
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces import collect_workspaces, load_manifest, prepare_workspaces
 from tests.evaluation.evaltasks import LocalBackend, make_benchmark
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.evaluation import (
     Submission,
     build_results,
@@ -15,6 +14,7 @@ from lmr_author.evaluation import (
     load_runs,
     run_evaluation,
 )
+from lmr_author.util.errors import UserError
 from tests.evaluation.evaltasks import (
     CORRECT,
     WRONG,

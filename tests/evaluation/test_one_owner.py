@@ -149,7 +149,12 @@ OWNER_VERDICTS = "lmr_author.verdicts"
         ("lmr_author.item_key", set()),
         (
             "lmr_author.eval_output",
-            {"lmr_author.atomic", "lmr_author.item_key", "lmr_author.json_input", OWNER_VERDICTS},
+            {
+                "lmr_author.util.atomic",
+                "lmr_author.item_key",
+                "lmr_author.util.json_input",
+                OWNER_VERDICTS,
+            },
         ),
     ],
 )

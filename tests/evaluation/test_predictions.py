@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.evaluation import Submission, read_predictions, run_evaluation
+from lmr_author.util.errors import UserError
 from tests.evaluation.evaltasks import LocalBackend, function_source, make_benchmark
 
 

@@ -18,7 +18,6 @@ from inspect_ai.scorer import match
 
 from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.errors import UserError
 from lmr_author.evaluation import read_predictions
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import GenerateConfig, plan_generation
@@ -28,6 +27,7 @@ from lmr_author.inspect_bridge.samples import ItemMeta, agent_samples, prompting
 from lmr_author.inspect_bridge.sandbox import LmrSandboxConfig
 from lmr_author.inspect_bridge.scorer import system_name
 from lmr_author.inspect_bridge.task import lmr_bench
+from lmr_author.util.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "benchmark"

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.mutation.equivalents import (
     EquivalentMutant,
     equivalents_of,
@@ -20,6 +19,7 @@ from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.mutation.score import MutationReport
 from lmr_author.mutation.summary import mutation_table, summary_json
 from lmr_author.task import load_task
+from lmr_author.util.errors import UserError
 
 SOURCE = b"""import numpy as np
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.evaluation.backend import DockerBackend
 from lmr_author.sandbox import provisions
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.task import Implementation
+from lmr_author.util.errors import UserError
 
 
 @pytest.mark.parametrize("spec", ["all", "1", "2", "device=0", "device=0,3"])

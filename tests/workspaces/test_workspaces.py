@@ -14,9 +14,9 @@ import pytest
 
 from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.errors import UserError
 from lmr_author.evaluation.submissions import Submission, load_candidates, systems_of
 from lmr_author.generation.prompt import Setting
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces import (
     MANIFEST_FILE,
     collect_workspaces,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lmr_author.authoring.suggest.conventions import COMMON_NAMES, NOT_NAMES, PROSE
 from lmr_author.authoring.suggest.words import stem, words
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 _NUMBERED = re.compile(r"^\s*(\d{1,2}|[A-H])((?:\.\d{1,2}){0,2})\.?(?:\s+(.*\S))?\s*$")
 _NAMED = re.compile(

@@ -16,8 +16,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from lmr_author.errors import UserError
-from lmr_author.resources import resource_path
+from lmr_author.util.errors import UserError
+from lmr_author.util.resources import resource_path
 
 _MAX_VALUE_CHARS = 80
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 #: Deeper than any real input: info.json, predictions and results are 2-5 levels deep.
 MAX_DEPTH = 64

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 class WriteError(UserError, OSError):

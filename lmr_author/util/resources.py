@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 
 def resource_path(kind: str, name: str) -> Path:

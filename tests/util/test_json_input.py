@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
-from lmr_author.json_input import (
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import (
     MAX_DEPTH,
     iter_jsonl,
     load_json,
@@ -66,7 +66,7 @@ def test_jsonl_is_split_on_newlines_only(tmp_path: Path) -> None:
 
 
 def test_a_write_that_fails_is_a_user_error_and_an_os_error(tmp_path: Path) -> None:
-    from lmr_author.atomic import WriteError, atomic_write_text
+    from lmr_author.util.atomic import WriteError, atomic_write_text
 
     blocker = tmp_path / "file"
     blocker.write_text("x")

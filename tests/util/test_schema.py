@@ -9,10 +9,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from lmr_author.categories import CATEGORIES, PUBLISHED_VARIANTS, match_category
-from lmr_author.schema import load_schema, schema_issues, schema_path
 from lmr_author.task import Implementation, Task, task_from_info
+from lmr_author.util.schema import load_schema, schema_issues, schema_path
 
-FORMATS = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "formats"
+FORMATS = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "formats"
 PUBLISHED = sorted(FORMATS.glob("info-*.json"))
 
 
