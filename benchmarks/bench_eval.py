@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.evaluation import (
     DockerBackend,
     ImplementationResult,
@@ -49,7 +50,6 @@ from lmr_author.evaluation import (
     run_evaluation,
 )
 from lmr_author.runtime import TASK_LABEL
-from lmr_author.task import Implementation, Task
 
 DOCKERFILE = """\
 FROM python:3.11-slim
@@ -215,7 +215,7 @@ import json, sys, time
 from lmr_author.runtime.engine import get_client
 from lmr_author.images.task_images import ensure_image
 from lmr_author.sandbox.runner import run_tests
-from lmr_author.task import load_task
+from lmr_author.domain.task import load_task
 task = load_task(sys.argv[1])
 runs = int(sys.argv[2])
 client = get_client()

@@ -152,8 +152,8 @@ def scripted_annotator(scratch: Path, *, cold_build: bool) -> dict[str, float]:
 
 
 def mutation_scores() -> tuple[int, int]:
+    from lmr_author.domain.task import load_task
     from lmr_author.mutation.score import mutation_test
-    from lmr_author.task import load_task
 
     killed = scored = 0
     for task_dir in sorted((HERE.parent / "benchmark").glob("0*")):

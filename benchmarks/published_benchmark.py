@@ -51,16 +51,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.commands._provisions import gpu_request
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.domain.task import Task
+from lmr_author.domain.verdicts import worst_of
 from lmr_author.images.task_images import DEFAULT_UID, ImageRef, ensure_image
 from lmr_author.runtime.engine import RUNTIMES
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.provisions import device_requests, hub_folder
-from lmr_author.task import Task
 from lmr_author.util import lfs
 from lmr_author.util.errors import UserError
-from lmr_author.verdicts import worst_of
 
 _PASSED = re.compile(r"Passed")
 _FAILED = re.compile(r"Failed")

@@ -16,7 +16,7 @@ from typing import Any
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.authoring.task_layout import task_from_spec
-from lmr_author.hardware import HARDWARE_KEY, HardwareError, parse_hardware
+from lmr_author.domain.hardware import HARDWARE_KEY, HardwareError, parse_hardware
 from lmr_author.util.errors import UserError
 from lmr_author.util.schema import SchemaIssue, schema_issues
 

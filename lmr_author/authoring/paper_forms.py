@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.authoring.paper_document import PaperDocument, clean_title, title_from_text
-from lmr_author.task import INFO_FILE, PAPER_JSON, PAPER_PDF
+from lmr_author.domain.task import INFO_FILE, PAPER_JSON, PAPER_PDF
 from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json
 from lmr_author.util.errors import UserError
 

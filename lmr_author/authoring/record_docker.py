@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from lmr_author import replay_codec
 from lmr_author.authoring import fixtures
 from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
+from lmr_author.domain import replay_codec
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.util.errors import UserError

@@ -26,7 +26,7 @@ from lmr_author.authoring.build import build_task, refuse_existing
 from lmr_author.authoring.drafts import mark_finished
 from lmr_author.authoring.paper_forms import LoadedPaper
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.task import Task, load_task
+from lmr_author.domain.task import Task, load_task
 from lmr_author.util.atomic import atomic_write_json
 from lmr_author.util.errors import UserError
 from lmr_author.util.locations import cache_dir, private_dir

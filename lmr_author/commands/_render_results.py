@@ -18,8 +18,8 @@ from lmr_author.commands._numbers import percent
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lmr_author.domain.scoring import Tally
     from lmr_author.evaluation import Results
-    from lmr_author.scoring import Tally
 
 #: Spaces between two columns.
 GAP = 2

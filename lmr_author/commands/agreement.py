@@ -109,7 +109,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _agreement(args: argparse.Namespace) -> int:
     from lmr_author.commands._render_agreement import print_report, to_markdown
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.labels.agreement import Options, analyze
     from lmr_author.labels.published import task_names
     from lmr_author.labels.sources import load_human_labels, load_judge_source

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._executor import add_executor_options, slurm_backend
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._render_results import missing_lines
@@ -17,6 +16,7 @@ from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.cst.goal_lines import add_line_option
+from lmr_author.domain.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:
-    from lmr_author.benchmark import Benchmark
+    from lmr_author.domain.benchmark import Benchmark
     from lmr_author.generation.runner import GenerateSummary, Plan
 
 SETTINGS = ("full", "paper-only", "paper-and-goal-file")

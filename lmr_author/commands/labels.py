@@ -87,7 +87,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.labels.published import read_label_file, task_names
     from lmr_author.labels.store import LabelStore
 
@@ -125,8 +125,8 @@ def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -
     """What a file gives: its first records as written and as imported, counts per label."""
     from collections import Counter
 
+    from lmr_author.domain.three_way import ThreeWayLabel
     from lmr_author.labels.published import raw_result, read_label_records
-    from lmr_author.three_way import ThreeWayLabel
 
     records = read_label_records(path)
     lines = [f"{path}: {len(labels)} label(s)" + (f", shifted by {shift:+d}" if shift else "")]
@@ -144,7 +144,7 @@ def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -
 
 
 def _export(args: argparse.Namespace) -> int:
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.labels.published import dumps_records, labels_to_records
     from lmr_author.labels.store import LabelStore
     from lmr_author.util.atomic import atomic_write_text
@@ -181,7 +181,7 @@ def _export(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from lmr_author.identity import display_task
+    from lmr_author.domain.identity import display_task
     from lmr_author.labels.store import LabelStore
 
     with LabelStore(args.store) as store:

@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _paper(args: argparse.Namespace) -> int:
     from lmr_author.authoring.paper_forms import read_paper, write_paper
-    from lmr_author.task import INFO_FILE, PAPER_JSON, PAPER_PDF, load_task
+    from lmr_author.domain.task import INFO_FILE, PAPER_JSON, PAPER_PDF, load_task
     from lmr_author.util.atomic import atomic_write_json
 
     target: Path = args.target

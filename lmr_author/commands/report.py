@@ -13,7 +13,7 @@ from lmr_author.commands._label_options import add_label_file_options, label_fil
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
-    from lmr_author.benchmark import Benchmark
+    from lmr_author.domain.benchmark import Benchmark
 
 DESCRIPTION = """\
 Report eval outputs the way the paper does: Table 2 (unit-test accuracy, LLM
@@ -218,7 +218,7 @@ def _from_inspect_log(path: Path, found: _Inputs) -> Path:
 
 def _report(args: argparse.Namespace) -> int:
     from lmr_author.commands._render_report import regression_json, to_markdown, write_html
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.reporting.tables import build_report
     from lmr_author.util.atomic import atomic_write_text
 

@@ -22,8 +22,8 @@ from lmr_author.sandbox.verdicts import PROTOCOLS
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 if TYPE_CHECKING:
+    from lmr_author.domain.task import Task
     from lmr_author.images.task_images import ImageRef
-    from lmr_author.task import Task
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -208,8 +208,8 @@ def _base_image(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from lmr_author.domain.task import load_task
     from lmr_author.images.task_images import ensure_image
-    from lmr_author.task import load_task
 
     task = load_task(args.task)
     on_log = None if args.quiet else (lambda line: print(line, file=sys.stderr))
@@ -224,8 +224,8 @@ def _each_task_image(
 ) -> int:
     """Build (if needed) the image of every task at ``args.paths`` and ``publish`` it
     (save or push), printing one line per task; broken tasks are listed first."""
-    from lmr_author.benchmark import load_benchmark
     from lmr_author.commands._benchmark import print_skipped
+    from lmr_author.domain.benchmark import load_benchmark
     from lmr_author.images.task_images import ensure_image
     from lmr_author.runtime.engine import get_client
 
@@ -281,12 +281,12 @@ def _load(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from lmr_author.domain.task import load_task
     from lmr_author.images.task_images import ensure_image
     from lmr_author.runtime.infra_error import InfraError
     from lmr_author.sandbox.golden import load_proof, proof_key
     from lmr_author.sandbox.limits import Limits
     from lmr_author.sandbox.runner import pass_env, run_tests
-    from lmr_author.task import load_task
 
     task = load_task(args.task)
     impl = task.implementation(args.implementation)
@@ -369,8 +369,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
+    from lmr_author.domain.task import find_task_dirs, load_task
     from lmr_author.sandbox.housekeeping import current_tags, prune
-    from lmr_author.task import find_task_dirs, load_task
 
     keep: set[str] = set()
     if args.keep:

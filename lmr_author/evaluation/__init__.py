@@ -9,6 +9,8 @@ resume, signals). The eval output folder they write (run records, run keys,
 
 from __future__ import annotations
 
+from lmr_author.domain.scoring import SystemScore
+from lmr_author.domain.verdicts import VERDICTS
 from lmr_author.eval_output import (
     NO_SUBMISSION,
     RunRecord,
@@ -39,8 +41,6 @@ from lmr_author.evaluation.submissions import (
     load_candidates,
     read_predictions,
 )
-from lmr_author.scoring import SystemScore
-from lmr_author.verdicts import VERDICTS
 
 __all__ = [
     "NO_SUBMISSION",

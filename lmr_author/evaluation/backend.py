@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from lmr_author.task import Implementation, Task
+from lmr_author.domain.task import Implementation, Task
 
 if TYPE_CHECKING:
     from lmr_author.sandbox.limits import Limits

@@ -27,7 +27,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TypeVar
 
-from lmr_author.benchmark import Benchmark, load_benchmark
+from lmr_author.domain.benchmark import Benchmark, load_benchmark
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.domain.verdicts import ERROR, INFRA_ERROR, PASS, deciding_test, normalize
 from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
 from lmr_author.eval_output.results import Results, build_results, save_results
 from lmr_author.eval_output.run_key import run_key
@@ -40,9 +42,7 @@ from lmr_author.evaluation.backend import (
     TestFileResult,
 )
 from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
-from lmr_author.task import Implementation, Task
 from lmr_author.util.errors import UserError
-from lmr_author.verdicts import ERROR, INFRA_ERROR, PASS, deciding_test, normalize
 
 _T = TypeVar("_T")
 

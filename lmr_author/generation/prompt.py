@@ -34,9 +34,9 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from lmr_author.domain.task import INFO_FILE, RETRIEVAL_KEY, Implementation, Task
 from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
 from lmr_author.llm.tokens import CHARS_PER_TOKEN
-from lmr_author.task import INFO_FILE, RETRIEVAL_KEY, Implementation, Task
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import read_text
 

@@ -13,9 +13,9 @@ import contextlib
 import re
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.domain.task import Task
 from lmr_author.images.task_images import ImageRef, image_by_id, image_name
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.task import Task
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.domain.task import Task
 from lmr_author.images.from_lines import rewrite_from
 from lmr_author.runtime import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.task import Task
 from lmr_author.util.json_input import read_text
 
 if TYPE_CHECKING:

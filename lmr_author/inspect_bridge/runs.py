@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.eval_output import RunRecord, run_dir
 from lmr_author.eval_output.results import build_results, save_results
 from lmr_author.evaluation import DockerBackend, Submission
 from lmr_author.evaluation.pool import _Evaluator, plan_jobs
-from lmr_author.task import Implementation, Task
 from lmr_author.workspaces.manifest import Manifest, WorkspaceEntry
 
 #: Test logs kept in an Inspect log, per test file (the eval output folder has them all).

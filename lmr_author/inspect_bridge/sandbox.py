@@ -90,8 +90,8 @@ def _config(config: SandboxEnvironmentConfigType | None) -> LmrSandboxConfig:
 
 
 def _image(config: LmrSandboxConfig) -> Any:
+    from lmr_author.domain.task import load_task
     from lmr_author.images.task_images import ensure_image
-    from lmr_author.task import load_task
 
     task = load_task(Path(config.task_dir))
     return ensure_image(task, client=_engine(), base_image=config.base_image)

@@ -98,7 +98,7 @@ def lmr_bench(
         workspace_mb: the agent's workspace (tmpfs) size.
         message_limit: the agent's message limit.
     """
-    from lmr_author.benchmark import load_benchmark
+    from lmr_author.domain.benchmark import load_benchmark
 
     if solver not in SOLVERS:
         raise UserError(f"unknown solver {solver!r}", hint="Use -T solver=prompting or agent.")

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Implementation
 from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
-from lmr_author.task import Implementation
 
 PLACEHOLDERS = frozenset(
     {

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from lmr_author.domain.identity import Identity, from_zero_based
 from lmr_author.eval_output import (
     JUDGMENTS_DIR,
     ItemKey,
@@ -24,7 +25,6 @@ from lmr_author.eval_output import (
     judgment_path,
     scan_stored_runs,
 )
-from lmr_author.identity import Identity, from_zero_based
 from lmr_author.labels.model import Label
 from lmr_author.labels.published import read_label_file_scaled
 from lmr_author.labels.store import LabelStore, default_store_path, is_store_file

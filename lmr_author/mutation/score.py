@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lmr_author.domain.task import Task
 from lmr_author.mutation.equivalents import EquivalentMutant, equivalents_of
 from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.sandbox.limits import Limits
-from lmr_author.task import Task
 from lmr_author.validate.runs import LocalRunner, RawRun, Runner
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.task import PAPER_JSON, PAPER_PDF, Implementation, Task
+from lmr_author.domain.task import PAPER_JSON, PAPER_PDF, Implementation, Task
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import read_text
 

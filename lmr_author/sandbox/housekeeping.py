@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.domain.task import Task
 from lmr_author.runtime import (
     DEADLINE_LABEL,
     HOST_LABEL,
@@ -27,7 +28,6 @@ from lmr_author.runtime import (
     TASK_LABEL,
 )
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.task import Task
 
 if TYPE_CHECKING:
     import docker

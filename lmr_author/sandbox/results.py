@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lmr_author.verdicts import (
+from lmr_author.domain.verdicts import (
     INFRA_ERROR,
     PASS,
     TestVerdictName,

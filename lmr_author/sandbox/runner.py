@@ -35,6 +35,7 @@ from pathlib import PurePosixPath
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime import (
     DEADLINE_LABEL,
@@ -60,7 +61,6 @@ from lmr_author.sandbox.verdicts import (
     detect_protocol,
     test_counts,
 )
-from lmr_author.task import Implementation, Task
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:

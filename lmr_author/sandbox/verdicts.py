@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from lmr_author.domain.verdicts import TestVerdictName
 from lmr_author.sandbox.harness import HarnessReport
 from lmr_author.sandbox.replay import compare_outputs
 from lmr_author.util.python_parse import parse_python
-from lmr_author.verdicts import TestVerdictName
 
 Protocol = Literal["exit-code", "legacy", "published", "replay"]
 PROTOCOLS = ("auto", "exit-code", "legacy", "published", "replay")

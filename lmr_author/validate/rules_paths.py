@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.task import (
+from lmr_author.domain.task import (
     DOCKERFILE,
     INFO_FILE,
     PAPER_JSON,

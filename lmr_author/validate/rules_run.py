@@ -7,10 +7,10 @@ summary, and lets ``--list-rules``, ``--ignore``, ``--select`` and ``--json`` kn
 
 from __future__ import annotations
 
-from lmr_author.hardware import HARDWARE_KEY
+from lmr_author.domain.hardware import HARDWARE_KEY
+from lmr_author.domain.task import INFO_FILE, Implementation, Task
 from lmr_author.sandbox.needs import gpu_evidence
 from lmr_author.sandbox.results import ImplementationRun
-from lmr_author.task import INFO_FILE, Implementation, Task
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.registry import RULES, run_rule
 

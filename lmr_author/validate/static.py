@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.hardware import NO_HARDWARE, Hardware
-from lmr_author.task import INFO_FILE
+from lmr_author.domain.hardware import NO_HARDWARE, Hardware
+from lmr_author.domain.task import INFO_FILE
 from lmr_author.util.errors import UserError
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding

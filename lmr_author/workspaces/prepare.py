@@ -16,9 +16,9 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
+from lmr_author.domain.task import PAPER_JSON, PAPER_PDF, Implementation, Task
 from lmr_author.generation.prompt import Setting
 from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
-from lmr_author.task import PAPER_JSON, PAPER_PDF, Implementation, Task
 from lmr_author.util.atomic import atomic_write_bytes, atomic_write_text
 from lmr_author.util.errors import UserError
 from lmr_author.workspaces.files import IGNORED_DIRS

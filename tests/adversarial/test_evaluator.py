@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
+from lmr_author.domain.task import Task
 from lmr_author.runtime import DEADLINE_LABEL, HOST_LABEL, KIND_RUN, LABEL_KEY, OWNER_LABEL
-from lmr_author.task import Task
 from tests.support.sandbox_tasks import write_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]

@@ -10,7 +10,7 @@ import pytest
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.cli import main
-from lmr_author.task import load_task
+from lmr_author.domain.task import load_task
 from lmr_author.validate.engine import validate_task_dir
 
 DRIVER = (

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
 from lmr_author.cst.goal_lines import (
     LINE_HELP,
@@ -18,6 +17,7 @@ from lmr_author.cst.goal_lines import (
     resolve_goal_lines,
 )
 from lmr_author.cst.index import list_functions
+from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.evaluation import Submission, run_evaluation
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import splice_problem

@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from lmr_author import replay_codec
 from lmr_author.authoring.fixtures import expected_outputs_dir
 from lmr_author.authoring.scaffold import fixture_prefix, render_unit_test
-from lmr_author.categories import CATEGORIES
 from lmr_author.cst.mask import mask_function
 from lmr_author.cst.splice import splice_function
+from lmr_author.domain import replay_codec
+from lmr_author.domain.categories import CATEGORIES
+from lmr_author.domain.task import Implementation, Task, find_task_dirs, load_task
 from lmr_author.paper import pdf_to_pages
-from lmr_author.task import Implementation, Task, find_task_dirs, load_task
 from tests.support import sample_runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -346,7 +346,7 @@ def _same_file(name: str, new: bytes, old: bytes) -> bool:
         words = [" ".join(json.loads(data).values()).split() for data in (new, old)]
         return words[0] == words[1]
     if name.endswith(".json") and ("/unit_test/fixtures/" in name or "/expected_outputs/" in name):
-        from lmr_author import replay_codec
+        from lmr_author.domain import replay_codec
 
         # Recorded values (arrays included) compared by value, far tighter than the tests'
         # own tolerance: only the last bits of vectorised float math may differ.

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.benchmark import load_benchmark
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.domain.task import goal_is_test_file
 from lmr_author.evaluation import Submission, load_candidates, run_evaluation
-from lmr_author.task import goal_is_test_file
 from tests.evaluation.evaltasks import DOCKERFILE, LocalBackend
 
 MASKED_TEST = '''\

@@ -1,7 +1,7 @@
 """Where the readers of an eval output folder used to disagree, they now agree.
 
 ``eval``, the judge, the review, the agreement and ``validate --run`` all go through
-`lmr_author.verdicts` and `lmr_author.eval_output`; each test here failed while each of
+`lmr_author.domain.verdicts` and `lmr_author.eval_output`; each test here failed while each of
 them had its own copy of a rule.
 """
 
@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from lmr_author.domain.task import load_task
+from lmr_author.domain.verdicts import VERDICTS, counts_for_accuracy, worst_of
 from lmr_author.eval_output import candidate_sha256, load_runs, run_dir
 from lmr_author.evaluation import Submission, build_results, run_evaluation
 from lmr_author.judge.inputs import find_runs, read_benchmark_path
@@ -22,9 +24,7 @@ from lmr_author.judge.runner import summarize_output
 from lmr_author.labels.sources import load_judge_source
 from lmr_author.review.items import load_queue, load_review_items
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict
-from lmr_author.task import load_task
 from lmr_author.validate.dynamic import findings_from_runs
-from lmr_author.verdicts import VERDICTS, counts_for_accuracy, worst_of
 from tests.evaluation.evaltasks import (
     CORRECT,
     LocalBackend,
@@ -139,19 +139,19 @@ def test_judge_review_and_agreement_share_one_candidate_identity(tmp_path: Path)
     assert [r.key for r in load_runs(output)] == [reviewed.key] == [("s", "01-Toy", 1)]
 
 
-OWNER_VERDICTS = "lmr_author.verdicts"
+OWNER_VERDICTS = "lmr_author.domain.verdicts"
 
 
 @pytest.mark.parametrize(
     ("module", "allowed"),
     [
-        ("lmr_author.verdicts", set()),
-        ("lmr_author.item_key", set()),
+        ("lmr_author.domain.verdicts", set()),
+        ("lmr_author.domain.item_key", set()),
         (
             "lmr_author.eval_output",
             {
                 "lmr_author.util.atomic",
-                "lmr_author.item_key",
+                "lmr_author.domain.item_key",
                 "lmr_author.util.json_input",
                 OWNER_VERDICTS,
             },

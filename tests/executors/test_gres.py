@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from lmr_author.domain.hardware import NO_HARDWARE, Hardware
 from lmr_author.executors.gres import (
     GpuType,
     allocated_gpus,
@@ -12,7 +13,6 @@ from lmr_author.executors.gres import (
     parse_gpu_types,
     unrequested_memory,
 )
-from lmr_author.hardware import NO_HARDWARE, Hardware
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.util.errors import UserError
 

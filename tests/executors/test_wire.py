@@ -115,7 +115,7 @@ def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path
     assert submitted != DockerBackend().settings()
     given = _request(tmp_path, settings=submitted, gpus="all", hf_cache=str(hub))
     # Past the settings check: what stops it next is the missing task folder.
-    from lmr_author.task import TaskLoadError
+    from lmr_author.domain.task import TaskLoadError
 
     with pytest.raises(TaskLoadError):
         run_request(given)
@@ -179,7 +179,7 @@ def test_the_worker_refuses_a_raw_run_under_other_limits(tmp_path: Path) -> None
     request = _request(tmp_path, kind="raw", settings=keyed, limits=asdict(Limits()))
     assert "settings" in str(run_request(request))
     accepted = _request(tmp_path, kind="raw", settings=keyed, limits=asdict(Limits(timeout_s=30.0)))
-    from lmr_author.task import TaskLoadError
+    from lmr_author.domain.task import TaskLoadError
 
     with pytest.raises(TaskLoadError):  # past the check: the task folder is missing
         run_request(accepted)

@@ -17,7 +17,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.util import SandboxUserUnsupportedError
 
-from lmr_author.benchmark import load_benchmark
+from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.generation.prompt import Setting
 from lmr_author.inspect_bridge.samples import agent_samples
 from lmr_author.inspect_bridge.sandbox import LmrSandboxConfig, LmrSandboxEnvironment

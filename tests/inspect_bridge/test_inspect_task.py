@@ -16,8 +16,8 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import match
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
+from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.evaluation import read_predictions
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import GenerateConfig, plan_generation

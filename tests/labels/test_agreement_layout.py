@@ -19,7 +19,7 @@ from rich.console import Console
 
 from lmr_author.cli import main
 from lmr_author.commands._render_agreement import print_report
-from lmr_author.identity import display_task, natural_key
+from lmr_author.domain.identity import display_task, natural_key
 from lmr_author.labels import Label, LabelStore
 from lmr_author.labels.agreement import Options, analyze
 from lmr_author.labels.agreement_report import AgreementReport

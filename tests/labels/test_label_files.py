@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from lmr_author.identity import Identity, load_identity, paper_index
+from lmr_author.domain.identity import Identity, load_identity, paper_index
 from lmr_author.labels import Label
 from lmr_author.labels.published import (
     PUBLISHED_KEYS,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lmr_author.domain.task import load_task
 from lmr_author.mutation.equivalents import (
     EquivalentMutant,
     equivalents_of,
@@ -18,7 +19,6 @@ from lmr_author.mutation.equivalents import (
 from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.mutation.score import MutationReport
 from lmr_author.mutation.summary import mutation_table, summary_json
-from lmr_author.task import load_task
 from lmr_author.util.errors import UserError
 
 SOURCE = b"""import numpy as np

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.evaluation import DockerBackend, Submission, load_runs, run_evaluation
 from lmr_author.images.certificates import CA_VARIABLES
 from lmr_author.images.task_images import plan_build
-from lmr_author.task import Implementation, Task
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARK = ROOT / "benchmark"

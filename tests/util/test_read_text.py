@@ -9,11 +9,11 @@ from typing import Any, cast
 
 import pytest
 
+from lmr_author.domain.task import TaskLoadError, load_task, read_info
 from lmr_author.images.task_images import plan_build
 from lmr_author.judge.prompt import load_template
 from lmr_author.reporting.published_results import load_published_results
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.task import TaskLoadError, load_task, read_info
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import read_text
 

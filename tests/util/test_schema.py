@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from lmr_author.categories import CATEGORIES, PUBLISHED_VARIANTS, match_category
-from lmr_author.task import Implementation, Task, task_from_info
+from lmr_author.domain.categories import CATEGORIES, PUBLISHED_VARIANTS, match_category
+from lmr_author.domain.task import Implementation, Task, task_from_info
 from lmr_author.util.schema import load_schema, schema_issues, schema_path
 
 FORMATS = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "formats"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
+from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.evaluation.submissions import Submission, load_candidates, systems_of
 from lmr_author.generation.prompt import Setting
 from lmr_author.util.errors import UserError

@@ -27,6 +27,7 @@ from concurrent.futures import Future, wait
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.evaluation.backend import (
     DockerBackend,
     ImplementationResult,
@@ -49,7 +50,6 @@ from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.engine import selected_runtime
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.limits import Limits
-from lmr_author.task import Implementation, Task
 from lmr_author.validate.runs import RawRun
 
 #: One scored run as the evaluation pool hands it over.

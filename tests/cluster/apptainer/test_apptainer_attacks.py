@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from lmr_author.domain.task import Task
 from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox.apptainer import NONCE_FILE, STARTED
-from lmr_author.task import Task
 from tests.adversarial.exploits import assert_not_passed, candidate, score
 
 pytestmark = [pytest.mark.docker, pytest.mark.apptainer]

@@ -14,7 +14,7 @@ from textual.widgets import Button, Label, Select, SelectionList, Static, TextAr
 
 from lmr_author.authoring.instruction import InstructionDraft, draft_instruction
 from lmr_author.authoring.spec import GoalSpec
-from lmr_author.categories import CATEGORIES
+from lmr_author.domain.categories import CATEGORIES
 from lmr_author.llm.client import ChatClient, ClientSettings, LLMError
 from lmr_author.llm.endpoint import settings_from_env
 from lmr_author.tui.new_task.steps._file_picker import FilePicker

@@ -17,8 +17,8 @@ from typing import Any
 import pymupdf
 import pytest
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
+from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.util.errors import UserError
 from tests.support.published_task import REPO, write_published_task
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.task import (
+from lmr_author.domain.task import (
     TaskLoadError,
     find_task_dirs,
     load_task,

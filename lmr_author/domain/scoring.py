@@ -2,7 +2,7 @@
 
 Unit-test accuracy is the paper's: of the runs that count, the fraction whose tests all
 passed. A run counts unless the machine, not the candidate, decided it
-(`lmr_author.verdicts.counts_for_accuracy`): infra-errors, among them the runs that were
+(`lmr_author.domain.verdicts.counts_for_accuracy`): infra-errors, among them the runs that were
 "not runnable here" (no GPU, data or model), which the sandbox records as infra-errors.
 CC / LC / LI are the shares of the paper's three-way labels (judge or human) a system got.
 
@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from lmr_author.three_way import UNPARSED, ThreeWayLabel
-from lmr_author.verdicts import PASS, VERDICTS, counts_for_accuracy
+from lmr_author.domain.three_way import UNPARSED, ThreeWayLabel
+from lmr_author.domain.verdicts import PASS, VERDICTS, counts_for_accuracy
 
 #: The three-way labels in the order tables show them.
 LABELS = tuple(label.short for label in sorted(ThreeWayLabel, reverse=True))

@@ -9,10 +9,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from lmr_author.hardware import NO_HARDWARE, Hardware, HardwareError, parse_hardware
-from lmr_author.task import TaskLoadError, load_task, save_task
+from lmr_author.domain.hardware import NO_HARDWARE, Hardware, HardwareError, parse_hardware
+from lmr_author.domain.task import TaskLoadError, load_task, save_task
 from lmr_author.util.resources import resource_path
-from tests.test_task import INFO, write_task
+from tests.domain.test_task import INFO, write_task
 
 
 def _with(hardware: Any) -> dict[str, Any]:

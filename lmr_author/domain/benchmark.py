@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.task import Task, find_task_dirs, load_task
+from lmr_author.domain.task import Task, find_task_dirs, load_task
 from lmr_author.util.errors import UserError
 
 __all__ = [

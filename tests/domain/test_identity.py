@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lmr_author.identity import (
+from lmr_author.domain.identity import (
     Identity,
     canonical_task,
     display_task,

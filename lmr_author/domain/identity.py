@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.item_key import ItemKey
+from lmr_author.domain.item_key import ItemKey
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import parse_json, read_text
 

@@ -17,10 +17,10 @@ import pytest
 from rich.console import Console
 
 from lmr_author.cli import main
+from lmr_author.domain.scoring import LabelCounts, SystemScore, Tally, score_runs
 from lmr_author.eval_output import candidate_sha256, load_runs
 from lmr_author.eval_output.results import build_results, load_results, save_results
 from lmr_author.labels import Label, LabelStore
-from lmr_author.scoring import LabelCounts, SystemScore, Tally, score_runs
 from tests.support.eval_output import RunSpec, build_eval_output, candidate_source
 from tests.support.openai_server import OpenAIServer, Reply
 

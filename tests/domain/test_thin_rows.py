@@ -1,10 +1,10 @@
-"""The one rule for rows that rest on few items (`lmr_author.thin_rows`)."""
+"""The one rule for rows that rest on few items (`lmr_author.domain.thin_rows`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from lmr_author.thin_rows import MARK, describe, footnote, mark, thin_rows
+from lmr_author.domain.thin_rows import MARK, describe, footnote, mark, thin_rows
 
 
 @pytest.mark.parametrize(

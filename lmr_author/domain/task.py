@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lmr_author.hardware import HARDWARE_KEY, Hardware, HardwareError, parse_hardware
+from lmr_author.domain.hardware import HARDWARE_KEY, Hardware, HardwareError, parse_hardware
 from lmr_author.util.atomic import atomic_write_json
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import parse_json, read_text
