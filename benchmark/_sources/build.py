@@ -52,7 +52,7 @@ from lmr_author.authoring.fixtures import expected_outputs_dir, record_fixtures 
 from lmr_author.authoring.scaffold import render_unit_test  # noqa: E402
 from lmr_author.cst.mask import mask_function  # noqa: E402
 from lmr_author.cst.splice import splice_function  # noqa: E402
-from lmr_author.paper import make_paper_pdf, write_paper_json  # noqa: E402
+from lmr_author.authoring.paper_pdf import make_paper_pdf, write_paper_json  # noqa: E402
 from lmr_author.domain.task import Task, load_task, save_task, task_from_info  # noqa: E402
 
 

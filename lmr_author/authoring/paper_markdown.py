@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from lmr_author.authoring.paper_document import PaperDocument, clean_title
-from lmr_author.paper import CODE_MARKER, EQUATION_MARKER
+from lmr_author.authoring.paper_pdf import CODE_MARKER, EQUATION_MARKER
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import read_text
 

@@ -165,7 +165,7 @@ def _default_template() -> PromptTemplate:
 
 def load_inputs(task: Task, impl: Implementation) -> PromptInputs:
     """Read the masked goal file, paper.json and the retrieval snippets of ``impl``."""
-    from lmr_author.paper import load_paper_json
+    from lmr_author.authoring.paper_pdf import load_paper_json
 
     where = f"$.implementations[{task.implementations.index(impl)}]"
     snippets = []

@@ -84,7 +84,7 @@ def test_the_live_check_flags_what_save_cannot_fill(
 
 @pytest.fixture
 def toy_paper(tmp_path: Path) -> Path:
-    from lmr_author.paper import make_paper_pdf
+    from lmr_author.authoring.paper_pdf import make_paper_pdf
 
     out = tmp_path / "paper.pdf"
     make_paper_pdf("Toy Margins", [("Method", "A margin loss.")], out)  # no date metadata

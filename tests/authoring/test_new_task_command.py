@@ -21,7 +21,7 @@ DRIVER = (
 
 @pytest.fixture
 def spec_file(tmp_path: Path, toy_repo: Path) -> Path:
-    from lmr_author.paper import make_paper_pdf
+    from lmr_author.authoring.paper_pdf import make_paper_pdf
 
     make_paper_pdf("Toy Margins", [("Method", "A logistic margin loss.")], tmp_path / "p.pdf")
     spec = {

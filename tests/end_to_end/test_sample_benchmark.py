@@ -23,13 +23,13 @@ from typing import Any
 import pytest
 
 from lmr_author.authoring.fixtures import expected_outputs_dir
+from lmr_author.authoring.paper_pdf import pdf_to_pages
 from lmr_author.authoring.scaffold import fixture_prefix, render_unit_test
 from lmr_author.cst.mask import mask_function
 from lmr_author.cst.splice import splice_function
 from lmr_author.domain import replay_codec
 from lmr_author.domain.categories import CATEGORIES
 from lmr_author.domain.task import Implementation, Task, find_task_dirs, load_task
-from lmr_author.paper import pdf_to_pages
 from tests.support import sample_runs
 
 ROOT = Path(__file__).resolve().parents[2]

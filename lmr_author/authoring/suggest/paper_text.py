@@ -109,7 +109,7 @@ def read_paper(path: Path) -> dict[str, str]:
     LaTeX and Markdown have no pages: their text is page "1". A folder means its .tex
     files (the one with ``\\documentclass`` first).
     """
-    from lmr_author.paper import load_paper_json, pdf_to_pages
+    from lmr_author.authoring.paper_pdf import load_paper_json, pdf_to_pages
 
     path = Path(path)
     suffix = path.suffix.lower()

@@ -1,4 +1,4 @@
-"""Tests of lmr_author.paper: real PDFs written and read back with PyMuPDF."""
+"""Tests of lmr_author.authoring.paper_pdf: real PDFs written and read back with PyMuPDF."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from lmr_author.paper import (
+from lmr_author.authoring.paper_pdf import (
     load_paper_json,
     make_paper_pdf,
     paper_html,
