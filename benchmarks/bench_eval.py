@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.domain.task import Implementation, Task
-from lmr_author.evaluation import (
+from lmr_author.eval_loop import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,

@@ -12,7 +12,7 @@ from lmr_author.executors.gres import GpuType, parse_gpu_types
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
-    from lmr_author.evaluation.backend import DockerBackend
+    from lmr_author.eval_loop.backend import DockerBackend
     from lmr_author.executors.slurm import Progress, SbatchOptions, SlurmBackend
 
 
@@ -187,7 +187,7 @@ def slurm_backend(
             hint="Give the folder 'lmr-author sandbox save BENCHMARK --to DIR' wrote.",
         )
 
-    from lmr_author.evaluation.backend import DockerBackend
+    from lmr_author.eval_loop.backend import DockerBackend
     from lmr_author.executors.slurm import SlurmBackend
 
     if shutil.which("sbatch") is None:

@@ -22,7 +22,7 @@ from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lmr_author.evaluation import Results, Submission
+    from lmr_author.eval_loop import Results, Submission
     from lmr_author.judge.summary import JudgeSummary
 
 #: Exit code of an evaluation stopped by Ctrl-C (128 + SIGINT), as shells report it.
@@ -212,7 +212,7 @@ class _SystemAction(argparse.Action):
 def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from lmr_author.evaluation import Submission
+    from lmr_author.eval_loop import Submission
 
     if args.human_review:
         return _human_review(args)
@@ -334,7 +334,7 @@ def _run_with_progress(
         TimeElapsedColumn,
     )
 
-    from lmr_author.evaluation import RunRecord, run_evaluation
+    from lmr_author.eval_loop import RunRecord, run_evaluation
 
     progress = Progress(
         TextColumn("[bold]eval[/]"),

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from lmr_author.domain.task import Task, load_task
-from lmr_author.evaluation.backend import DockerBackend, PreparedImage
+from lmr_author.eval_loop.backend import DockerBackend, PreparedImage
 from lmr_author.executors.cgroups import container_parent
 from lmr_author.executors.gres import container_gpus
 from lmr_author.executors.images import ensure_loaded

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lmr_author.domain.task import Implementation, Task
-from lmr_author.evaluation.submissions import check_system_name
+from lmr_author.eval_loop.submissions import check_system_name
 from lmr_author.generation.predictions import PredictionRecord, read_records, write_records
 from lmr_author.generation.prompt import (
     Prompt,

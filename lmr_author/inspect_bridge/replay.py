@@ -16,7 +16,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
-from lmr_author.evaluation import read_predictions
+from lmr_author.eval_loop import read_predictions
 from lmr_author.util.errors import UserError
 
 

@@ -2,7 +2,7 @@
 
 A plain frozen dataclass with no Docker in it: evaluation, validation, Slurm's sbatch
 options (--mem, --time, --cpus) and the TUI hold and compare limits without an engine.
-Its fields are part of every run key (`lmr_author.evaluation.backend`).
+Its fields are part of every run key (`lmr_author.eval_loop.backend`).
 """
 
 from __future__ import annotations

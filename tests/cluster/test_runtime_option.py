@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.cli import build_parser
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.runtime import engine
 from lmr_author.runtime.infra_error import InfraError
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.domain.task import load_task
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.executors.gres import parse_gpu_types
 from lmr_author.executors.slurm import SlurmBackend
 from lmr_author.runtime.infra_error import InfraError

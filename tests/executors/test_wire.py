@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.executors.wire import Request, load_result, save_result, sha256
 from lmr_author.executors.worker import main, run_request
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict

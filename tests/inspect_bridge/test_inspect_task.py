@@ -18,7 +18,7 @@ from inspect_ai.scorer import match
 
 from lmr_author.cli import main
 from lmr_author.domain.benchmark import load_benchmark
-from lmr_author.evaluation import read_predictions
+from lmr_author.eval_loop import read_predictions
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import GenerateConfig, plan_generation
 from lmr_author.inspect_bridge.logs import write_eval_output

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.domain.task import Implementation
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.sandbox import provisions
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource

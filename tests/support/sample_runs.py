@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.domain.task import Implementation, Task
-from lmr_author.evaluation import DockerBackend, Submission, load_runs, run_evaluation
+from lmr_author.eval_loop import DockerBackend, Submission, load_runs, run_evaluation
 from lmr_author.images.certificates import CA_VARIABLES
 from lmr_author.images.task_images import plan_build
 

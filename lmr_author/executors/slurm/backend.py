@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.domain.task import Implementation, Task
-from lmr_author.evaluation.backend import (
+from lmr_author.eval_loop.backend import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.evaluation.backend import ImplementationResult, RunCancelled
+from lmr_author.eval_loop.backend import ImplementationResult, RunCancelled
 from lmr_author.executors.slurm.cli import (
     SlurmError,
     max_array_size,

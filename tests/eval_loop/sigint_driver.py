@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evaltasks import LocalBackend
 
-from lmr_author.evaluation import Submission, run_evaluation
+from lmr_author.eval_loop import Submission, run_evaluation
 
 
 def main() -> int:

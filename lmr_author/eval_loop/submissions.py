@@ -21,8 +21,8 @@ from typing import Any
 
 from lmr_author.cst.goal_lines import GoalLine, GoalLines, resolve_goal_lines
 from lmr_author.domain.task import Implementation, Task, goal_is_test_file
+from lmr_author.eval_loop.submission_files import MAX_GOAL_FILE_BYTES, Member, read_member
 from lmr_author.eval_output import NO_SUBMISSION
-from lmr_author.evaluation.submission_files import MAX_GOAL_FILE_BYTES, Member, read_member
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import parse_json, split_lines
 

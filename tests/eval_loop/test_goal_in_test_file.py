@@ -13,8 +13,8 @@ import pytest
 
 from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.domain.task import goal_is_test_file
-from lmr_author.evaluation import Submission, load_candidates, run_evaluation
-from tests.evaluation.evaltasks import DOCKERFILE, LocalBackend
+from lmr_author.eval_loop import Submission, load_candidates, run_evaluation
+from tests.eval_loop.evaltasks import DOCKERFILE, LocalBackend
 
 MASKED_TEST = '''\
 import unittest

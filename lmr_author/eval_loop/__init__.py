@@ -1,4 +1,4 @@
-"""Submissions x tasks -> runs -> results, resumable (unit-test half of scoring).
+"""The eval loop: submissions x tasks -> runs -> results, resumable (unit tests).
 
 Modules: ``submissions`` (folders and predictions files -> one candidate per
 implementation), ``backend`` (the seam to the sandbox), ``pool`` (the worker pool,
@@ -11,6 +11,20 @@ from __future__ import annotations
 
 from lmr_author.domain.scoring import SystemScore
 from lmr_author.domain.verdicts import VERDICTS
+from lmr_author.eval_loop.backend import (
+    Backend,
+    DockerBackend,
+    ImplementationResult,
+    PreparedImage,
+)
+from lmr_author.eval_loop.pool import run_evaluation
+from lmr_author.eval_loop.submissions import (
+    Candidate,
+    Prediction,
+    Submission,
+    load_candidates,
+    read_predictions,
+)
 from lmr_author.eval_output import (
     NO_SUBMISSION,
     RunRecord,
@@ -27,20 +41,6 @@ from lmr_author.eval_output.results import (
     summarize,
 )
 from lmr_author.eval_output.run_key import run_key
-from lmr_author.evaluation.backend import (
-    Backend,
-    DockerBackend,
-    ImplementationResult,
-    PreparedImage,
-)
-from lmr_author.evaluation.pool import run_evaluation
-from lmr_author.evaluation.submissions import (
-    Candidate,
-    Prediction,
-    Submission,
-    load_candidates,
-    read_predictions,
-)
 
 __all__ = [
     "NO_SUBMISSION",

@@ -17,15 +17,15 @@ import pytest
 
 from lmr_author.domain.task import load_task
 from lmr_author.domain.verdicts import VERDICTS, counts_for_accuracy, worst_of
+from lmr_author.eval_loop import Submission, build_results, run_evaluation
 from lmr_author.eval_output import candidate_sha256, load_runs, run_dir
-from lmr_author.evaluation import Submission, build_results, run_evaluation
 from lmr_author.judge.inputs import find_runs, read_benchmark_path
 from lmr_author.judge.runner import summarize_output
 from lmr_author.labels.sources import load_judge_source
 from lmr_author.review.items import load_queue, load_review_items
 from lmr_author.sandbox.results import ImplementationRun, TestVerdict
 from lmr_author.validate.dynamic import findings_from_runs
-from tests.evaluation.evaltasks import (
+from tests.eval_loop.evaltasks import (
     CORRECT,
     LocalBackend,
     make_benchmark,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.evaluation import Submission, read_predictions, run_evaluation
+from lmr_author.eval_loop import Submission, read_predictions, run_evaluation
 from lmr_author.util.errors import UserError
-from tests.evaluation.evaltasks import LocalBackend, function_source, make_benchmark
+from tests.eval_loop.evaltasks import LocalBackend, function_source, make_benchmark
 
 
 def _write(path: Path, lines: list[object]) -> Path:

@@ -11,9 +11,9 @@ from syrupy.assertion import SnapshotAssertion
 
 from lmr_author.commands._numbers import percent, percent_value
 from lmr_author.commands._render_results import print_summary
+from lmr_author.eval_loop import VERDICTS, Submission, run_evaluation
 from lmr_author.eval_output.results import build_results
-from lmr_author.evaluation import VERDICTS, Submission, run_evaluation
-from tests.evaluation.evaltasks import (
+from tests.eval_loop.evaltasks import (
     CORRECT,
     LocalBackend,
     make_benchmark,

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.evaluation.evaltasks import CORRECT, WRONG, make_benchmark, make_folder_submission
+from tests.eval_loop.evaltasks import CORRECT, WRONG, make_benchmark, make_folder_submission
 
 DRIVER = Path(__file__).resolve().parent / "sigint_driver.py"
 NAMES = ("01-Add", "02-Calc", "03-More", "04-Four")

@@ -17,7 +17,7 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.runtime import KIND_RUN, LABEL_KEY, TASK_LABEL
-from tests.evaluation.evaltasks import (
+from tests.eval_loop.evaltasks import (
     CORRECT,
     WRONG,
     function_source,

@@ -10,8 +10,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from lmr_author.cli import main
-from lmr_author.evaluation import RunRecord, Submission, run_evaluation
-from tests.evaluation.evaltasks import (
+from lmr_author.eval_loop import RunRecord, Submission, run_evaluation
+from tests.eval_loop.evaltasks import (
     CORRECT,
     WRONG,
     LocalBackend,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.evaluation import (
+from lmr_author.eval_loop import (
     Submission,
     build_results,
     load_results,
@@ -15,7 +15,7 @@ from lmr_author.evaluation import (
     run_evaluation,
 )
 from lmr_author.util.errors import UserError
-from tests.evaluation.evaltasks import (
+from tests.eval_loop.evaltasks import (
     CORRECT,
     WRONG,
     LocalBackend,
@@ -219,7 +219,7 @@ def test_import_stays_light() -> None:
     import sys
 
     code = (
-        "import sys, lmr_author.evaluation;"
+        "import sys, lmr_author.eval_loop;"
         "bad = [m for m in ('textual', 'rich', 'docker', 'libcst') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

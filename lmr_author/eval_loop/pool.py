@@ -30,10 +30,7 @@ from typing import Any, TypeVar
 from lmr_author.domain.benchmark import Benchmark, load_benchmark
 from lmr_author.domain.task import Implementation, Task
 from lmr_author.domain.verdicts import ERROR, INFRA_ERROR, PASS, deciding_test, normalize
-from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
-from lmr_author.eval_output.results import Results, build_results, save_results
-from lmr_author.eval_output.run_key import run_key
-from lmr_author.evaluation.backend import (
+from lmr_author.eval_loop.backend import (
     Backend,
     DockerBackend,
     ImplementationResult,
@@ -41,7 +38,10 @@ from lmr_author.evaluation.backend import (
     RunCancelled,
     TestFileResult,
 )
-from lmr_author.evaluation.submissions import Candidate, Submission, load_candidates
+from lmr_author.eval_loop.submissions import Candidate, Submission, load_candidates
+from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
+from lmr_author.eval_output.results import Results, build_results, save_results
+from lmr_author.eval_output.run_key import run_key
 from lmr_author.util.errors import UserError
 
 _T = TypeVar("_T")
