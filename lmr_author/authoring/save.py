@@ -203,8 +203,8 @@ def _check_built(
     on_log: Callable[[str], None] | None,
 ) -> SaveCheck:
     from lmr_author.validate.dynamic import run_dynamic_checks
-    from lmr_author.validate.engine import validate_task_dir
     from lmr_author.validate.report import group_findings
+    from lmr_author.validate.task_dir import validate_task_dir
 
     started = time.monotonic()
     check = SaveCheck(key=key)

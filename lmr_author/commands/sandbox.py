@@ -18,7 +18,7 @@ from lmr_author.commands._executor import registry_arg
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
-from lmr_author.sandbox.verdicts import PROTOCOLS
+from lmr_author.sandbox.decision import PROTOCOLS
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 if TYPE_CHECKING:

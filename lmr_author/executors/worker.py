@@ -37,7 +37,7 @@ from lmr_author.images.registry import pull_image
 from lmr_author.images.task_images import ImageRef, image_by_id
 from lmr_author.runtime.engine import selected_runtime, use_cgroup_parent, use_runtime
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox.results import ImplementationRun
+from lmr_author.sandbox.run_result import ImplementationRun
 
 
 def run_request(request: Request) -> ImplementationRun | str:

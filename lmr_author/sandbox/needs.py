@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from lmr_author.domain.hardware import HARDWARE_KEY
 from lmr_author.domain.task import Implementation, Task
 from lmr_author.sandbox.limits import Limits
-from lmr_author.sandbox.results import ImplementationRun
+from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.util import lfs
 
 _GPU = re.compile(

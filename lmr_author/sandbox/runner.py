@@ -49,11 +49,7 @@ from lmr_author.runtime.engine import selected_runtime
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
-from lmr_author.sandbox.harness.crossing import safe_text
-from lmr_author.sandbox.limits import Limits
-from lmr_author.sandbox.replay import replay_dir
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
-from lmr_author.sandbox.verdicts import (
+from lmr_author.sandbox.decision import (
     LOG_PROTOCOLS,
     PROTOCOLS,
     Expected,
@@ -61,6 +57,10 @@ from lmr_author.sandbox.verdicts import (
     detect_protocol,
     test_counts,
 )
+from lmr_author.sandbox.harness.crossing import safe_text
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.replay import replay_dir
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 from lmr_author.domain.task import Implementation, Task
 from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.golden import load_proof, proof_key, prove, save_proof
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
-from lmr_author.sandbox.results import ImplementationRun
-from lmr_author.sandbox.verdicts import Expected
+from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.validate.evidence import ImplementationProof, proof_of
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.rules_run import (

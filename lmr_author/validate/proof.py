@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from lmr_author.validate.registry import Rule
+from lmr_author.validate.rules import Rule
 from lmr_author.validate.runs import Runner
 from lmr_author.validate.static import TaskReport
 

@@ -13,7 +13,7 @@ from lmr_author.domain.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY, is
 from lmr_author.util.schema import schema_issues
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.registry import rule
+from lmr_author.validate.rules import rule
 
 FIX_HINT = "Run 'lmr-author validate --fix' to repair it."
 

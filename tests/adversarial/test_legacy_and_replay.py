@@ -14,8 +14,8 @@ import pytest
 
 from lmr_author.domain.task import Task
 from lmr_author.images.task_images import ImageRef, ensure_image
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.replay import EXPECTED_DIR
-from lmr_author.sandbox.verdicts import Expected
 from tests.adversarial.exploits import (
     RIGHT_ADD,
     assert_not_passed,

@@ -11,7 +11,7 @@ import pytest
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.cli import main
 from lmr_author.domain.task import load_task
-from lmr_author.validate.engine import validate_task_dir
+from lmr_author.validate.task_dir import validate_task_dir
 
 DRIVER = (
     "from toy.losses import margin_loss\nmargin_loss([1.0, 2.0], [0.5, 3.0])\n"

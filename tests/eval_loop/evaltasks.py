@@ -178,7 +178,7 @@ class LocalBackend:
         import tempfile
         import time
 
-        from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+        from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 
         self.ran.append((task.name, implementation.index))
         if self.crash:

@@ -23,7 +23,7 @@ from lmr_author.judge.inputs import find_runs, read_benchmark_path
 from lmr_author.judge.runner import summarize_output
 from lmr_author.labels.sources import load_judge_source
 from lmr_author.review.items import load_queue, load_review_items
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.validate.dynamic import findings_from_runs
 from tests.eval_loop.evaltasks import (
     CORRECT,

@@ -11,7 +11,7 @@ import pytest
 from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.executors.wire import Request, load_result, save_result, sha256
 from lmr_author.executors.worker import main, run_request
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 
 
 def _run() -> ImplementationRun:
@@ -129,8 +129,8 @@ def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path
 def test_a_raw_request_reads_back_with_its_limits_and_expected_counts(tmp_path: Path) -> None:
     from dataclasses import asdict
 
+    from lmr_author.sandbox.decision import Expected
     from lmr_author.sandbox.limits import Limits
-    from lmr_author.sandbox.verdicts import Expected
 
     limits = Limits(timeout_s=30.0, gpus="all")
     request = _request(

@@ -79,7 +79,7 @@ def test_marks_are_stored_in_info_json_and_read_back(tmp_path: Path) -> None:
         "equivalent_mutants"
         not in json.loads((task / "info.json").read_text())["implementations"][0]
     )
-    from lmr_author.validate.engine import validate_task_dir
+    from lmr_author.validate.task_dir import validate_task_dir
 
     mark_equivalent(task, 1, [EquivalentMutant(key, "why")])
     assert not [f for f in validate_task_dir(task) if f.rule == "schema"]

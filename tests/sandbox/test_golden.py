@@ -9,9 +9,9 @@ from pathlib import Path
 
 from lmr_author.domain.task import Task, load_task
 from lmr_author.images.task_images import ImageRef
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.golden import Proof, proof_for, proof_key
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
-from lmr_author.sandbox.verdicts import Expected
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 
 
 def _task(root: Path) -> Task:

@@ -11,7 +11,7 @@ from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.sandbox import provisions
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.util.errors import UserError
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from lmr_author.eval_loop.backend import RunCancelled
 from lmr_author.executors.slurm.backend import SlurmBackend
-from lmr_author.sandbox.results import ImplementationRun
+from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.validate.runs import RawRun
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
-from lmr_author.sandbox.verdicts import classify_exit, detect_protocol, legacy_log_verdict
+from lmr_author.sandbox.decision import classify_exit, detect_protocol, legacy_log_verdict
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from tests.support.sandbox_tasks import ASSERT_TEST, LEGACY_TEST
 
 
