@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.evaluation import (
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.eval_loop import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,
@@ -48,8 +49,7 @@ from lmr_author.evaluation import (
     Submission,
     run_evaluation,
 )
-from lmr_author.sandbox import TASK_LABEL
-from lmr_author.task import Implementation, Task
+from lmr_author.runtime import TASK_LABEL
 
 DOCKERFILE = """\
 FROM python:3.11-slim
@@ -212,10 +212,10 @@ BEFORE_REV = "940f575aec38ce2a4057603f0f806067b5412c67"
 #: Times ``runs`` warm runs of the golden candidate with the lmr_author on sys.path.
 _TIMER = """
 import json, sys, time
-from lmr_author.sandbox.engine import get_client
-from lmr_author.sandbox.images import ensure_image
+from lmr_author.runtime.engine import get_client
+from lmr_author.images.task_images import ensure_image
 from lmr_author.sandbox.runner import run_tests
-from lmr_author.task import load_task
+from lmr_author.domain.task import load_task
 task = load_task(sys.argv[1])
 runs = int(sys.argv[2])
 client = get_client()

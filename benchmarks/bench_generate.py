@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lmr_author.benchmark import load_benchmark  # noqa: E402
+from lmr_author.domain.benchmark import load_benchmark  # noqa: E402
 from lmr_author.generation.runner import (  # noqa: E402
     GenerateConfig,
     plan_generation,

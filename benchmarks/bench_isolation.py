@@ -22,10 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-from lmr_author.benchmark import load_benchmark
-from lmr_author.sandbox.engine import RUNTIMES, use_runtime
-from lmr_author.sandbox.images import ensure_image
-from lmr_author.sandbox.results import Limits
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.images.task_images import ensure_image
+from lmr_author.runtime.engine import RUNTIMES, use_runtime
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.runner import run_tests
 
 

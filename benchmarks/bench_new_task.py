@@ -105,11 +105,11 @@ def scripted_annotator(scratch: Path, *, cold_build: bool) -> dict[str, float]:
     from lmr_author.authoring.drafts import apply_checkout
     from lmr_author.authoring.environment import propose_for_draft
     from lmr_author.authoring.image_build import build_environment
+    from lmr_author.authoring.paper_pdf import make_paper_pdf, pdf_to_pages
     from lmr_author.authoring.record_docker import dry_run_in_docker
     from lmr_author.authoring.save import save_draft_task
     from lmr_author.authoring.spec import GoalSpec, TaskSpec
     from lmr_author.authoring.suggest import suggest_goals
-    from lmr_author.paper import make_paper_pdf, pdf_to_pages
     from tests.support.real_repo import DRIVER, GOAL_FUNCTION, write_real_repo
 
     repo = write_real_repo(scratch)
@@ -152,8 +152,8 @@ def scripted_annotator(scratch: Path, *, cold_build: bool) -> dict[str, float]:
 
 
 def mutation_scores() -> tuple[int, int]:
+    from lmr_author.domain.task import load_task
     from lmr_author.mutation.score import mutation_test
-    from lmr_author.task import load_task
 
     killed = scored = 0
     for task_dir in sorted((HERE.parent / "benchmark").glob("0*")):

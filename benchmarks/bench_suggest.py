@@ -191,7 +191,7 @@ def evaluate(
 ) -> tuple[dict[str, list[int | None]], Timing]:
     from lmr_author.authoring import paper_forms
     from lmr_author.authoring.suggest import read_paper, suggest_goals
-    from lmr_author.errors import UserError
+    from lmr_author.util.errors import UserError
 
     ranks: dict[str, list[int | None]] = defaultdict(list)
     aside: dict[str, list[int | None]] = defaultdict(list)  # the item's other goals set aside

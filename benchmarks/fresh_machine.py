@@ -257,7 +257,7 @@ def build_image(tag: str, systemd: bool, rebuild: bool) -> float:
     if exists.returncode == 0 and not rebuild:
         print(f"fresh machine: reusing {tag} (--rebuild makes it again)")
         return 0.0
-    from lmr_author.sandbox.baseimage import apt_mirror
+    from lmr_author.images.base_image import apt_mirror
 
     started = time.monotonic()
     include = "python3,ca-certificates" + (",systemd,systemd-sysv" if systemd else "")

@@ -51,16 +51,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author import lfs
-from lmr_author.benchmark import load_benchmark
 from lmr_author.commands._provisions import gpu_request
-from lmr_author.errors import UserError
-from lmr_author.sandbox.engine import RUNTIMES
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import DEFAULT_UID, ImageRef, ensure_image
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.domain.task import Task
+from lmr_author.domain.verdicts import worst_of
+from lmr_author.images.task_images import DEFAULT_UID, ImageRef, ensure_image
+from lmr_author.runtime.engine import RUNTIMES
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.provisions import device_requests, hub_folder
-from lmr_author.task import Task
-from lmr_author.verdicts import worst_of
+from lmr_author.util import lfs
+from lmr_author.util.errors import UserError
 
 _PASSED = re.compile(r"Passed")
 _FAILED = re.compile(r"Failed")
@@ -325,7 +325,7 @@ def print_test_strength(args: argparse.Namespace, names: list[str]) -> None:
 
     from lmr_author.commands._mutants import print_mutation_reports
     from lmr_author.mutation.score import mutation_test
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
 
     limits = Limits(timeout_s=args.timeout, gpus=args.gpus, hf_cache=_hub(args))
     reports = []

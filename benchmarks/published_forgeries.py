@@ -34,10 +34,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lmr_author.benchmark import load_benchmark  # noqa: E402
 from lmr_author.cst.extract import extract_function  # noqa: E402
-from lmr_author.errors import UserError  # noqa: E402
-from lmr_author.task import Implementation  # noqa: E402
+from lmr_author.domain.benchmark import load_benchmark  # noqa: E402
+from lmr_author.domain.task import Implementation  # noqa: E402
+from lmr_author.util.errors import UserError  # noqa: E402
 from tests.adversarial.isolation_forgeries import (  # noqa: E402
     FORGERIES,
     ISSUE_SEVEN,

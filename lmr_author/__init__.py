@@ -4,8 +4,8 @@ The public, headless API is re-exported here; the command line (`lmr_author.cli`
 Textual apps (`lmr_author.tui`) are thin clients of it.
 """
 
-from lmr_author.errors import UserError
-from lmr_author.task import Implementation, Task, load_task, save_task
+from lmr_author.domain.task import Implementation, Task, load_task, save_task
+from lmr_author.util.errors import UserError
 
 __version__ = "0.1.0"
 

@@ -5,7 +5,7 @@ Each sub-command lives in its own module under `lmr_author.commands` and exposes
 ``(args) -> int``. Command modules import heavy libraries inside their handlers so that
 ``lmr-author --help`` stays fast.
 
-Bad input is caught where it enters (`lmr_author.json_input`, the loaders, argparse
+Bad input is caught where it enters (`lmr_author.util.json_input`, the loaders, argparse
 types) and explained as a `UserError`. Whatever still escapes is a bug: the last
 resort here prints it as one "internal error" paragraph with exit 2, never a traceback
 (``LMR_AUTHOR_DEBUG=1`` shows the traceback for a bug report).
@@ -26,7 +26,7 @@ from types import FrameType
 
 from lmr_author import __version__
 from lmr_author.commands._runtime import check_runtime_args
-from lmr_author.errors import EXIT_USAGE, UserError
+from lmr_author.util.errors import EXIT_USAGE, UserError
 
 #: Command modules, in the order their commands appear in ``--help``.
 COMMAND_MODULES = (

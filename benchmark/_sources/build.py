@@ -47,13 +47,13 @@ SYSTEMS = {"correct": True, "subtle-bug": False, "wrong-logic": False}
 sys.dont_write_bytecode = True  # keep __pycache__ out of the sources and the tasks
 sys.path.insert(0, str(ROOT))
 
-from lmr_author.atomic import atomic_write_text  # noqa: E402
+from lmr_author.util.atomic import atomic_write_text  # noqa: E402
 from lmr_author.authoring.fixtures import expected_outputs_dir, record_fixtures  # noqa: E402
 from lmr_author.authoring.scaffold import render_unit_test  # noqa: E402
 from lmr_author.cst.mask import mask_function  # noqa: E402
 from lmr_author.cst.splice import splice_function  # noqa: E402
-from lmr_author.paper import make_paper_pdf, write_paper_json  # noqa: E402
-from lmr_author.task import Task, load_task, save_task, task_from_info  # noqa: E402
+from lmr_author.authoring.paper_pdf import make_paper_pdf, write_paper_json  # noqa: E402
+from lmr_author.domain.task import Task, load_task, save_task, task_from_info  # noqa: E402
 
 
 def load_spec(source: Path) -> dict:

@@ -19,8 +19,8 @@ from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.source import resolve_source
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.authoring.task_layout import task_from_spec
-from lmr_author.errors import UserError
-from lmr_author.task import Task, save_task
+from lmr_author.domain.task import Task, save_task
+from lmr_author.util.errors import UserError
 
 _IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
 
@@ -157,7 +157,7 @@ def build_task(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    from lmr_author.task import load_task
+    from lmr_author.domain.task import load_task
 
     return load_task(target)
 

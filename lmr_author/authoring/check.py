@@ -16,9 +16,9 @@ from typing import Any
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.authoring.task_layout import task_from_spec
-from lmr_author.errors import UserError
-from lmr_author.hardware import HARDWARE_KEY, HardwareError, parse_hardware
-from lmr_author.schema import SchemaIssue, schema_issues
+from lmr_author.domain.hardware import HARDWARE_KEY, HardwareError, parse_hardware
+from lmr_author.util.errors import UserError
+from lmr_author.util.schema import SchemaIssue, schema_issues
 
 #: Fields the save fills when empty (`fill_identity`): null is not a problem in itself.
 IDENTITY_FIELDS = ("instance_id", "year")

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from lmr_author.atomic import atomic_write_json
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
-from lmr_author.locations import cache_dir, private_dir
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.locations import cache_dir, private_dir
 
 Kind = Literal["environment", "task"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lmr_author.authoring.source import SourceCheckout, resolve_source
 from lmr_author.authoring.spec import TaskSpec, draft_path, load_spec, save_spec
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 def resume_draft(name: str) -> TaskSpec:

@@ -27,7 +27,7 @@ from packaging.requirements import Requirement as _PackagingRequirement
 from packaging.utils import canonicalize_name
 
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.python_parse import parse_python
+from lmr_author.util.python_parse import parse_python
 
 #: Import names whose distribution has another name, for packages not installed here.
 IMPORT_TO_DISTRIBUTION: dict[str, str] = {

@@ -9,7 +9,7 @@ the call (the function may mutate them) go into the repository,
 ``unit_test/fixtures/<prefix>_<n>.json``, and the OUTPUT it returned goes outside it,
 ``<task>/expected_outputs/<unit test stem>/<prefix>_<n>.json``, so that it never enters
 a candidate's container (docs/threat-model.md). Both are in the replay format
-(`lmr_author.replay_codec`: JSON, no pickle), a copy of which is put beside the test as
+(`lmr_author.domain.replay_codec`: JSON, no pickle), a copy of which is put beside the test as
 ``unit_test/lmr_replay.py``; the scaffolded unit test (templates/unit_test.py.tmpl)
 replays them.
 
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lmr_author import replay_codec
 from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
-from lmr_author.errors import UserError
+from lmr_author.domain import replay_codec
+from lmr_author.util.errors import UserError
 
 #: The codec's name beside a replay test (the test imports it from its own folder).
 CODEC_MODULE = "lmr_replay.py"

@@ -22,8 +22,8 @@ import symtable
 from collections.abc import Iterable
 from pathlib import Path
 
-from lmr_author.errors import UserError
-from lmr_author.python_parse import parse_python
+from lmr_author.util.errors import UserError
+from lmr_author.util.python_parse import parse_python
 
 #: Calls at the top level that set the module up rather than run an analysis.
 _SETUP_CALLS = (
@@ -244,8 +244,8 @@ def _read_at_import(statement: ast.stmt) -> set[str]:
 
 def guard_file(path: Path) -> int:
     """Guard the module at ``path`` in place; return how many statements were guarded."""
-    from lmr_author.atomic import atomic_write_text
-    from lmr_author.json_input import read_text
+    from lmr_author.util.atomic import atomic_write_text
+    from lmr_author.util.json_input import read_text
 
     source = read_text(path, what="goal module")
     guarded, count = guard_top_level(source, filename=str(path))

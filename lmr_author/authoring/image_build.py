@@ -3,7 +3,7 @@
 The environment image is the task's own Dockerfile and requirements.txt over the
 unmasked repository: fixtures are recorded in it, so the recording environment is the
 test environment. It is built from a staging folder in the cache (mode 0700) through
-`lmr_author.sandbox.images.ensure_image`, so the image is tagged by content and an
+`lmr_author.images.task_images.ensure_image`, so the image is tagged by content and an
 unchanged environment is never rebuilt; the dependency layers come before the
 repository in the Dockerfile, so the final task (masked repository) reuses them.
 """
@@ -20,10 +20,10 @@ from pathlib import Path
 from lmr_author.authoring.draft_images import built, draft_key, working_tree
 from lmr_author.authoring.guard import apply_guards
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.locations import cache_dir, private_dir
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.images.task_images import ImageRef
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.housekeeping import ENVIRONMENT_INFIX
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.util.locations import cache_dir, private_dir
 
 _IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
 _STEP = re.compile(r"^Step (\d+/\d+) : (.*)$")
@@ -162,7 +162,7 @@ def build_environment(
 ) -> BuildResult:
     """Build (or reuse) the draft's environment image; a failed build is a result."""
     from lmr_author.authoring.task_layout import task_from_spec
-    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.images.task_images import ensure_image
 
     stage = stage_environment(spec)
     task = task_from_spec(spec, stage, repo_folder=spec.repo_folder(working_tree(spec)))

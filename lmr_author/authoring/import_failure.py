@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author import lfs
-from lmr_author.errors import UserError
+from lmr_author.util import lfs
+from lmr_author.util.errors import UserError
 
 #: The line the recorder writes (to stderr) when importing the goal module failed.
 IMPORT_MARKER = "LMR-AUTHOR-IMPORT-FAILED "

@@ -11,8 +11,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.errors import UserError
-from lmr_author.python_parse import parse_python
+from lmr_author.util.errors import UserError
+from lmr_author.util.python_parse import parse_python
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from lmr_author.authoring.instruction import draft_instruction
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.authoring.suggest import GoalSuggestion, suggest_goals
-from lmr_author.python_parse import parse_python
+from lmr_author.util.python_parse import parse_python
 
 Complete = Callable[[list[dict[str, str]]], str]
 

@@ -1,6 +1,6 @@
 """A paper read from its source (LaTeX, Markdown): title, authors, abstract, sections.
 
-Papers given as source become a PDF laid out by `lmr_author.paper.paper_pdf_bytes` and
+Papers given as source become a PDF laid out by `lmr_author.authoring.paper_pdf.paper_pdf_bytes` and
 paper.json is that PDF's text, page by page: the same structure as a paper given as a
 PDF, so the judge, the generator and the goal suggestions read every paper alike. The
 title is the paper's title alone (`clean_title`), never its authors or abstract.
@@ -27,7 +27,7 @@ class PaperDocument:
 
     def pdf(self) -> bytes:
         """The paper laid out as a PDF (deterministic bytes)."""
-        from lmr_author.paper import paper_pdf_bytes
+        from lmr_author.authoring.paper_pdf import paper_pdf_bytes
 
         data, _ = paper_pdf_bytes(
             self.title, self.sections, authors=self.authors, abstract=self.abstract

@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_json
 from lmr_author.authoring.paper_document import PaperDocument, clean_title, title_from_text
-from lmr_author.errors import UserError
-from lmr_author.task import INFO_FILE, PAPER_JSON, PAPER_PDF
+from lmr_author.domain.task import INFO_FILE, PAPER_JSON, PAPER_PDF
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json
+from lmr_author.util.errors import UserError
 
 #: What the paper may be given as, for messages and help texts.
 PAPER_FORMS = "a PDF, LaTeX (a .tex file, or the source folder or tarball), Markdown or paper.json"
@@ -94,7 +94,7 @@ def write_paper(paper: LoadedPaper, repo_dir: Path) -> None:
 
 
 def _from_document(source: Path, form: str, document: PaperDocument) -> LoadedPaper:
-    from lmr_author.paper import pdf_bytes_to_pages
+    from lmr_author.authoring.paper_pdf import pdf_bytes_to_pages
 
     pdf = document.pdf()
     return LoadedPaper(
@@ -107,8 +107,8 @@ def _from_document(source: Path, form: str, document: PaperDocument) -> LoadedPa
 
 
 def _read_pdf(source: Path) -> LoadedPaper:
+    from lmr_author.authoring.paper_pdf import pdf_to_pages
     from lmr_author.authoring.paper_title import guess_paper_title, paper_year
-    from lmr_author.paper import pdf_to_pages
 
     pages = pdf_to_pages(source)  # refuses what is no PDF, naming the file
     title = guess_paper_title(source) or title_from_text(pages.get("1", ""))
@@ -123,7 +123,7 @@ def _read_pdf(source: Path) -> LoadedPaper:
 
 
 def _read_paper_json(source: Path) -> LoadedPaper:
-    from lmr_author.paper import load_paper_json
+    from lmr_author.authoring.paper_pdf import load_paper_json
 
     pages = load_paper_json(source)
     if not pages:

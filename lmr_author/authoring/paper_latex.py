@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.authoring.paper_document import PaperDocument, clean_title
-from lmr_author.errors import UserError
-from lmr_author.paper import EQUATION_MARKER
+from lmr_author.authoring.paper_pdf import EQUATION_MARKER
+from lmr_author.util.errors import UserError
 
 #: Suffixes of the tarballs arXiv and others ship sources in.
 TARBALL_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".gz")

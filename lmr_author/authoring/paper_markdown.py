@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 
 from lmr_author.authoring.paper_document import PaperDocument, clean_title
-from lmr_author.errors import UserError
-from lmr_author.json_input import read_text
-from lmr_author.paper import CODE_MARKER, EQUATION_MARKER
+from lmr_author.authoring.paper_pdf import CODE_MARKER, EQUATION_MARKER
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import read_text
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.S)

@@ -19,7 +19,7 @@ _YEAR = re.compile(r"(19|20)\d\d")
 
 
 def _open(pdf: Path) -> Any:
-    from lmr_author.paper import _pymupdf
+    from lmr_author.authoring.paper_pdf import _pymupdf
 
     return _pymupdf().open(pdf)
 

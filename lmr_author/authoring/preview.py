@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.authoring.spec import GoalSpec
-from lmr_author.json_input import read_text
+from lmr_author.util.json_input import read_text
 
 #: Lines shown around a function in the goal picker's preview.
 _CONTEXT_LINES = 2

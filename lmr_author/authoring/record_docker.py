@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from lmr_author import replay_codec
 from lmr_author.authoring import fixtures
 from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
-from lmr_author.errors import UserError
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.domain import replay_codec
+from lmr_author.images.task_images import ImageRef
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker
@@ -266,7 +266,7 @@ def _record_once(
     import docker.errors
     import requests
 
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     module = goal.goal_file.removesuffix(".py").replace("/", ".")
     qualname = f"{goal.class_name}.{goal.goal_function}" if goal.class_name else goal.goal_function
@@ -366,7 +366,7 @@ def _container(
 ) -> Iterator[Container]:
     """A created container of the task image, as every test run gets it (the sandbox's
     limits, its user, no network), always removed."""
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
     from lmr_author.sandbox.runner import (
         RUN_GID,
         RUN_UID,

@@ -22,14 +22,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lmr_author.atomic import atomic_write_json
 from lmr_author.authoring.build import build_task, refuse_existing
 from lmr_author.authoring.drafts import mark_finished
 from lmr_author.authoring.paper_forms import LoadedPaper
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
-from lmr_author.locations import cache_dir, private_dir
-from lmr_author.task import Task, load_task
+from lmr_author.domain.task import Task, load_task
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.locations import cache_dir, private_dir
 
 #: Draft fields that are about the session, not the task's content.
 _NOT_CONTENT = frozenset({"step", "finished", "benchmark_dir"})
@@ -203,8 +203,8 @@ def _check_built(
     on_log: Callable[[str], None] | None,
 ) -> SaveCheck:
     from lmr_author.validate.dynamic import run_dynamic_checks
-    from lmr_author.validate.engine import validate_task_dir
     from lmr_author.validate.report import group_findings
+    from lmr_author.validate.task_dir import validate_task_dir
 
     started = time.monotonic()
     check = SaveCheck(key=key)

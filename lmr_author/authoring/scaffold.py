@@ -11,7 +11,7 @@ import re
 import string
 from pathlib import Path, PurePosixPath
 
-from lmr_author.resources import resource_path
+from lmr_author.util.resources import resource_path
 
 
 def template_path(name: str) -> Path:

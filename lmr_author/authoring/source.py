@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lmr_author.errors import UserError
-from lmr_author.locations import cache_dir, private_dir
+from lmr_author.util.errors import UserError
+from lmr_author.util.locations import cache_dir, private_dir
 
 if TYPE_CHECKING:
     import git

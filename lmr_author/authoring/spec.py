@@ -12,11 +12,11 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
 from lmr_author.authoring.source import source_folder_name
-from lmr_author.errors import UserError
-from lmr_author.json_input import load_json
-from lmr_author.locations import data_dir, private_dir
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
+from lmr_author.util.locations import data_dir, private_dir
 
 
 @dataclass

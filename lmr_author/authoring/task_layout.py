@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.hardware import HARDWARE_KEY
+from lmr_author.domain.hardware import HARDWARE_KEY
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.mutation.equivalents import EQUIVALENTS_KEY
-from lmr_author.task import Implementation, Task
 
 
 def golden_name(goal_file: str, taken: dict[str, str]) -> str:

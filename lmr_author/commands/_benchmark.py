@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lmr_author.benchmark import Benchmark, load_benchmark, skipped_lines
+from lmr_author.domain.benchmark import Benchmark, load_benchmark, skipped_lines
 
 
 def load_for_command(

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
 from lmr_author.executors import EXECUTORS
 from lmr_author.executors.gres import GpuType, parse_gpu_types
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
-    from lmr_author.evaluation.backend import DockerBackend
+    from lmr_author.eval_loop.backend import DockerBackend
     from lmr_author.executors.slurm import Progress, SbatchOptions, SlurmBackend
 
 
@@ -92,7 +92,7 @@ def add_executor_options(parser: argparse.ArgumentParser | Any) -> None:
 
 def registry_arg(text: str) -> str:
     """A registry option as argparse reads it (``--registry``, ``sandbox push --to``)."""
-    from lmr_author.sandbox.registry import check_registry
+    from lmr_author.images.registry import check_registry
 
     try:
         return check_registry(text)
@@ -187,7 +187,7 @@ def slurm_backend(
             hint="Give the folder 'lmr-author sandbox save BENCHMARK --to DIR' wrote.",
         )
 
-    from lmr_author.evaluation.backend import DockerBackend
+    from lmr_author.eval_loop.backend import DockerBackend
     from lmr_author.executors.slurm import SlurmBackend
 
     if shutil.which("sbatch") is None:

@@ -1,8 +1,8 @@
-"""Markdown of a `lmr_author.table_model.Section`: one way for every report."""
+"""Markdown of a `lmr_author.domain.table_model.Section`: one way for every report."""
 
 from __future__ import annotations
 
-from lmr_author.table_model import Section
+from lmr_author.domain.table_model import Section
 
 
 def md_cell(text: str) -> str:

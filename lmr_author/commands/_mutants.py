@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import load_task
 from lmr_author.mutation.score import MutationReport, mutation_test
-from lmr_author.sandbox.results import Limits
-from lmr_author.task import load_task
+from lmr_author.sandbox.limits import Limits
 from lmr_author.validate.runs import Runner
 
 

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
 from lmr_author.sandbox.provisions import hub_folder, parse_gpus
+from lmr_author.util.errors import UserError
 
 
 def gpu_request(text: str) -> str:

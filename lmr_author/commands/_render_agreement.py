@@ -17,9 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from lmr_author.commands._markdown import md_cell, section_markdown
+from lmr_author.domain.table_model import Column, Section
 from lmr_author.labels.agreement_report import AgreementReport
 from lmr_author.labels.report import sections, summary
-from lmr_author.table_model import Column, Section
 
 #: Width a free-text column is given when sizing a table (it wraps beyond).
 TEXT_WIDTH = 8

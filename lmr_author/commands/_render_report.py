@@ -3,7 +3,7 @@
 The tables are laid out once as plain sections (title, header, rows), so Markdown and
 HTML show the same numbers. Plots are made with matplotlib's Agg backend (no display)
 and written as PNG and SVG next to ``index.html``; every file goes through
-`lmr_author.atomic`.
+`lmr_author.util.atomic`.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_text
 from lmr_author.commands._markdown import md_cell, section_markdown
-from lmr_author.table_model import Section, named_columns
-from lmr_author.thin_rows import RULE, describe, footnote, mark
+from lmr_author.domain.table_model import Section, named_columns
+from lmr_author.domain.thin_rows import RULE, describe, footnote, mark
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:
+    from lmr_author.domain.scoring import LabelCounts, SystemScore
     from lmr_author.reporting.regression import LeftOut, RegressionResult
     from lmr_author.reporting.tables import Report
-    from lmr_author.scoring import LabelCounts, SystemScore
 
 DASH = "–"
 
@@ -48,7 +48,7 @@ _COUNT_NAMES = {"unit_tests": "unit-test runs", "judge": "judged runs", "human":
 
 
 def thin_lines(report: Report) -> list[str]:
-    """Per count of Table 2, the rows that rest on few items (`lmr_author.thin_rows`)."""
+    """Per count of Table 2, the rows that rest on few items (`lmr_author.domain.thin_rows`)."""
     lines = []
     for what, rows in report.thin().items():
         if rows:
@@ -84,7 +84,7 @@ def _mark(i: int) -> str:
 
 def _footnote_marks(report: Report) -> dict[tuple[str, str], str]:
     """``(system, column)`` -> its footnote marks, e.g. ``[a]``."""
-    from lmr_author.identity import Identity
+    from lmr_author.domain.identity import Identity
 
     identity = Identity()
     marks: dict[tuple[str, str], str] = {}

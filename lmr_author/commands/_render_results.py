@@ -18,8 +18,8 @@ from lmr_author.commands._numbers import percent
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lmr_author.evaluation import Results
-    from lmr_author.scoring import Tally
+    from lmr_author.domain.scoring import Tally
+    from lmr_author.eval_loop import Results
 
 #: Spaces between two columns.
 GAP = 2
@@ -27,7 +27,7 @@ GAP = 2
 
 def missing_lines(results: Results) -> list[str]:
     """One line per system whose submission had no candidate for some implementations."""
-    from lmr_author.evaluation import NO_SUBMISSION
+    from lmr_author.eval_loop import NO_SUBMISSION
 
     missing: dict[str, int] = {}
     for run in results.runs:
@@ -81,7 +81,7 @@ def print_summary(results: Results, output: Path, console: Console | None = None
     """Missing predictions, accuracy per system and per category, infrastructure errors."""
     from rich.console import Console
 
-    from lmr_author.evaluation import VERDICTS
+    from lmr_author.eval_loop import VERDICTS
 
     console = console or Console()
 

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
+from lmr_author.runtime.engine import RUNTIMES, use_runtime
 from lmr_author.sandbox.apptainer import SIF_CACHE_ENV, gpus_choosable
-from lmr_author.sandbox.engine import RUNTIMES, use_runtime
+from lmr_author.util.errors import UserError
 
 
 class _RuntimeAction(argparse.Action):

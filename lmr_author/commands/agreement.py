@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.commands._label_options import add_label_file_options, label_file_options
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 DESCRIPTION = """\
 Compare human three-way labels (1 logically incorrect, 2 logically correct
@@ -108,12 +108,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from lmr_author.atomic import atomic_write_text
     from lmr_author.commands._render_agreement import print_report, to_markdown
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.labels.agreement import Options, analyze
     from lmr_author.labels.published import task_names
     from lmr_author.labels.sources import load_human_labels, load_judge_source
+    from lmr_author.util.atomic import atomic_write_text
 
     if args.bootstrap < 0:
         raise UserError("--bootstrap must be 0 or more", hint="Use 0 to skip the intervals.")

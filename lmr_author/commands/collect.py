@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.cst.goal_lines import add_line_option
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK
 
 DESCRIPTION = """\
 Read the workspaces that 'lmr-author prepare' wrote (after an agent edited them) and

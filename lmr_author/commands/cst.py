@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import EXIT_OK, UserError
+from lmr_author.util.errors import EXIT_OK, UserError
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -133,7 +133,7 @@ def _emit(data: bytes, output: Path | None) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
-    from lmr_author.atomic import atomic_write_bytes
+    from lmr_author.util.atomic import atomic_write_bytes
 
     try:
         atomic_write_bytes(output, data)

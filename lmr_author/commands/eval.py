@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._executor import add_executor_options, slurm_backend
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._render_results import missing_lines
@@ -17,12 +16,13 @@ from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
 from lmr_author.commands.judge import add_judge_options
 from lmr_author.cst.goal_lines import add_line_option
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from lmr_author.domain.benchmark import Benchmark, BrokenTask, skipped_lines
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lmr_author.evaluation import Results, Submission
+    from lmr_author.eval_loop import Results, Submission
     from lmr_author.judge.summary import JudgeSummary
 
 #: Exit code of an evaluation stopped by Ctrl-C (128 + SIGINT), as shells report it.
@@ -212,7 +212,7 @@ class _SystemAction(argparse.Action):
 def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from lmr_author.evaluation import Submission
+    from lmr_author.eval_loop import Submission
 
     if args.human_review:
         return _human_review(args)
@@ -334,7 +334,7 @@ def _run_with_progress(
         TimeElapsedColumn,
     )
 
-    from lmr_author.evaluation import RunRecord, run_evaluation
+    from lmr_author.eval_loop import RunRecord, run_evaluation
 
     progress = Progress(
         TextColumn("[bold]eval[/]"),

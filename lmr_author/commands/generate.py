@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.cst.goal_lines import add_line_option
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:
-    from lmr_author.benchmark import Benchmark
+    from lmr_author.domain.benchmark import Benchmark
     from lmr_author.generation.runner import GenerateSummary, Plan
 
 SETTINGS = ("full", "paper-only", "paper-and-goal-file")

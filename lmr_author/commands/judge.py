@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._numbers import percent_value
 from lmr_author.commands._types import non_negative_float, positive_float, positive_int
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
+    from lmr_author.domain.scoring import SystemScore
     from lmr_author.judge.config import JudgeConfig
     from lmr_author.judge.plan import JudgePlan
     from lmr_author.judge.summary import JudgeSummary
-    from lmr_author.scoring import SystemScore
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -312,9 +312,9 @@ def _percent(system: SystemScore, label: str) -> str:
 
 def format_summary(summary: JudgeSummary, width: int = 80) -> str:
     """A plain-text table no wider than ``width``: one row per system, unit-test accuracy
-    then CC / LC / LI; thin rows (`lmr_author.thin_rows`) are named first and marked."""
+    then CC / LC / LI; thin rows (`lmr_author.domain.thin_rows`) are named first and marked."""
+    from lmr_author.domain.thin_rows import describe, footnote, mark
     from lmr_author.judge.summary import unit_test_accuracy
-    from lmr_author.thin_rows import describe, footnote, mark
 
     thin = summary.thin()
     lines = []

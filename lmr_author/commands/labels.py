@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._label_options import add_label_file_options, label_file_options
-from lmr_author.errors import EXIT_OK, UserError
+from lmr_author.util.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
     from lmr_author.labels.model import Label
@@ -87,7 +87,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.labels.published import read_label_file, task_names
     from lmr_author.labels.store import LabelStore
 
@@ -125,8 +125,8 @@ def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -
     """What a file gives: its first records as written and as imported, counts per label."""
     from collections import Counter
 
+    from lmr_author.domain.three_way import ThreeWayLabel
     from lmr_author.labels.published import raw_result, read_label_records
-    from lmr_author.three_way import ThreeWayLabel
 
     records = read_label_records(path)
     lines = [f"{path}: {len(labels)} label(s)" + (f", shifted by {shift:+d}" if shift else "")]
@@ -144,10 +144,10 @@ def format_preview(path: Path, labels: list[Label], shift: int, rows: int = 3) -
 
 
 def _export(args: argparse.Namespace) -> int:
-    from lmr_author.atomic import atomic_write_text
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.labels.published import dumps_records, labels_to_records
     from lmr_author.labels.store import LabelStore
+    from lmr_author.util.atomic import atomic_write_text
 
     aliases = load_identity(args.aliases)
     with LabelStore(args.store) as store:
@@ -181,7 +181,7 @@ def _export(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from lmr_author.identity import display_task
+    from lmr_author.domain.identity import display_task
     from lmr_author.labels.store import LabelStore
 
     with LabelStore(args.store) as store:

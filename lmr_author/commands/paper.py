@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import EXIT_OK, UserError
+from lmr_author.util.errors import EXIT_OK, UserError
 
 DESCRIPTION = """\
 Turn a paper into paper.json: a JSON object from page number ("1", "2", ...) to that
@@ -51,9 +51,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _paper(args: argparse.Namespace) -> int:
-    from lmr_author.atomic import atomic_write_json
     from lmr_author.authoring.paper_forms import read_paper, write_paper
-    from lmr_author.task import INFO_FILE, PAPER_JSON, PAPER_PDF, load_task
+    from lmr_author.domain.task import INFO_FILE, PAPER_JSON, PAPER_PDF, load_task
+    from lmr_author.util.atomic import atomic_write_json
 
     target: Path = args.target
     if target.is_dir() and (target / INFO_FILE).is_file():

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK
 
 SETTINGS = ("full", "paper-only", "paper-and-goal-file")
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._label_options import add_label_file_options, label_file_options
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
 if TYPE_CHECKING:
-    from lmr_author.benchmark import Benchmark
+    from lmr_author.domain.benchmark import Benchmark
 
 DESCRIPTION = """\
 Report eval outputs the way the paper does: Table 2 (unit-test accuracy, LLM
@@ -217,10 +217,10 @@ def _from_inspect_log(path: Path, found: _Inputs) -> Path:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from lmr_author.atomic import atomic_write_text
     from lmr_author.commands._render_report import regression_json, to_markdown, write_html
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.identity import load_identity
     from lmr_author.reporting.tables import build_report
+    from lmr_author.util.atomic import atomic_write_text
 
     inputs = _inputs(args)
     if not (inputs.eval_outputs or inputs.results or inputs.judges or inputs.label_files):

@@ -18,12 +18,12 @@ from lmr_author.commands._executor import registry_arg
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
-from lmr_author.sandbox.verdicts import PROTOCOLS
+from lmr_author.sandbox.decision import PROTOCOLS
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 if TYPE_CHECKING:
-    from lmr_author.sandbox.images import ImageRef
-    from lmr_author.task import Task
+    from lmr_author.domain.task import Task
+    from lmr_author.images.task_images import ImageRef
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -199,7 +199,7 @@ def _image_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _base_image(args: argparse.Namespace) -> int:
-    from lmr_author.sandbox.baseimage import build_base_image
+    from lmr_author.images.base_image import build_base_image
 
     result = build_base_image(args.tag, suite=args.suite, mirror=args.mirror, force=args.force)
     state = "built" if result.built else "already present"
@@ -208,8 +208,8 @@ def _base_image(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from lmr_author.sandbox.images import ensure_image
-    from lmr_author.task import load_task
+    from lmr_author.domain.task import load_task
+    from lmr_author.images.task_images import ensure_image
 
     task = load_task(args.task)
     on_log = None if args.quiet else (lambda line: print(line, file=sys.stderr))
@@ -224,10 +224,10 @@ def _each_task_image(
 ) -> int:
     """Build (if needed) the image of every task at ``args.paths`` and ``publish`` it
     (save or push), printing one line per task; broken tasks are listed first."""
-    from lmr_author.benchmark import load_benchmark
     from lmr_author.commands._benchmark import print_skipped
-    from lmr_author.sandbox.engine import get_client
-    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.domain.benchmark import load_benchmark
+    from lmr_author.images.task_images import ensure_image
+    from lmr_author.runtime.engine import get_client
 
     client = get_client()
     skipped = False
@@ -244,7 +244,7 @@ def _each_task_image(
 
 
 def _save(args: argparse.Namespace) -> int:
-    from lmr_author.sandbox.archives import save_image
+    from lmr_author.images.archives import save_image
 
     def save(_client: Any, _task: Task, image: ImageRef) -> str:
         target, wrote = save_image(image.image_id, args.to)
@@ -254,7 +254,7 @@ def _save(args: argparse.Namespace) -> int:
 
 
 def _push(args: argparse.Namespace) -> int:
-    from lmr_author.sandbox.registry import push_image
+    from lmr_author.images.registry import push_image
 
     def push(client: Any, task: Task, image: ImageRef) -> str:
         return push_image(client, args.to, task, image)
@@ -263,7 +263,7 @@ def _push(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> int:
-    from lmr_author.sandbox.archives import load_images
+    from lmr_author.images.archives import load_images
 
     if not args.folder.is_dir():
         raise UserError(
@@ -281,12 +281,12 @@ def _load(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from lmr_author.sandbox.errors import InfraError
+    from lmr_author.domain.task import load_task
+    from lmr_author.images.task_images import ensure_image
+    from lmr_author.runtime.infra_error import InfraError
     from lmr_author.sandbox.golden import load_proof, proof_key
-    from lmr_author.sandbox.images import ensure_image
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
     from lmr_author.sandbox.runner import pass_env, run_tests
-    from lmr_author.task import load_task
 
     task = load_task(args.task)
     impl = task.implementation(args.implementation)
@@ -369,8 +369,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
+    from lmr_author.domain.task import find_task_dirs, load_task
     from lmr_author.sandbox.housekeeping import current_tags, prune
-    from lmr_author.task import find_task_dirs, load_task
 
     keep: set[str] = set()
     if args.keep:

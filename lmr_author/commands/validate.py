@@ -24,7 +24,7 @@ from lmr_author.commands._executor import (
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import positive_float
-from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
+from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 EPILOG = """\
 examples:
@@ -239,8 +239,8 @@ def _run_in_sandboxes(
     err: Any,
 ) -> None:
     """``--run`` (and ``--mutants``): here, or through Slurm with ``--executor slurm``."""
-    from lmr_author.locations import cache_dir
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
+    from lmr_author.util.locations import cache_dir
     from lmr_author.validate.proof import prove_reports
     from lmr_author.validate.runs import Runner
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_text
-from lmr_author.locations import cache_dir
+from lmr_author.util.atomic import atomic_write_text
+from lmr_author.util.locations import cache_dir
 
 CACHE_VERSION = 2  # 2: rows end with FunctionInfo.conditional
 

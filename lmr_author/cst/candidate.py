@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 
 from lmr_author.cst.text import leading_whitespace, reindent, split_lines
-from lmr_author.errors import UserError
-from lmr_author.python_parse import parse_python
+from lmr_author.util.errors import UserError
+from lmr_author.util.python_parse import parse_python
 
 _FENCE = re.compile(
     r"^[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n(?P<code>.*?)^[ \t]*(?P=fence)[ \t]*$",

@@ -13,7 +13,7 @@ from lmr_author.cst.index import FunctionInfo
 from lmr_author.cst.locate import locate_function, split_qualified
 from lmr_author.cst.snippet import parse_functions
 from lmr_author.cst.text import SourceText
-from lmr_author.python_parse import parse_python
+from lmr_author.util.python_parse import parse_python
 
 
 def extract_function(

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from lmr_author.cst.index import FunctionInfo, list_functions
 from lmr_author.cst.locate import locate_function, matching_functions, split_qualified
-from lmr_author.errors import UserError
-from lmr_author.task import Implementation, Task
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.util.errors import UserError
 
 #: The help of ``--line`` on every benchmark-wide command (keep them identical).
 LINE_HELP = (

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lmr_author.python_parse import parse_python
+from lmr_author.util.python_parse import parse_python
 
 
 @dataclass(frozen=True)

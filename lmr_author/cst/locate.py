@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Sequence
 
 from lmr_author.cst.index import FunctionInfo, _class_matches
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 class FunctionNotFoundError(UserError):

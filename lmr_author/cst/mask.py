@@ -24,7 +24,7 @@ from lmr_author.cst.index import FunctionInfo, _class_matches
 from lmr_author.cst.locate import FunctionNotFoundError, locate_function, split_qualified
 from lmr_author.cst.snippet import parse_function_nodes, rewrite_region
 from lmr_author.cst.text import SourceText
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 #: The stub styles a goal function can be masked with (the draft's ``mask_style``).
 MASK_STYLES = ("lmr", "todo")

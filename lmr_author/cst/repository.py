@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.cst.index import FunctionInfo, list_functions
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from lmr_author.cst.cache import FileEntry, FunctionCache

@@ -14,7 +14,7 @@ import libcst as cst
 
 from lmr_author.cst.index import FunctionInfo, FunctionNode, list_function_nodes
 from lmr_author.cst.text import SourceText, leading_whitespace, strip_terminator
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 _HEADER = "if True:"
 

@@ -25,7 +25,7 @@ from lmr_author.cst.text import (
     reindent,
     strip_terminator,
 )
-from lmr_author.python_parse import parse_python
+from lmr_author.util.python_parse import parse_python
 
 __all__ = ["SpliceError", "splice_function"]
 

@@ -15,7 +15,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _NEWLINE = re.compile(r"\r\n|\r|\n")

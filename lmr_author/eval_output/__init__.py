@@ -2,14 +2,15 @@
 
 ``eval`` writes the folder; the judge, the review and the agreement read it. All of
 them go through this package: the paths (`layout`), the run records (`records`), the
-item key of a run (`lmr_author.item_key.ItemKey`), the candidate hash
+item key of a run (`lmr_author.domain.item_key.ItemKey`), the candidate hash
 (`candidate_sha256`) and the benchmark folder of ``results.json`` (`read_benchmark`).
-Which runs count toward accuracy is `lmr_author.verdicts.counts_for_accuracy` (all but
+Which runs count toward accuracy is `lmr_author.domain.verdicts.counts_for_accuracy` (all but
 infra-errors), through `RunRecord.counted`.
 """
 
 from __future__ import annotations
 
+from lmr_author.domain.item_key import ItemKey
 from lmr_author.eval_output.layout import (
     CANDIDATE_FILE,
     JUDGMENTS_DIR,
@@ -43,7 +44,6 @@ from lmr_author.eval_output.records import (
     scan_stored_runs,
     stored_run,
 )
-from lmr_author.item_key import ItemKey
 
 __all__ = [
     "CANDIDATE_FILE",

@@ -18,8 +18,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lmr_author.errors import UserError
-from lmr_author.json_input import load_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 RESULTS_FILE = "results.json"
 RUNS_DIR = "runs"

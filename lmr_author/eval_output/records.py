@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
-from lmr_author.errors import UserError
+from lmr_author.domain.item_key import ItemKey
+from lmr_author.domain.verdicts import counts_for_accuracy
 from lmr_author.eval_output.layout import (
     CANDIDATE_FILE,
     LOGS_DIR,
@@ -27,9 +27,9 @@ from lmr_author.eval_output.layout import (
     log_name,
     run_dir,
 )
-from lmr_author.item_key import ItemKey
-from lmr_author.json_input import load_json
-from lmr_author.verdicts import counts_for_accuracy
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 SCHEMA_VERSION = 1
 

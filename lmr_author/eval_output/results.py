@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
+from lmr_author.domain.scoring import SystemScore, Tally, score_runs
+from lmr_author.domain.verdicts import INFRA_ERROR
 from lmr_author.eval_output.layout import RESULTS_FILE, RUNS_DIR
 from lmr_author.eval_output.records import SCHEMA_VERSION, RunRecord, load_runs
-from lmr_author.json_input import load_json
-from lmr_author.scoring import SystemScore, Tally, score_runs
-from lmr_author.verdicts import INFRA_ERROR
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 
 def _tally_json(tally: Tally) -> dict[str, Any]:
@@ -67,7 +67,7 @@ class Results:
 
 
 def summarize(runs: list[RunRecord]) -> dict[str, SystemScore]:
-    """The row of every system of ``runs`` (`lmr_author.scoring`)."""
+    """The row of every system of ``runs`` (`lmr_author.domain.scoring`)."""
     return score_runs(runs)
 
 

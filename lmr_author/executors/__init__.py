@@ -8,7 +8,7 @@ folder, ``worker`` runs one request on a node, ``slurm`` submits and polls (``ev
 scored runs and ``validate``'s raw ones), ``gres`` decides what Slurm is asked for per
 task and which GPUs a node's container gets, and ``images`` loads a node's missing
 image from a saved folder. Which container runtime runs a test (Docker, Podman,
-Apptainer) is the sandbox's business (`lmr_author.sandbox.engine`).
+Apptainer) is the sandbox's business (`lmr_author.runtime.engine`).
 """
 
 from __future__ import annotations

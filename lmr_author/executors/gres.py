@@ -1,6 +1,6 @@
 """What Slurm is asked for per run (``sbatch --gres``), and which GPUs a node's job got.
 
-A task declares its needs in info.json (`lmr_author.hardware`): ``"gpus": N`` becomes
+A task declares its needs in info.json (`lmr_author.domain.hardware`): ``"gpus": N`` becomes
 ``--gres=gpu:N``. Slurm has no generic way to ask for GPU memory; ``--gpu-types`` maps
 memory to the site's GPU type names (``16=v100,40=a100``): the smallest type with at
 least the memory a task needs gives ``--gres=gpu:TYPE:N``. ``--gres SPEC`` given by the
@@ -19,9 +19,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lmr_author.errors import UserError
-from lmr_author.hardware import Hardware
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.domain.hardware import Hardware
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.util.errors import UserError
 
 _TYPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: GPU ids as Slurm writes them: indices, or UUIDs (``GPU-…``, ``MIG-…``).

@@ -1,6 +1,6 @@
 """A node whose engine lacks a run's image loads it from ``--images DIR`` first.
 
-``DIR`` is what ``lmr-author sandbox save`` wrote (`lmr_author.sandbox.archives`): one
+``DIR`` is what ``lmr-author sandbox save`` wrote (`lmr_author.images.archives`): one
 ``<id>.tar`` per image, saved by id. Only the archive of the run's own image is loaded
 (not the whole folder: a node runs a few tasks of many), and the loaded id is checked
 against the one the run was keyed with, so a wrong or tampered archive is an
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lmr_author.sandbox.archives import archive_name
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.images.archives import archive_name
+from lmr_author.runtime.infra_error import InfraError
 
 if TYPE_CHECKING:
     import docker
@@ -32,7 +32,7 @@ def ensure_loaded(client: docker.DockerClient, image_id: str, folder: Path) -> b
         raise InfraError(f"the container engine on this node failed: {error}") from None
     path = folder / archive_name(image_id)
     hint = f"Save the images there first: 'lmr-author sandbox save BENCHMARK --to {folder}'."
-    from lmr_author.sandbox.engine import bulk_client
+    from lmr_author.runtime.engine import bulk_client
 
     try:
         with path.open("rb") as archive, bulk_client() as loader:  # GBs take minutes

@@ -25,10 +25,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.harness.crossing import safe_text
-from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
-from lmr_author.sandbox.verdicts import Expected
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from lmr_author.util.atomic import atomic_write_json
 
 WIRE_VERSION = 2
 SCORED = "scored"

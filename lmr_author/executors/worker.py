@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from types import FrameType
 
-from lmr_author.evaluation.backend import DockerBackend, PreparedImage
+from lmr_author.domain.task import Task, load_task
+from lmr_author.eval_loop.backend import DockerBackend, PreparedImage
 from lmr_author.executors.cgroups import container_parent
 from lmr_author.executors.gres import container_gpus
 from lmr_author.executors.images import ensure_loaded
@@ -32,12 +33,11 @@ from lmr_author.executors.wire import (
     save_result,
     sha256,
 )
-from lmr_author.sandbox.engine import selected_runtime, use_cgroup_parent, use_runtime
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ImageRef, image_by_id
-from lmr_author.sandbox.registry import pull_image
-from lmr_author.sandbox.results import ImplementationRun
-from lmr_author.task import Task, load_task
+from lmr_author.images.registry import pull_image
+from lmr_author.images.task_images import ImageRef, image_by_id
+from lmr_author.runtime.engine import selected_runtime, use_cgroup_parent, use_runtime
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.run_result import ImplementationRun
 
 
 def run_request(request: Request) -> ImplementationRun | str:

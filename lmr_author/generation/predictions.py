@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_text
-from lmr_author.errors import UserError
 from lmr_author.llm.usage import Usage
+from lmr_author.util.atomic import atomic_write_text
+from lmr_author.util.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def read_records(path: Path) -> list[PredictionRecord]:
     A line that is not a record `generate` wrote is a `UserError` naming the line: the
     file is refused rather than silently overwritten.
     """
-    from lmr_author.json_input import iter_jsonl
+    from lmr_author.util.json_input import iter_jsonl
 
     if not path.exists() and not path.is_symlink():
         return []

@@ -34,11 +34,11 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from lmr_author.errors import UserError
-from lmr_author.json_input import read_text
+from lmr_author.domain.task import INFO_FILE, RETRIEVAL_KEY, Implementation, Task
 from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
 from lmr_author.llm.tokens import CHARS_PER_TOKEN
-from lmr_author.task import INFO_FILE, RETRIEVAL_KEY, Implementation, Task
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import read_text
 
 #: Code, JSON escapes and the broken words of PDF text take more tokens than prose,
 #: so the estimate is raised by a quarter: an upper estimate, not an exact count.
@@ -141,7 +141,7 @@ def estimate_tokens(text: str) -> int:
 
 def default_template_path() -> Path:
     """``templates/generation_prompt.md`` of the lmr-author installation."""
-    from lmr_author.resources import resource_path
+    from lmr_author.util.resources import resource_path
 
     return resource_path("templates", TEMPLATE_NAME)
 
@@ -165,7 +165,7 @@ def _default_template() -> PromptTemplate:
 
 def load_inputs(task: Task, impl: Implementation) -> PromptInputs:
     """Read the masked goal file, paper.json and the retrieval snippets of ``impl``."""
-    from lmr_author.paper import load_paper_json
+    from lmr_author.authoring.paper_pdf import load_paper_json
 
     where = f"$.implementations[{task.implementations.index(impl)}]"
     snippets = []

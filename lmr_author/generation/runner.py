@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from lmr_author.errors import UserError
-from lmr_author.evaluation.submissions import check_system_name
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.eval_loop.submissions import check_system_name
 from lmr_author.generation.predictions import PredictionRecord, read_records, write_records
 from lmr_author.generation.prompt import (
     Prompt,
@@ -45,7 +45,7 @@ from lmr_author.llm import (
 )
 from lmr_author.llm.endpoint import NO_KEY, resolve_endpoint
 from lmr_author.llm.prompt_template import PromptTemplate
-from lmr_author.task import Implementation, Task
+from lmr_author.util.errors import UserError
 
 #: The endpoint the openai client uses when none is given (part of the cache key).
 OPENAI_ENDPOINT = "https://api.openai.com/v1"

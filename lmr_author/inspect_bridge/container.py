@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.results import Limits
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.runner import RUN_GID, RUN_UID, run_labels
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
 
-    from lmr_author.sandbox.images import ImageRef
+    from lmr_author.images.task_images import ImageRef
 
 #: Where the agent's workspace is (its commands' default folder).
 WORKSPACE = "/workspace"
@@ -106,7 +106,7 @@ class AgentContainer:
     """One running agent container; `close` (or the ``with`` block) removes it."""
 
     def __init__(self, client: Any, task_name: str, image: ImageRef, limits: AgentLimits) -> None:
-        from lmr_author.sandbox.engine import tmpfs_owner
+        from lmr_author.runtime.engine import tmpfs_owner
         from lmr_author.sandbox.runner import sandbox_container, scratch_tmpfs, tmpfs_options
 
         self.client = client
@@ -336,7 +336,7 @@ def agent_container(
     task_name: str, image: ImageRef, limits: AgentLimits, client: Any = None
 ) -> Iterator[AgentContainer]:
     """An `AgentContainer` for ``with`` blocks (tests, scripts)."""
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     container = AgentContainer(client or get_client(), task_name, image, limits)
     try:

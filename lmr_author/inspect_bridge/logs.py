@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
 from lmr_author.eval_output import RunRecord, save_run
 from lmr_author.eval_output.results import build_results, save_results
+from lmr_author.util.errors import UserError
 
 #: Inspect's log formats.
 LOG_SUFFIXES = (".eval", ".json")

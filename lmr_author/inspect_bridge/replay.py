@@ -16,8 +16,8 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
-from lmr_author.errors import UserError
-from lmr_author.evaluation import read_predictions
+from lmr_author.eval_loop import read_predictions
+from lmr_author.util.errors import UserError
 
 
 def replay_system(path: Path, system: str | None) -> str:

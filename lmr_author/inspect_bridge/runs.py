@@ -2,8 +2,8 @@
 
 A prompting sample's answer becomes one line of a predictions file, an agent's
 workspace becomes a collected submission (`lmr_author.workspaces.collect`, the goal
-function only); both are read by `lmr_author.evaluation.load_candidates` and run by the
-evaluator of `lmr_author.evaluation.pool` against the task's image, into a real eval
+function only); both are read by `lmr_author.eval_loop.load_candidates` and run by the
+evaluator of `lmr_author.eval_loop.pool` against the task's image, into a real eval
 output folder: the run record, its key (so a candidate already scored there is not run
 again), the candidate and the test logs. ``lmr-author report``, ``judge`` and ``eval
 --human-review`` read that folder as any other, and the record travels in the Inspect
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.eval_loop import DockerBackend, Submission
+from lmr_author.eval_loop.pool import _Evaluator, plan_jobs
 from lmr_author.eval_output import RunRecord, run_dir
 from lmr_author.eval_output.results import build_results, save_results
-from lmr_author.evaluation import DockerBackend, Submission
-from lmr_author.evaluation.pool import _Evaluator, plan_jobs
-from lmr_author.task import Implementation, Task
 from lmr_author.workspaces.manifest import Manifest, WorkspaceEntry
 
 #: Test logs kept in an Inspect log, per test file (the eval output folder has them all).

@@ -20,12 +20,12 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.util import SandboxEnvironmentSpec
 
-from lmr_author.benchmark import Benchmark
-from lmr_author.errors import UserError
+from lmr_author.domain.benchmark import Benchmark
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.generation.prompt import Setting, build_prompt, load_inputs
 from lmr_author.inspect_bridge.container import WORKSPACE
 from lmr_author.inspect_bridge.sandbox import PROVIDER, LmrSandboxConfig
-from lmr_author.task import Implementation, Task
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces.manifest import INSTRUCTION_FILE, WorkspaceEntry
 
 logger = logging.getLogger(__name__)

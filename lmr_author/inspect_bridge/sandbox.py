@@ -2,8 +2,8 @@
 
 Inspect's own ``docker`` provider runs compose projects with the image's user and
 network; this one runs lmr-author's container instead (`lmr_author.inspect_bridge.
-container`): the task's image built by `lmr_author.sandbox.images`, the test limits
-(`lmr_author.sandbox.results.Limits`), the unprivileged user, no network, tmpfs
+container`): the task's image built by `lmr_author.images.task_images`, the test limits
+(`lmr_author.sandbox.limits.Limits`), the unprivileged user, no network, tmpfs
 scratch, run labels for orphan removal. A command asked to run as any other user is
 refused (`SandboxUserUnsupportedError`), root included. Each sample's configuration
 names its task folder and its prepared workspace (`lmr_author.workspaces.prepare`),
@@ -34,7 +34,7 @@ from lmr_author.inspect_bridge.container import (
     max_exec_output,
     workspace_archive,
 )
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 
 PROVIDER = "lmr-author"
 #: Inspect's default cap on what `read_file` returns.
@@ -66,8 +66,8 @@ def _engine() -> Any:
     """One engine client for the process (the runtime `lmr-author` selected: docker or
     podman; Apptainer has no engine to keep a container in)."""
     global _client
-    from lmr_author.errors import UserError
-    from lmr_author.sandbox.engine import get_client, selected_runtime
+    from lmr_author.runtime.engine import get_client, selected_runtime
+    from lmr_author.util.errors import UserError
 
     if selected_runtime() == "apptainer":
         raise UserError(
@@ -90,8 +90,8 @@ def _config(config: SandboxEnvironmentConfigType | None) -> LmrSandboxConfig:
 
 
 def _image(config: LmrSandboxConfig) -> Any:
-    from lmr_author.sandbox.images import ensure_image
-    from lmr_author.task import load_task
+    from lmr_author.domain.task import load_task
+    from lmr_author.images.task_images import ensure_image
 
     task = load_task(Path(config.task_dir))
     return ensure_image(task, client=_engine(), base_image=config.base_image)

@@ -34,14 +34,14 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox
 
-from lmr_author.evaluation.submissions import check_system_name
+from lmr_author.domain.task import load_task
+from lmr_author.domain.three_way import ThreeWayLabel
+from lmr_author.domain.verdicts import INFRA_ERROR, PASS, counts_for_accuracy
+from lmr_author.eval_loop.submissions import check_system_name
 from lmr_author.generation.samples import sample_system
 from lmr_author.inspect_bridge.runs import Judge, ScoredRun
 from lmr_author.inspect_bridge.runs import Scorer as RunScorer
 from lmr_author.inspect_bridge.samples import ItemMeta
-from lmr_author.task import load_task
-from lmr_author.three_way import ThreeWayLabel
-from lmr_author.verdicts import INFRA_ERROR, PASS, counts_for_accuracy
 
 #: The metadata key of the run record in a verdict score, and the scorers' names.
 RUN = "lmr_run"

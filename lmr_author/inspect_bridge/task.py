@@ -27,21 +27,21 @@ from inspect_ai import Task, task
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from lmr_author.errors import UserError
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import DEFAULT_PROMPT_BUDGET
 from lmr_author.inspect_bridge.container import AgentLimits
 from lmr_author.inspect_bridge.samples import agent_samples, prompting_samples
 from lmr_author.inspect_bridge.scorer import lmr_judge, lmr_verdict
 from lmr_author.inspect_bridge.solvers import lmr_agent, standard_prompting
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
+from lmr_author.util.errors import UserError
 
 SOLVERS = ("prompting", "agent")
 
 
 def default_output(benchmark: Path) -> Path:
     """The eval output folder of a benchmark's Inspect runs: one per benchmark folder."""
-    from lmr_author.locations import cache_dir
+    from lmr_author.util.locations import cache_dir
 
     digest = hashlib.sha256(str(benchmark.resolve()).encode()).hexdigest()[:16]
     return cache_dir("inspect", f"{benchmark.resolve().name}-{digest}")
@@ -98,7 +98,7 @@ def lmr_bench(
         workspace_mb: the agent's workspace (tmpfs) size.
         message_limit: the agent's message limit.
     """
-    from lmr_author.benchmark import load_benchmark
+    from lmr_author.domain.benchmark import load_benchmark
 
     if solver not in SOLVERS:
         raise UserError(f"unknown solver {solver!r}", hint="Use -T solver=prompting or agent.")

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import EXIT_USAGE, UserError
 from lmr_author.llm.client import ClientSettings
 from lmr_author.llm.endpoint import NO_KEY, resolve_endpoint
+from lmr_author.util.errors import EXIT_USAGE, UserError
 
 #: The model the paper's judge results were produced with.
 DEFAULT_MODEL = "gpt-4o"

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lmr_author.json_input import MAX_DEPTH, nesting_depth
-from lmr_author.three_way import ThreeWayLabel, short_name
+from lmr_author.domain.three_way import ThreeWayLabel, short_name
+from lmr_author.util.json_input import MAX_DEPTH, nesting_depth
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
 _LOOSE_CATEGORY = re.compile(r"""["']?category["']?\s*[:=]\s*["']?\s*([123])\b""", re.IGNORECASE)

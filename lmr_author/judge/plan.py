@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.errors import UserError
 from lmr_author.judge.config import JudgeConfig
 from lmr_author.judge.inputs import find_runs
 from lmr_author.judge.prompt import load_template
 from lmr_author.judge.runner import Batch
 from lmr_author.llm.tokens import estimate_message_tokens
 from lmr_author.llm.usage import Price, Usage, estimate_cost, price_for
+from lmr_author.util.errors import UserError
 
 #: Answer tokens assumed per request when no --max-tokens caps them: a category and a
 #: few rationale points, as the paper's judge answers (its examples are 150-300 tokens).

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Implementation
 from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
-from lmr_author.task import Implementation
 
 PLACEHOLDERS = frozenset(
     {
@@ -39,7 +39,7 @@ PLACEHOLDERS = frozenset(
 
 def default_template_path() -> Path:
     """``templates/judge_prompt.md`` of the lmr-author checkout."""
-    from lmr_author.resources import resource_path
+    from lmr_author.util.resources import resource_path
 
     return resource_path("templates", "judge_prompt.md")
 

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.errors import UserError
 from lmr_author.judge.parse import parse_judge_answer
+from lmr_author.util.errors import UserError
 
 logger = logging.getLogger(__name__)
 

@@ -24,10 +24,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
+from lmr_author.domain.task import Task, load_task
+from lmr_author.domain.three_way import UNPARSED, short_name
 from lmr_author.eval_output import StoredRun
-from lmr_author.json_input import read_text
 from lmr_author.judge.cache import JudgeCache, cache_key
 from lmr_author.judge.client import (
     JudgeClient,
@@ -50,8 +49,9 @@ from lmr_author.judge.store import (
 from lmr_author.judge.store import save_judgment as _save
 from lmr_author.judge.summary import JudgeSummary, summarize_systems
 from lmr_author.llm.prompt_template import PromptTemplate
-from lmr_author.task import Task, load_task
-from lmr_author.three_way import UNPARSED, short_name
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import read_text
 
 #: The summary of the last judging run, beside the judgments (token usage, counts).
 SUMMARY_FILE = "summary.json"

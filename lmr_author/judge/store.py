@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
+from lmr_author.domain.three_way import ThreeWayLabel, short_name
 
 # Re-exported: the judge's modules find judgment files here, the layout is eval_output's.
 from lmr_author.eval_output import JUDGMENTS_DIR as JUDGMENTS_DIR
 from lmr_author.eval_output import judgment_path as judgment_path
-from lmr_author.json_input import load_json
 from lmr_author.judge.client import Usage
-from lmr_author.three_way import ThreeWayLabel, short_name
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 SCHEMA_VERSION = 1
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from lmr_author.domain.scoring import LABELS, SystemScore
+from lmr_author.domain.thin_rows import thin_rows
+from lmr_author.domain.three_way import UNPARSED
 from lmr_author.eval_output import ItemKey, StoredRun
 from lmr_author.judge.client import Usage
 from lmr_author.judge.store import Judgment
-from lmr_author.scoring import LABELS, SystemScore
-from lmr_author.thin_rows import thin_rows
-from lmr_author.three_way import UNPARSED
 
 LABEL_ORDER = (*LABELS, UNPARSED)
 

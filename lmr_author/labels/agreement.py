@@ -16,9 +16,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from lmr_author.domain.identity import Identity
+from lmr_author.domain.item_key import ItemKey
+from lmr_author.domain.scoring import SystemScore
+from lmr_author.domain.three_way import ThreeWayLabel
 from lmr_author.eval_output import StoredRun
-from lmr_author.identity import Identity
-from lmr_author.item_key import ItemKey
 from lmr_author.labels import stats
 from lmr_author.labels.agreement_report import (
     AgreementReport,
@@ -40,8 +42,6 @@ from lmr_author.labels.agreement_report import (
 from lmr_author.labels.matching import JUDGE, Item, Matched, match_items
 from lmr_author.labels.model import Label
 from lmr_author.labels.sources import JudgeSource
-from lmr_author.scoring import SystemScore
-from lmr_author.three_way import ThreeWayLabel
 
 __all__ = ["JUDGE", "Options", "analyze", "report_of"]
 
@@ -154,7 +154,7 @@ def _distribution(
     items: list[Item], runs: dict[ItemKey, StoredRun]
 ) -> tuple[list[SystemScore], dict[str, SystemJudgeVsHuman]]:
     """Per system: unit-test accuracy, judge and human CC/LC/LI (the paper's Table 2), and
-    the judge against the humans. Unit tests count as everywhere (`lmr_author.scoring`)."""
+    the judge against the humans. Unit tests count as everywhere (`lmr_author.domain.scoring`)."""
     rows = []
     versus = {}
     for system in sorted({item.system for item in items}):

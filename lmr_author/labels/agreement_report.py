@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lmr_author.domain.scoring import LABELS, LabelCounts, SystemScore, Tally
+from lmr_author.domain.thin_rows import thin_rows
 from lmr_author.labels.matching import (
     JUDGE,
     AnnotatorLabels,
@@ -17,8 +19,6 @@ from lmr_author.labels.matching import (
     StaleLabel,
     UnparsedAnswer,
 )
-from lmr_author.scoring import LABELS, LabelCounts, SystemScore, Tally
-from lmr_author.thin_rows import thin_rows
 
 REPORT_VERSION = 1
 

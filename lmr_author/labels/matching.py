@@ -1,7 +1,7 @@
 """Line human labels and judge labels up item by item, and say what cannot be counted.
 
 Items are matched on ``(canonical system, paper index or task name, implementation)``
-(see `lmr_author.identity`), so published label files, published judge outputs and
+(see `lmr_author.domain.identity`), so published label files, published judge outputs and
 our own runs line up without hand edits. Nothing is dropped silently: items one source
 has and another lacks, judge answers that could not be parsed, and labels given to a
 candidate that has changed since (its hash differs from the run's) are kept in the
@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from lmr_author.errors import UserError
+from lmr_author.domain.identity import Identity, natural_key
+from lmr_author.domain.item_key import ItemKey
+from lmr_author.domain.three_way import ThreeWayLabel
 from lmr_author.eval_output import StoredRun
-from lmr_author.identity import Identity, natural_key
-from lmr_author.item_key import ItemKey
 from lmr_author.labels.model import Label
 from lmr_author.labels.sources import JudgeSource
-from lmr_author.three_way import ThreeWayLabel
+from lmr_author.util.errors import UserError
 
 #: The judge's name among the raters (annotators cannot take it).
 JUDGE = "LLM judge"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from lmr_author.errors import UserError
-from lmr_author.item_key import ItemKey as ItemKey  # the one item key, re-exported
-from lmr_author.three_way import ThreeWayLabel
+from lmr_author.domain.item_key import ItemKey as ItemKey  # the one item key, re-exported
+from lmr_author.domain.three_way import ThreeWayLabel
+from lmr_author.util.errors import UserError
 
 
 class InvalidLabelError(UserError):

@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_text
-from lmr_author.errors import UserError
-from lmr_author.identity import Identity, from_zero_based, split_system, to_zero_based
-from lmr_author.json_input import load_json
+from lmr_author.domain.identity import Identity, from_zero_based, split_system, to_zero_based
 from lmr_author.labels.model import InvalidLabelError, Label, now_iso
+from lmr_author.util.atomic import atomic_write_text
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 #: Keys of the published record, in the published order.
 PUBLISHED_KEYS = (
@@ -48,8 +48,8 @@ _NOTHING_IMPORTED = "no label of any file was imported (all are checked before a
 
 def task_names(benchmark: Path) -> dict[int, str]:
     """Paper index -> task folder name for the task folders of ``benchmark``."""
-    from lmr_author.identity import paper_index
-    from lmr_author.task import find_task_dirs
+    from lmr_author.domain.identity import paper_index
+    from lmr_author.domain.task import find_task_dirs
 
     names: dict[int, str] = {}
     for folder in find_task_dirs(benchmark):
@@ -219,7 +219,7 @@ def label_from_record(
             raise fail(f"must be a string, got {value!r}", key)
     paper_index = int(record["paper_index"])
     # A task given by name is kept as written (exports round-trip); a bare paper index
-    # is spelt as the benchmark's folder, or zero-padded (lmr_author.identity).
+    # is spelt as the benchmark's folder, or zero-padded (lmr_author.domain.identity).
     task = record.get("task") or aliases.canonical_task(str(paper_index), tasks)
     if aliases.paper_index(task) not in (None, paper_index):
         raise fail(f"task {task!r} does not have paper index {paper_index}", "task")

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lmr_author.identity import display_task, natural_key
+from lmr_author.domain.identity import display_task, natural_key
+from lmr_author.domain.table_model import Column, Section
+from lmr_author.domain.thin_rows import describe, footnote, mark
 from lmr_author.labels.agreement_report import (
     AgreementReport,
     BetweenAnnotators,
@@ -25,8 +27,6 @@ from lmr_author.labels.agreement_report import (
     ViewAgreement,
 )
 from lmr_author.labels.matching import JUDGE, MissingItem, StaleLabel, UnparsedAnswer
-from lmr_author.table_model import Column, Section
-from lmr_author.thin_rows import describe, footnote, mark
 
 #: How the judge is named in the short column names and rows.
 LLM = "LLM"
@@ -141,7 +141,7 @@ def summary(report: AgreementReport) -> list[tuple[str, str]]:
 
 
 def thin_lines(report: AgreementReport) -> list[str]:
-    """Per side, the systems whose per-system row rests on few items (`lmr_author.thin_rows`)."""
+    """Per side, the systems whose row rests on few items (`lmr_author.domain.thin_rows`)."""
     counts = {row.system: row for row in report.distribution}
     lines = []
     for side, medians in report.thin().items():

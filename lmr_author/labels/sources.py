@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from lmr_author.errors import UserError
+from lmr_author.domain.identity import Identity, from_zero_based
 from lmr_author.eval_output import (
     JUDGMENTS_DIR,
     ItemKey,
@@ -25,10 +25,10 @@ from lmr_author.eval_output import (
     judgment_path,
     scan_stored_runs,
 )
-from lmr_author.identity import Identity, from_zero_based
 from lmr_author.labels.model import Label
 from lmr_author.labels.published import read_label_file_scaled
 from lmr_author.labels.store import LabelStore, default_store_path, is_store_file
+from lmr_author.util.errors import UserError
 
 _STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 

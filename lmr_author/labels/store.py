@@ -9,7 +9,7 @@ what was given. Comment drafts (typed in the review app before the label key) li
 their own table, one per annotator and item, so a crash mid-comment loses nothing.
 One item is stored under one spelling: a task is named by its paper index, and the
 store keeps the richest spelling it has seen for it (``01-DPO`` over ``01`` or ``1``;
-`lmr_author.identity`), so a label file imported with and without ``--benchmark`` holds
+`lmr_author.domain.identity`), so a label file imported with and without ``--benchmark`` holds
 each label once. Stores written before version 3 are merged on opening: their tasks are
 renamed the same way and a row that repeats the item's previous row is dropped.
 Several processes may use one store (SQLite locks; a busy timeout waits instead of
@@ -27,10 +27,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
-from lmr_author.errors import UserError
-from lmr_author.identity import canonical_task, paper_index, task_name
+from lmr_author.domain.identity import canonical_task, paper_index, task_name
 from lmr_author.labels.model import ItemKey, Label, now_iso
-from lmr_author.locations import data_dir
+from lmr_author.util.errors import UserError
+from lmr_author.util.locations import data_dir
 
 STORE_FILE = "labels.sqlite"
 #: 2 added the ``cleared`` tombstone column and the ``comment_drafts`` table; 3 merged the

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
-from lmr_author.locations import cache_dir
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.locations import cache_dir
 
 Entry = dict[str, Any]
 

@@ -36,8 +36,8 @@ from tenacity import (
     wait_exponential,
 )
 
-from lmr_author.errors import UserError
 from lmr_author.llm.usage import Usage
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from openai import OpenAI

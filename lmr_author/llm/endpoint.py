@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lmr_author.errors import UserError
 from lmr_author.llm.client import ClientSettings
+from lmr_author.util.errors import UserError
 
 #: The key variable the openai client reads by default.
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
-from lmr_author.json_input import read_text
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import read_text
 
 
 @dataclass(frozen=True)

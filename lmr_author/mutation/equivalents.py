@@ -16,10 +16,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
-from lmr_author.json_input import load_json
-from lmr_author.task import INFO_FILE, Implementation
+from lmr_author.domain.task import INFO_FILE, Implementation
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 #: The info.json key of an implementation's equivalent mutants.
 EQUIVALENTS_KEY = "equivalent_mutants"

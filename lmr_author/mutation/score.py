@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lmr_author.domain.task import Task
 from lmr_author.mutation.equivalents import EquivalentMutant, equivalents_of
 from lmr_author.mutation.mutants import Mutant, mutants_of
-from lmr_author.sandbox.results import Limits
-from lmr_author.task import Task
+from lmr_author.sandbox.limits import Limits
 from lmr_author.validate.runs import LocalRunner, RawRun, Runner
 
 if TYPE_CHECKING:
@@ -55,9 +55,9 @@ def mutation_test(
     runs as the golden code does. The mutants of an implementation are one batch of
     ``runner`` (default: here, one by one), so a cluster gets them all at once.
     """
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.images.task_images import ensure_image
+    from lmr_author.runtime.engine import get_client
     from lmr_author.sandbox.golden import load_proof, proof_key
-    from lmr_author.sandbox.images import ensure_image
 
     client = client or get_client()
     image = ensure_image(task, client=client, base_image=base_image)

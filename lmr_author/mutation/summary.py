@@ -1,7 +1,7 @@
 """A benchmark's test strength in one table: per implementation, the mutation score,
 the survivors and the equivalent mutants (`validate --run --mutants`).
 
-`mutation_table` is the table model (`lmr_author.table_model.Section`) the commands
+`mutation_table` is the table model (`lmr_author.domain.table_model.Section`) the commands
 draw and `benchmarks/published_benchmark.py` prints; `summary_json` is ``--json``'s.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from lmr_author.domain.table_model import Column, Section
 from lmr_author.mutation.score import MutationReport
-from lmr_author.table_model import Column, Section
 
 
 def mutation_table(reports: Sequence[MutationReport]) -> Section:

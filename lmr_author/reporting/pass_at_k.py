@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def figures(report: Report, titles: dict[str, str], shown: Shown) -> dict[str, A
 
 def _tick(system: str, setting: str) -> str:
     """A system's x label on two lines (agent, model), so long names do not overlap."""
-    from lmr_author.identity import split_system
+    from lmr_author.domain.identity import split_system
 
     agent, model = split_system(system)
     name = f"{agent}\n{model}" if model else agent

@@ -8,7 +8,7 @@ in ``docs/lmr-bench-table2.json``). Its shape::
      "rows": [{"name": "GPT-4o", "system": "no_agent-gpt4o",
                "unit test": 39.3, "judge CC": 17.9, ..., "human LI": 60.7}]}
 
-``system`` is any spelling `lmr_author.identity` knows. Each printed cell is compared
+``system`` is any spelling `lmr_author.domain.identity` knows. Each printed cell is compared
 with the computed percentage rounded half-up to ``decimals``. A cell that differs gets a
 footnote saying what the files give (with the counts and where they came from) and why,
 when the numbers tell: the computed values of a column group of row A equal the printed
@@ -22,13 +22,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
-from lmr_author.identity import Identity
-from lmr_author.json_input import load_json
+from lmr_author.domain.identity import Identity
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import load_json
 
 if TYPE_CHECKING:
+    from lmr_author.domain.scoring import SystemScore
     from lmr_author.reporting.tables import Report
-    from lmr_author.scoring import SystemScore
 
 #: The cells of Table 2, grouped as the paper groups its columns.
 GROUPS: dict[str, tuple[str, ...]] = {

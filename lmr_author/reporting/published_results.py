@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from lmr_author.errors import UserError
-from lmr_author.json_input import read_text
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import read_text
 
 RESULTS_FILE = "results.txt"
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 #: The predictors of Table 5, under the names the paper prints.
 DEFAULT_PREDICTORS = (

@@ -34,9 +34,9 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.errors import UserError
-from lmr_author.json_input import read_text
-from lmr_author.task import PAPER_JSON, PAPER_PDF, Implementation, Task
+from lmr_author.domain.task import PAPER_JSON, PAPER_PDF, Implementation, Task
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import read_text
 
 #: Names left out at the top of the repository folder: the benchmark's own files.
 _TOP_EXCLUDED = frozenset({PAPER_PDF, PAPER_JSON})

@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from lmr_author.errors import UserError
+from lmr_author.domain.identity import natural_key, paper_index
+from lmr_author.domain.verdicts import PASS
 from lmr_author.eval_output import scan_stored_runs
-from lmr_author.identity import natural_key, paper_index
 from lmr_author.reporting.regression import LeftOut, SuccessRow
 from lmr_author.reporting.repo_metrics import ImplementationMetrics, implementation_metrics
-from lmr_author.verdicts import PASS
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
-    from lmr_author.identity import Identity
+    from lmr_author.domain.identity import Identity
     from lmr_author.reporting.published_results import PublishedLog
 
 
@@ -52,8 +52,8 @@ def success_table(
     identity matches (``1-DPO`` is ``01-DPO``); its PASS is the success, as the published
     statistics count it.
     """
-    from lmr_author.benchmark import load_benchmark
-    from lmr_author.identity import load_identity
+    from lmr_author.domain.benchmark import load_benchmark
+    from lmr_author.domain.identity import load_identity
     from lmr_author.reporting.published_results import load_published_results
 
     names = identity or load_identity()

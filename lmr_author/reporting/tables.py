@@ -15,7 +15,7 @@ through `lmr_author.reporting.published_results`. What comes out is a typed `Rep
 Published sources join without runs: results.txt files give the unit-test column, folders
 of published judge outputs the judge columns (an unreadable answer in the denominator)
 and human labels of systems that no eval output holds the human columns. Every source
-names its systems and tasks through `lmr_author.identity`, so ``OpenHands/gpt4o``
+names its systems and tasks through `lmr_author.domain.identity`, so ``OpenHands/gpt4o``
 (folders) and ``openhands_agent-gpt4o`` (labels) are one row.
 
 Human percentages count every annotator's latest label of a run once (with a single
@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lmr_author.errors import UserError
+from lmr_author.domain.identity import Identity
+from lmr_author.domain.item_key import ItemKey
+from lmr_author.domain.scoring import LABELS, PARTS, LabelCounts, SystemScore, Tally
+from lmr_author.domain.thin_rows import thin_rows
+from lmr_author.domain.verdicts import PASS
 from lmr_author.eval_output import StoredRun, find_benchmark, scan_stored_runs
 from lmr_author.generation.samples import split_sample
-from lmr_author.identity import Identity
-from lmr_author.item_key import ItemKey
-from lmr_author.scoring import LABELS, PARTS, LabelCounts, SystemScore, Tally
-from lmr_author.thin_rows import thin_rows
-from lmr_author.verdicts import PASS
+from lmr_author.util.errors import UserError
 
 #: The counts of Table 2 whose rows may be thin: unit-test runs, judged runs, human labels.
 COUNTS = PARTS
@@ -117,7 +117,7 @@ class Report:
 
     def thin(self) -> dict[str, dict[int, float]]:
         """Per count of `COUNTS`: the rows (by index) that rest on few items, with the
-        median n they were compared to (`lmr_author.thin_rows`)."""
+        median n they were compared to (`lmr_author.domain.thin_rows`)."""
         return {
             what: thin_rows({i: row.count(what) for i, row in enumerate(self.rows)})
             for what in COUNTS
@@ -364,12 +364,12 @@ NO_CATEGORY = "(no category)"
 def category_distribution(benchmark: Path) -> tuple[dict[str, int], list[str]]:
     """Implementations per category of the paper's nine (Figure 2), and notes.
 
-    Published spellings are mapped by `lmr_author.categories.report_category`; missing or
+    Published spellings are mapped by `lmr_author.domain.categories.report_category`; missing or
     unmapped categories count under `NO_CATEGORY`, and the notes name them. A task whose
     info.json cannot be read is left out and named in the notes.
     """
-    from lmr_author.benchmark import load_benchmark
-    from lmr_author.categories import CATEGORIES, report_category
+    from lmr_author.domain.benchmark import load_benchmark
+    from lmr_author.domain.categories import CATEGORIES, report_category
 
     counts: Counter[str] = Counter(dict.fromkeys(CATEGORIES, 0))
     loaded = load_benchmark(benchmark, runnable=False, allow_empty=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.cst.extract import extract_function
-from lmr_author.errors import UserError
+from lmr_author.domain.task import load_task
 from lmr_author.review.items import ReviewItem
-from lmr_author.task import load_task
+from lmr_author.util.errors import UserError
 
 
 @dataclass(frozen=True)

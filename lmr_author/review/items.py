@@ -12,7 +12,6 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.errors import UserError
 from lmr_author.eval_output import (
     RUN_FILE,
     RUNS_DIR,
@@ -25,6 +24,7 @@ from lmr_author.eval_output import (
     stored_run,
 )
 from lmr_author.judge.store import read_judgment
+from lmr_author.util.errors import UserError
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from lmr_author.item_key import ItemKey
+from lmr_author.domain.item_key import ItemKey
 from lmr_author.review.items import ReviewItem
 
 __all__ = ["blind_order", "grouped_order", "queue_order"]

@@ -19,14 +19,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from lmr_author.errors import UserError
-from lmr_author.identity import Identity, display_task
-from lmr_author.item_key import ItemKey
+from lmr_author.domain.identity import Identity, display_task
+from lmr_author.domain.item_key import ItemKey
+from lmr_author.domain.three_way import ThreeWayLabel
 from lmr_author.labels.model import Label, now_iso
 from lmr_author.review.content import ItemContent, load_item_content
 from lmr_author.review.items import ReviewItem, load_queue
 from lmr_author.review.order import queue_order
-from lmr_author.three_way import ThreeWayLabel
+from lmr_author.util.errors import UserError
 
 __all__ = [
     "ItemState",

@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from lmr_author.errors import UserError
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.results import Limits
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.limits import Limits
+from lmr_author.util.errors import UserError
 
 #: Docker image ids: a sha256 content digest.
 _IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")
@@ -297,7 +297,7 @@ def _run(argv: list[str]) -> None:
 
 def default_cache_folder() -> Path:
     """``LMR_SIF_CACHE`` (a folder the nodes share), else our cache folder's ``sif/``."""
-    from lmr_author.locations import cache_dir
+    from lmr_author.util.locations import cache_dir
 
     named = os.environ.get(SIF_CACHE_ENV)
     return Path(named) if named else cache_dir("sif")

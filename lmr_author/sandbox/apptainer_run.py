@@ -21,6 +21,8 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from lmr_author.images.task_images import ImageRef
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox import harness, provisions
 from lmr_author.sandbox.apptainer import (
     Bind,
@@ -32,10 +34,8 @@ from lmr_author.sandbox.apptainer import (
     run_exec,
     wrapped,
 )
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ImageRef
 from lmr_author.sandbox.isolation import Isolation
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
 
 #: Where both processes of an isolated run find their socket's folder.
 CHANNEL_DIR = "/lmr-chan"
@@ -48,7 +48,7 @@ def sif_of(image: ImageRef) -> Path:
     import docker.errors
     import requests
 
-    from lmr_author.sandbox.engine import bulk_client
+    from lmr_author.runtime.engine import bulk_client
 
     cache = SifCache(default_cache_folder())
     if (cached := cache.cached(image.image_id)) is not None:

@@ -23,14 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.locations import cache_dir
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox import harness, isolation
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.sandbox.decision import LOG_PROTOCOLS, Expected
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
-from lmr_author.sandbox.results import ImplementationRun, Limits
-from lmr_author.sandbox.verdicts import LOG_PROTOCOLS, Expected
-from lmr_author.task import Implementation, Task
+from lmr_author.sandbox.run_result import ImplementationRun
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.locations import cache_dir
 
 if TYPE_CHECKING:
     import docker

@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.sandbox import (
+from lmr_author.domain.task import Task
+from lmr_author.runtime import (
     DEADLINE_LABEL,
     HOST_LABEL,
     KIND_BASE,
@@ -26,8 +27,7 @@ from lmr_author.sandbox import (
     OWNER_LABEL,
     TASK_LABEL,
 )
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.task import Task
+from lmr_author.runtime.infra_error import InfraError
 
 if TYPE_CHECKING:
     import docker
@@ -87,7 +87,7 @@ def list_resources(
     """Our images and containers (all states), optionally of one task only."""
     import docker.errors
 
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     client = client or get_client()
     filters: dict[str, Any] = {"label": [LABEL_KEY] + ([f"{TASK_LABEL}={task}"] if task else [])}
@@ -149,7 +149,7 @@ def prune(
     """
     import docker.errors
 
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     client = client or get_client()
     found = list_resources(client=client)
@@ -226,7 +226,7 @@ def remove_tags(tags: Iterable[str], *, client: docker.DockerClient | None = Non
     image that someone else tagged too."""
     import docker.errors
 
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     client = client or get_client()
     result = PruneResult()
@@ -255,8 +255,8 @@ def current_tags(
     base_image: str | None = None,
 ) -> set[str]:
     """The tags the tasks' images have now (what `ensure_image` would use), to keep."""
-    from lmr_author.sandbox.engine import get_client
-    from lmr_author.sandbox.images import plan_build
+    from lmr_author.images.task_images import plan_build
+    from lmr_author.runtime.engine import get_client
 
     client = client or get_client()
     return {plan_build(task, client=client, base_image=base_image).tag for task in tasks}
@@ -288,7 +288,7 @@ def remove_orphans(
     """
     import docker.errors
 
-    from lmr_author.sandbox.engine import get_client
+    from lmr_author.runtime.engine import get_client
 
     client = client or get_client()
     now = time.time() if now is None else now

@@ -35,9 +35,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from lmr_author.python_parse import parse_python
+from lmr_author.domain.task import Implementation, Task, goal_is_test_file
 from lmr_author.sandbox import harness
-from lmr_author.task import Implementation, Task, goal_is_test_file
+from lmr_author.util.python_parse import parse_python
 
 #: Top-level folders of a repository that hold tests by their name alone.
 _TEST_FOLDERS = ("unit_test", "unit_tests", "tests", "test")

@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from lmr_author import lfs
-from lmr_author.hardware import HARDWARE_KEY
-from lmr_author.sandbox.results import ImplementationRun, Limits
-from lmr_author.task import Implementation, Task
+from lmr_author.domain.hardware import HARDWARE_KEY
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_result import ImplementationRun
+from lmr_author.util import lfs
 
 _GPU = re.compile(
     r"Torch not compiled with CUDA enabled|Found no NVIDIA driver|No CUDA GPUs are available"

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker
@@ -144,7 +144,7 @@ def ensure_visible(client: docker.DockerClient, image: str, hub: str) -> None:
     and every model would look missing. One short container lists the mount; an empty
     listing of a folder that is not empty here is an error naming the cause.
     """
-    from lmr_author.sandbox.errors import InfraError
+    from lmr_author.runtime.infra_error import InfraError
 
     key = (str(client.api.base_url), hub)
     with _SEEN_LOCK:

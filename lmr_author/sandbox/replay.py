@@ -2,7 +2,7 @@
 
 A replay test (templates/unit_test.py.tmpl) finds the goal function's recorded inputs in
 the repository, calls the function under test on each and, inside the container, writes
-each output to ``$LMR_REPLAY_OUT/<case>.json`` (`lmr_author.replay_codec`). The expected
+each output to ``$LMR_REPLAY_OUT/<case>.json`` (`lmr_author.domain.replay_codec`). The expected
 outputs live in the task folder but outside the repository,
 ``<task>/expected_outputs/<unit test stem>/<case>.json``, so they never enter the image.
 The harness's supervisor hands the outputs back in its report; here they are decoded (no
@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lmr_author import replay_codec
+from lmr_author.domain import replay_codec
 
 EXPECTED_DIR = "expected_outputs"
 

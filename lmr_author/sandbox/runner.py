@@ -35,26 +35,21 @@ from pathlib import PurePosixPath
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
-from lmr_author.sandbox import (
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.runtime import (
     DEADLINE_LABEL,
     HOST_LABEL,
     KIND_RUN,
     LABEL_KEY,
     OWNER_LABEL,
     TASK_LABEL,
-    harness,
-    isolation,
-    provisions,
 )
+from lmr_author.runtime.engine import selected_runtime
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
-from lmr_author.sandbox.engine import selected_runtime
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.harness.crossing import safe_text
-from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.replay import replay_dir
-from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
-from lmr_author.sandbox.verdicts import (
+from lmr_author.sandbox.decision import (
     LOG_PROTOCOLS,
     PROTOCOLS,
     Expected,
@@ -62,7 +57,11 @@ from lmr_author.sandbox.verdicts import (
     detect_protocol,
     test_counts,
 )
-from lmr_author.task import Implementation, Task
+from lmr_author.sandbox.harness.crossing import safe_text
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.replay import replay_dir
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker
@@ -167,7 +166,7 @@ def run_tests(
             sif_of(image)
             started = time.monotonic()
         elif client is None:
-            from lmr_author.sandbox.engine import get_client
+            from lmr_author.runtime.engine import get_client
 
             client = get_client()
         for test_file in files:
@@ -302,7 +301,7 @@ def _run_one(
     import docker.errors
     import requests
 
-    from lmr_author.sandbox.engine import tmpfs_owner
+    from lmr_author.runtime.engine import tmpfs_owner
 
     workdir = PurePosixPath(image.workdir)
     environment = dict(env)
@@ -566,7 +565,7 @@ def sandbox_container(
     """
     from docker.types import LogConfig, Ulimit
 
-    from lmr_author.sandbox.engine import runtime_ulimits, selected_cgroup_parent
+    from lmr_author.runtime.engine import runtime_ulimits, selected_cgroup_parent
 
     memory = f"{limits.memory_mb}m"
     with removed_after(

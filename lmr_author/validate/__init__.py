@@ -11,14 +11,14 @@ from typing import Any
 
 _EXPORTS = {
     "Finding": "lmr_author.validate.findings",
-    "Rule": "lmr_author.validate.registry",
-    "all_rules": "lmr_author.validate.registry",
+    "Rule": "lmr_author.validate.rules",
+    "all_rules": "lmr_author.validate.rules",
     "TaskReport": "lmr_author.validate.static",
     "discover_tasks": "lmr_author.validate.static",
     "select_rules": "lmr_author.validate.static",
     "validate_task": "lmr_author.validate.static",
     "validate_paths": "lmr_author.validate.static",
-    "validate_task_dir": "lmr_author.validate.engine",
+    "validate_task_dir": "lmr_author.validate.task_dir",
     "Change": "lmr_author.validate.fixes",
     "apply_fixes": "lmr_author.validate.fixes",
     "to_json": "lmr_author.validate.report",

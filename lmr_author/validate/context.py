@@ -17,9 +17,9 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from lmr_author.cst.index import FunctionInfo, list_functions
-from lmr_author.errors import UserError
-from lmr_author.json_input import parse_json
-from lmr_author.task import INFO_FILE, Task, TaskLoadError, task_from_info
+from lmr_author.domain.task import INFO_FILE, Task, TaskLoadError, task_from_info
+from lmr_author.util.errors import UserError
+from lmr_author.util.json_input import parse_json
 from lmr_author.validate.findings import Finding, Severity
 from lmr_author.validate.severities import DEFAULT_SEVERITY
 

@@ -18,12 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.golden import load_proof, proof_key, prove, save_proof
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
-from lmr_author.sandbox.results import ImplementationRun, Limits
-from lmr_author.sandbox.verdicts import Expected
-from lmr_author.task import Implementation, Task
+from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.validate.evidence import ImplementationProof, proof_of
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.rules_run import (
@@ -64,8 +65,8 @@ def run_dynamic_checks(
     ``on_proof`` gets the counts of each implementation whose golden and masked runs
     both ran (`evidence`).
     """
-    from lmr_author.sandbox.engine import get_client
-    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.images.task_images import ensure_image
+    from lmr_author.runtime.engine import get_client
 
     limits = Limits(timeout_s=timeout_s, gpus=gpus, hf_cache=hf_cache)
     if (declared := unmet_hardware(task, limits)) is not None:

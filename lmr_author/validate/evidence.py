@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lmr_author.sandbox.results import ImplementationRun
+from lmr_author.sandbox.run_result import ImplementationRun
 
 
 @dataclass(frozen=True)

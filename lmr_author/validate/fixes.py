@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.categories import match_category
-from lmr_author.hardware import HARDWARE_KEY
-from lmr_author.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY
+from lmr_author.domain.categories import match_category
+from lmr_author.domain.hardware import HARDWARE_KEY
+from lmr_author.domain.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY
+from lmr_author.util.atomic import atomic_write_json
 from lmr_author.validate.rules_info import alias_fixable, number_strings
 from lmr_author.validate.rules_run import RULE_UNDECLARED_GPU
 from lmr_author.validate.static import TaskReport

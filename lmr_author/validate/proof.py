@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from lmr_author.validate.registry import Rule
+from lmr_author.validate.rules import Rule
 from lmr_author.validate.runs import Runner
 from lmr_author.validate.static import TaskReport
 
@@ -29,7 +29,7 @@ def prove_reports(
     ``on_progress`` gets one line per task skipped or started and per run; ``runner`` is
     where the runs execute (default: here).
     """
-    from lmr_author.task import load_task
+    from lmr_author.domain.task import load_task
     from lmr_author.validate.dynamic import run_dynamic_checks
 
     wanted = {r.id for r in rules if r.stage == "run"}

@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lmr_author.task import DOCKERFILE
+from lmr_author.domain.task import DOCKERFILE
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.registry import rule
+from lmr_author.validate.rules import rule
 
 INSTRUCTIONS = frozenset(
     {

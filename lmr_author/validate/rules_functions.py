@@ -16,11 +16,11 @@ from pathlib import Path
 
 from lmr_author.cst.index import FunctionInfo
 from lmr_author.cst.locate import goal_candidates, not_found_error
-from lmr_author.python_parse import parse_python
-from lmr_author.task import Implementation
+from lmr_author.domain.task import Implementation
+from lmr_author.util.python_parse import parse_python
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.registry import rule
+from lmr_author.validate.rules import rule
 
 _MAX_HUNKS = 3
 

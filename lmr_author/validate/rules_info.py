@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from lmr_author.categories import CATEGORIES, match_category, suggest_category
-from lmr_author.schema import schema_issues
-from lmr_author.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY, is_digits
+from lmr_author.domain.categories import CATEGORIES, match_category, suggest_category
+from lmr_author.domain.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY, is_digits
+from lmr_author.util.schema import schema_issues
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.registry import rule
+from lmr_author.validate.rules import rule
 
 FIX_HINT = "Run 'lmr-author validate --fix' to repair it."
 

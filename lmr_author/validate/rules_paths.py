@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.task import (
+from lmr_author.domain.task import (
     DOCKERFILE,
     INFO_FILE,
     PAPER_JSON,
@@ -22,7 +22,7 @@ from lmr_author.task import (
 )
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding, Severity
-from lmr_author.validate.registry import rule
+from lmr_author.validate.rules import rule
 from lmr_author.validate.rules_info import implementation_dicts
 
 

@@ -7,12 +7,12 @@ summary, and lets ``--list-rules``, ``--ignore``, ``--select`` and ``--json`` kn
 
 from __future__ import annotations
 
-from lmr_author.hardware import HARDWARE_KEY
+from lmr_author.domain.hardware import HARDWARE_KEY
+from lmr_author.domain.task import INFO_FILE, Implementation, Task
 from lmr_author.sandbox.needs import gpu_evidence
-from lmr_author.sandbox.results import ImplementationRun
-from lmr_author.task import INFO_FILE, Implementation, Task
+from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.registry import RULES, run_rule
+from lmr_author.validate.rules import RULES, run_rule
 
 RULE_GOLDEN_FAILS = run_rule(
     "golden-fails", "error", "the unit tests do not pass on the golden goal file (--run)"

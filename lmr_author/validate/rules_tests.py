@@ -13,11 +13,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from lmr_author import lfs
-from lmr_author.python_parse import parse_python
+from lmr_author.util import lfs
+from lmr_author.util.python_parse import parse_python
 from lmr_author.validate.context import SourceFile, TaskContext
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.registry import rule
+from lmr_author.validate.rules import rule
 
 _VERDICT_WORDS = re.compile(r"\b(passed|failed)\b", re.IGNORECASE)
 _SWALLOWING = {"Exception", "BaseException", "AssertionError"}

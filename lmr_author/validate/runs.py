@@ -15,10 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.results import ImplementationRun, Limits
-from lmr_author.sandbox.verdicts import Expected
-from lmr_author.task import Implementation, Task
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.sandbox.decision import Expected
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_result import ImplementationRun
 
 if TYPE_CHECKING:
     import docker

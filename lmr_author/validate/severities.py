@@ -8,5 +8,5 @@ from __future__ import annotations
 
 from lmr_author.validate.findings import Severity
 
-#: Rule id -> severity, written by `lmr_author.validate.registry.rule`.
+#: Rule id -> severity, written by `lmr_author.validate.rules.rule`.
 DEFAULT_SEVERITY: dict[str, Severity] = {}

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.errors import UserError
-from lmr_author.hardware import NO_HARDWARE, Hardware
-from lmr_author.task import INFO_FILE
+from lmr_author.domain.hardware import NO_HARDWARE, Hardware
+from lmr_author.domain.task import INFO_FILE
+from lmr_author.util.errors import UserError
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.registry import INTERNAL_ERROR, Rule, all_rules
+from lmr_author.validate.rules import INTERNAL_ERROR, Rule, all_rules
 
 if TYPE_CHECKING:
     from lmr_author.validate.evidence import ImplementationProof

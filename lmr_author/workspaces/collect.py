@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_json
 from lmr_author.cst.goal_lines import GoalLines
-from lmr_author.errors import UserError
-from lmr_author.evaluation.submissions import COLLECT_RECORD, check_system_name
-from lmr_author.task import Implementation, Task
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.eval_loop.submissions import COLLECT_RECORD, check_system_name
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces.files import NotRegularFile, read_file, scan
 from lmr_author.workspaces.manifest import Manifest, WorkspaceEntry
 

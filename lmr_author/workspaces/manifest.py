@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lmr_author.atomic import atomic_write_json
-from lmr_author.errors import UserError
+from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
 
 MANIFEST_FILE = "lmr-workspaces.json"
 FORMAT = "lmr-workspaces/1"
@@ -94,7 +94,7 @@ def load_manifest(folder: Path) -> Manifest:
         raise UserError("no such folder", file=folder, hint=hint)
     if path.is_symlink() or not path.is_file():
         raise UserError("no workspace manifest here", file=path, hint=hint)
-    from lmr_author.json_input import load_json
+    from lmr_author.util.json_input import load_json
 
     data = load_json(path, what="workspace manifest", hint=hint)
     if not isinstance(data, dict) or data.get("format") != FORMAT:

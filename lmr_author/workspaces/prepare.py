@@ -4,7 +4,7 @@ The settings are the paper's (§5.2), with the names of `lmr_author.generation.p
 ``full`` gives the masked repository, ``paper-and-goal-file`` keeps only the goal file of
 it, ``paper-only`` removes the repository entirely. Every workspace has ``paper.pdf`` and
 ``INSTRUCTION.md`` (``templates/agent_instruction.md``). Files are copied through
-`lmr_author.atomic`, and the manifest records the hash of every file written.
+`lmr_author.util.atomic`, and the manifest records the hash of every file written.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
-from lmr_author.atomic import atomic_write_bytes, atomic_write_text
-from lmr_author.errors import UserError
+from lmr_author.domain.task import PAPER_JSON, PAPER_PDF, Implementation, Task
 from lmr_author.generation.prompt import Setting
 from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
-from lmr_author.task import PAPER_JSON, PAPER_PDF, Implementation, Task
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_text
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces.files import IGNORED_DIRS
 from lmr_author.workspaces.manifest import (
     INSTRUCTION_FILE,
@@ -37,7 +37,7 @@ TEMPLATE_NAME = "agent_instruction.md"
 @functools.cache
 def _template() -> PromptTemplate:
     """The shipped instruction template, read and checked once per process."""
-    from lmr_author.resources import resource_path
+    from lmr_author.util.resources import resource_path
 
     return load_prompt_template(
         resource_path("templates", TEMPLATE_NAME),

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef, ensure_image
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef, ensure_image
 from tests.adversarial.exploits import write_replay_task, write_unittest_task
 
 

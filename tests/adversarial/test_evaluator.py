@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox import DEADLINE_LABEL, HOST_LABEL, KIND_RUN, LABEL_KEY, OWNER_LABEL
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.runtime import DEADLINE_LABEL, HOST_LABEL, KIND_RUN, LABEL_KEY, OWNER_LABEL
 from tests.support.sandbox_tasks import write_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
@@ -81,7 +81,7 @@ def live_stranger(docker_client: Any, bench: tuple[Path, Task]) -> Iterator[str]
     """A run container of another live evaluation (a sleeping process of ours)."""
     _, task = bench
     owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-    from lmr_author.sandbox.images import ensure_image
+    from lmr_author.images.task_images import ensure_image
 
     image = ensure_image(task, client=docker_client)
     container = docker_client.containers.create(

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef, ensure_image
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef, ensure_image
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.replay import EXPECTED_DIR
-from lmr_author.sandbox.verdicts import Expected
-from lmr_author.task import Task
 from tests.adversarial.exploits import (
     RIGHT_ADD,
     assert_not_passed,

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
 from tests.support.openai_server import OpenAIServer, Reply
 from tests.support.sandbox_tasks import write_task
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmr_author.authoring.dockerfile import render_task_dockerfile
-from lmr_author.sandbox.certificates import CA_PATH_IN_IMAGE, ca_dockerfile, host_ca_bundle
+from lmr_author.images.certificates import CA_PATH_IN_IMAGE, ca_dockerfile, host_ca_bundle
 
 
 def test_bundle_is_taken_from_the_first_readable_variable(tmp_path: Path) -> None:

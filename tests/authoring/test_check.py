@@ -12,7 +12,7 @@ import pytest
 from lmr_author.authoring.build import build_task
 from lmr_author.authoring.check import draft_info, live_check, schema_check
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
-from lmr_author.schema import schema_issues
+from lmr_author.util.schema import schema_issues
 
 
 def _draft(repo: Path, **fields: Any) -> TaskSpec:
@@ -50,7 +50,7 @@ def test_one_rule_names_the_repository_folder(tmp_path: Path) -> None:
 
 def _save_refuses(spec: TaskSpec) -> bool:
     from lmr_author.authoring.save import fill_identity
-    from lmr_author.errors import UserError
+    from lmr_author.util.errors import UserError
 
     try:
         fill_identity(copy.deepcopy(spec))
@@ -84,7 +84,7 @@ def test_the_live_check_flags_what_save_cannot_fill(
 
 @pytest.fixture
 def toy_paper(tmp_path: Path) -> Path:
-    from lmr_author.paper import make_paper_pdf
+    from lmr_author.authoring.paper_pdf import make_paper_pdf
 
     out = tmp_path / "paper.pdf"
     make_paper_pdf("Toy Margins", [("Method", "A margin loss.")], out)  # no date metadata

@@ -12,7 +12,7 @@ import pytest
 from lmr_author.authoring.image_build import build_environment
 from lmr_author.authoring.save import run_save_checks, save_draft_task
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
-from lmr_author.sandbox import LABEL_KEY
+from lmr_author.runtime import LABEL_KEY
 from tests.support.notebook_repo import DRIVER, notebook_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from lmr_author.authoring.drafts import apply_checkout, mark_finished, resume_draft, save_draft
+from lmr_author.authoring.paper_pdf import make_paper_pdf
 from lmr_author.authoring.paper_title import guess_paper_title
 from lmr_author.authoring.save import fill_identity
 from lmr_author.authoring.spec import TaskSpec, draft_path
-from lmr_author.errors import UserError
-from lmr_author.paper import make_paper_pdf
+from lmr_author.util.errors import UserError
 from tests.support.git_repo import commit_files
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from lmr_author.authoring.check import draft_info, live_check
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, load_spec
-from lmr_author.errors import UserError
-from lmr_author.hardware import Hardware, parse_hardware
+from lmr_author.domain.hardware import Hardware, parse_hardware
+from lmr_author.util.errors import UserError
 
 
 def _spec(**fields: Any) -> TaskSpec:

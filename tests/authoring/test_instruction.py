@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.authoring.instruction import draft_instruction
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 def test_draft_names_function_file_signature_summary_and_retrieval(toy_repo: Path) -> None:

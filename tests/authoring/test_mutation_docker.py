@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
+from lmr_author.domain.task import Task, load_task
 from lmr_author.mutation.equivalents import EquivalentMutant, mark_equivalent
 from lmr_author.mutation.score import mutation_test
-from lmr_author.task import Task, load_task
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 SAMPLE = Path(__file__).resolve().parents[2] / "benchmark" / "04-InfoNCE"

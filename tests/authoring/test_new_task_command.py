@@ -10,8 +10,8 @@ import pytest
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.cli import main
-from lmr_author.task import load_task
-from lmr_author.validate.engine import validate_task_dir
+from lmr_author.domain.task import load_task
+from lmr_author.validate.task_dir import validate_task_dir
 
 DRIVER = (
     "from toy.losses import margin_loss\nmargin_loss([1.0, 2.0], [0.5, 3.0])\n"
@@ -21,7 +21,7 @@ DRIVER = (
 
 @pytest.fixture
 def spec_file(tmp_path: Path, toy_repo: Path) -> Path:
-    from lmr_author.paper import make_paper_pdf
+    from lmr_author.authoring.paper_pdf import make_paper_pdf
 
     make_paper_pdf("Toy Margins", [("Method", "A logistic margin loss.")], tmp_path / "p.pdf")
     spec = {

@@ -14,9 +14,9 @@ import pytest
 
 from lmr_author.authoring.paper_document import MAX_TITLE, clean_title, title_from_text
 from lmr_author.authoring.paper_forms import read_paper, write_paper
+from lmr_author.authoring.paper_pdf import load_paper_json, make_paper_pdf, pdf_to_pages
 from lmr_author.cli import main
-from lmr_author.errors import UserError
-from lmr_author.paper import load_paper_json, make_paper_pdf, pdf_to_pages
+from lmr_author.util.errors import UserError
 
 MAIN_TEX = r"""\documentclass{article}
 \usepackage{amsmath}

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from lmr_author.authoring.paper_document import PaperDocument
 from lmr_author.authoring.paper_forms import read_paper
 from lmr_author.authoring.paper_latex import read_latex
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 def _paper(body: str, preamble: str = "") -> str:

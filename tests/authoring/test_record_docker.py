@@ -11,8 +11,8 @@ from lmr_author.authoring.environment import propose_for_draft
 from lmr_author.authoring.image_build import build_environment
 from lmr_author.authoring.record_docker import dry_run_in_docker, record_goal_in_docker
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
-from lmr_author.errors import UserError
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
+from lmr_author.util.errors import UserError
 from tests.support.real_repo import DRIVER, GOAL_FILE, GOAL_FUNCTION, write_real_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

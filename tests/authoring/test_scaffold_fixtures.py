@@ -10,7 +10,7 @@ import pytest
 from lmr_author.authoring.dockerfile import render_dockerfile
 from lmr_author.authoring.fixtures import record_fixtures
 from lmr_author.authoring.scaffold import render_unit_test
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 DRIVER = (
     "from toy.losses import margin_loss\nfor b in (0.1, 0.5, 1.0, 2.0):\n"

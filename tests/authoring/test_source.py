@@ -6,7 +6,7 @@ import git
 import pytest
 
 from lmr_author.authoring.source import looks_like_url, resolve_source
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 def test_local_folder_records_head_commit(toy_repo: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, load_spec, save_spec
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 def test_spec_round_trip(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from lmr_author.authoring.suggest import paper_passages, read_paper
 from lmr_author.authoring.suggest.paper_text import paper_profile
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 PDF_TEXT = {
     "1": "Margin Losses\nAbstract\nWe propose SimPO, a margin loss.\n1\nIntroduction\n"
@@ -102,7 +102,7 @@ def test_markdown_headings(tmp_path: Path) -> None:
 
 
 def test_paper_json_and_pdf_read_as_pages(tmp_path: Path) -> None:
-    from lmr_author.paper import make_paper_pdf
+    from lmr_author.authoring.paper_pdf import make_paper_pdf
 
     pages = {"1": "Title\n1 Method\nText."}
     (tmp_path / "paper.json").write_text(json.dumps(pages), encoding="utf-8")

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from lmr_author.cli import build_parser
-from lmr_author.evaluation.backend import DockerBackend
-from lmr_author.sandbox import engine
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.eval_loop.backend import DockerBackend
+from lmr_author.runtime import engine
+from lmr_author.runtime.infra_error import InfraError
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import pytest
 
 from lmr_author.cst import AmbiguousFunctionError, FunctionNotFoundError
 from lmr_author.cst.mask import mask_class, mask_function, mask_functions
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 
 def assert_masks(

@@ -21,7 +21,7 @@ from lmr_author.cst.index import FunctionInfo, list_functions
 from lmr_author.cst.locate import locate_function
 from lmr_author.cst.mask import MASK_STYLES, mask_function
 from lmr_author.cst.splice import splice_function
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 #: More examples for a deeper search: LMR_CST_ROUNDTRIP_EXAMPLES=1000 pytest ...
 EXAMPLES = int(os.environ.get("LMR_CST_ROUNDTRIP_EXAMPLES", "100"))

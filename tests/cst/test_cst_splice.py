@@ -9,7 +9,7 @@ import pytest
 from lmr_author.cst.extract import extract_function
 from lmr_author.cst.mask import mask_function
 from lmr_author.cst.splice import SpliceError, splice_function
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 MASKED_METHOD = dedent(
     '''\

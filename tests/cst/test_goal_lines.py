@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
 from lmr_author.cst.goal_lines import (
     LINE_HELP,
@@ -18,12 +17,13 @@ from lmr_author.cst.goal_lines import (
     resolve_goal_lines,
 )
 from lmr_author.cst.index import list_functions
-from lmr_author.errors import UserError
-from lmr_author.evaluation import Submission, run_evaluation
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.eval_loop import Submission, run_evaluation
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import splice_problem
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces import collect_workspaces, load_manifest, prepare_workspaces
-from tests.evaluation.evaltasks import LocalBackend, make_benchmark
+from tests.eval_loop.evaltasks import LocalBackend, make_benchmark
 
 #: ``add`` is defined twice at the same level: a real ambiguity (lines 5 and 7).
 MASKED = """\

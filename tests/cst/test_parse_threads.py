@@ -16,7 +16,7 @@ SCRIPT = textwrap.dedent(
     """
     import gc, sys, time
     from concurrent.futures import ThreadPoolExecutor
-    from lmr_author.python_parse import parse_python
+    from lmr_author.util.python_parse import parse_python
 
     SOURCE = "x = " + "(" * 60 + "1" + ")" * 60 + "\\n"
     SOURCE += "def f(a):\\n    return [a, {'k': (a,)}]\\n" * 40

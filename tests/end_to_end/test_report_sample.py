@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
+from lmr_author.domain.three_way import short_name
 from lmr_author.labels import Label, LabelStore
-from lmr_author.three_way import short_name
 from tests.support.openai_server import OpenAIServer, Reply
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

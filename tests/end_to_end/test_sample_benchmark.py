@@ -22,14 +22,15 @@ from typing import Any
 
 import pytest
 
-from lmr_author import replay_codec
 from lmr_author.authoring.fixtures import expected_outputs_dir
+from lmr_author.authoring.paper_pdf import pdf_to_pages
 from lmr_author.authoring.scaffold import fixture_prefix, render_unit_test
-from lmr_author.categories import CATEGORIES
 from lmr_author.cst.mask import mask_function
 from lmr_author.cst.splice import splice_function
-from lmr_author.paper import pdf_to_pages
-from lmr_author.task import Implementation, Task, find_task_dirs, load_task
+from lmr_author.domain import replay_codec
+from lmr_author.domain.categories import CATEGORIES
+from lmr_author.domain.task import Implementation, Task, find_task_dirs, load_task
+from tests.support import sample_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARK = ROOT / "benchmark"
@@ -289,6 +290,8 @@ def test_demo_eval_in_docker_shows_what_the_submissions_were_written_to_show(
                 assert summary[system]["implementations"] == len(IMPLEMENTATIONS)
                 assert summary[system]["passed"] == (len(IMPLEMENTATIONS) if should_pass else 0)
                 assert summary[system]["verdicts"]["infra-error"] == 0
+            # Run by run, the verdicts recorded before the package was reorganised.
+            assert sample_runs.verdicts_of(tmp_path / form) == sample_runs.recorded()["verdicts"]
     finally:
         # Remove only the images this test built for the sample tasks; other runs on
         # the same engine may be using theirs.
@@ -343,7 +346,7 @@ def _same_file(name: str, new: bytes, old: bytes) -> bool:
         words = [" ".join(json.loads(data).values()).split() for data in (new, old)]
         return words[0] == words[1]
     if name.endswith(".json") and ("/unit_test/fixtures/" in name or "/expected_outputs/" in name):
-        from lmr_author import replay_codec
+        from lmr_author.domain import replay_codec
 
         # Recorded values (arrays included) compared by value, far tighter than the tests'
         # own tolerance: only the last bits of vectorised float math may differ.

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from lmr_author.executors.cgroups import container_parent, job_cgroup
-from lmr_author.sandbox.engine import use_cgroup_parent
-from lmr_author.sandbox.images import ensure_image
-from lmr_author.sandbox.results import Limits
+from lmr_author.images.task_images import ensure_image
+from lmr_author.runtime.engine import use_cgroup_parent
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.runner import run_tests
 from tests.support.sandbox_tasks import GOLDEN, write_task
 

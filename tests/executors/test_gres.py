@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lmr_author.errors import UserError
+from lmr_author.domain.hardware import NO_HARDWARE, Hardware
 from lmr_author.executors.gres import (
     GpuType,
     allocated_gpus,
@@ -13,8 +13,8 @@ from lmr_author.executors.gres import (
     parse_gpu_types,
     unrequested_memory,
 )
-from lmr_author.hardware import NO_HARDWARE, Hardware
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.util.errors import UserError
 
 TYPES = parse_gpu_types("40=a100, 16=v100,80=a100_80g")
 ONE_24 = Hardware(gpus=1, gpu_memory_gb=24)

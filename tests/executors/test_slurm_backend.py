@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.domain.task import load_task
+from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.executors.gres import parse_gpu_types
 from lmr_author.executors.slurm import SlurmBackend
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.task import load_task
+from lmr_author.runtime.infra_error import InfraError
 from tests.support.sandbox_tasks import GOLDEN, write_task
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.executors.wire import Request, load_result, save_result, sha256
 from lmr_author.executors.worker import main, run_request
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 
 
 def _run() -> ImplementationRun:
@@ -115,7 +115,7 @@ def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path
     assert submitted != DockerBackend().settings()
     given = _request(tmp_path, settings=submitted, gpus="all", hf_cache=str(hub))
     # Past the settings check: what stops it next is the missing task folder.
-    from lmr_author.task import TaskLoadError
+    from lmr_author.domain.task import TaskLoadError
 
     with pytest.raises(TaskLoadError):
         run_request(given)
@@ -129,8 +129,8 @@ def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path
 def test_a_raw_request_reads_back_with_its_limits_and_expected_counts(tmp_path: Path) -> None:
     from dataclasses import asdict
 
-    from lmr_author.sandbox.results import Limits
-    from lmr_author.sandbox.verdicts import Expected
+    from lmr_author.sandbox.decision import Expected
+    from lmr_author.sandbox.limits import Limits
 
     limits = Limits(timeout_s=30.0, gpus="all")
     request = _request(
@@ -173,13 +173,13 @@ def test_the_worker_refuses_a_raw_run_under_other_limits(tmp_path: Path) -> None
     from dataclasses import asdict
 
     from lmr_author.executors.wire import raw_settings
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
 
     keyed = raw_settings(Limits(timeout_s=30.0), "auto", "docker")
     request = _request(tmp_path, kind="raw", settings=keyed, limits=asdict(Limits()))
     assert "settings" in str(run_request(request))
     accepted = _request(tmp_path, kind="raw", settings=keyed, limits=asdict(Limits(timeout_s=30.0)))
-    from lmr_author.task import TaskLoadError
+    from lmr_author.domain.task import TaskLoadError
 
     with pytest.raises(TaskLoadError):  # past the check: the task folder is missing
         run_request(accepted)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.evaluation import Submission, load_candidates, read_predictions
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.eval_loop import Submission, load_candidates, read_predictions
 from tests.generation.generate_support import SAMPLE, answering, correct_sources
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Reply
 

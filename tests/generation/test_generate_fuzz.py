@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmr_author.errors import UserError
 from lmr_author.generation.predictions import read_records, write_records
+from lmr_author.util.errors import UserError
 
 _value = st.none() | st.booleans() | st.integers() | st.text(max_size=6) | st.floats()
 _record = st.fixed_dictionaries(

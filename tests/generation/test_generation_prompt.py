@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
+from lmr_author.domain.task import load_task, save_task
 from lmr_author.generation.prompt import (
     PromptInputs,
     PromptTooLongError,
@@ -21,7 +21,7 @@ from lmr_author.generation.prompt import (
     load_template,
     references_start,
 )
-from lmr_author.task import load_task, save_task
+from lmr_author.util.errors import UserError
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmark"
 

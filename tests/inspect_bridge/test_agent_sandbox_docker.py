@@ -17,12 +17,12 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.util import SandboxUserUnsupportedError
 
-from lmr_author.benchmark import load_benchmark
+from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.generation.prompt import Setting
 from lmr_author.inspect_bridge.samples import agent_samples
 from lmr_author.inspect_bridge.sandbox import LmrSandboxConfig, LmrSandboxEnvironment
 from lmr_author.inspect_bridge.task import lmr_bench
-from lmr_author.sandbox import OWNER_LABEL, TASK_LABEL
+from lmr_author.runtime import OWNER_LABEL, TASK_LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -16,10 +16,9 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import match
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.errors import UserError
-from lmr_author.evaluation import read_predictions
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.eval_loop import read_predictions
 from lmr_author.generation.prompt import Setting
 from lmr_author.generation.runner import GenerateConfig, plan_generation
 from lmr_author.inspect_bridge.logs import write_eval_output
@@ -28,6 +27,7 @@ from lmr_author.inspect_bridge.samples import ItemMeta, agent_samples, prompting
 from lmr_author.inspect_bridge.sandbox import LmrSandboxConfig
 from lmr_author.inspect_bridge.scorer import system_name
 from lmr_author.inspect_bridge.task import lmr_bench
+from lmr_author.util.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "benchmark"

@@ -14,7 +14,7 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.judge import load_judgments
-from lmr_author.locations import cache_dir
+from lmr_author.util.locations import cache_dir
 from tests.support.eval_output import RunSpec, build_eval_output
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Reply
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lmr_author.domain.three_way import short_name
 from lmr_author.judge.parse import coerce_category, parse_judge_answer
-from lmr_author.three_way import short_name
 
 # The shared folder sits beside the repository (../shared), as the design says.
 FORMATS = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "formats"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
+from lmr_author.domain.task import load_task
 from lmr_author.judge.prompt import build_prompt, load_template
-from lmr_author.task import load_task
+from lmr_author.util.errors import UserError
 from tests.support.eval_output import write_task
 
 GOLDEN_CLASS = '''class Loss:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.judge.published import (
     load_published_judgments,
     parse_published_name,
     scan_published_judgments,
 )
+from lmr_author.util.errors import UserError
 
 BARE = '{\n  "category": "1",\n  "rationale": ["missing entirely"]\n}\n'
 FENCED = '```json\n{"category": 3, "rationale": ["fine", "also fine"]}\n```\n'

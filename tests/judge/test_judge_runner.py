@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.judge import load_judgments, run_judging
 from lmr_author.judge.config import JudgeConfig
 from lmr_author.judge.prompt import REASK
+from lmr_author.util.errors import UserError
 from tests.support.eval_output import RunSpec, build_eval_output, candidate_source
 from tests.support.openai_server import OpenAIServer, RecordedRequest, Reply
 

@@ -9,9 +9,9 @@ import pytest
 
 from lmr_author.cli import main
 from lmr_author.commands.judge import format_summary
+from lmr_author.domain.scoring import LabelCounts, SystemScore, Tally
+from lmr_author.domain.thin_rows import MARK
 from lmr_author.judge.summary import JudgeSummary
-from lmr_author.scoring import LabelCounts, SystemScore, Tally
-from lmr_author.thin_rows import MARK
 from tests.support.eval_output import RunSpec, build_eval_output
 from tests.support.openai_server import OpenAIServer, Reply
 

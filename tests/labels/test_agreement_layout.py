@@ -19,13 +19,13 @@ from rich.console import Console
 
 from lmr_author.cli import main
 from lmr_author.commands._render_agreement import print_report
-from lmr_author.errors import UserError
-from lmr_author.identity import display_task, natural_key
+from lmr_author.domain.identity import display_task, natural_key
 from lmr_author.labels import Label, LabelStore
 from lmr_author.labels.agreement import Options, analyze
 from lmr_author.labels.agreement_report import AgreementReport
 from lmr_author.labels.report import sections
 from lmr_author.labels.sources import load_human_labels, load_judge_source
+from lmr_author.util.errors import UserError
 from tests.labels.agreement_fixtures import write_published_scale
 
 #: A model name as long as real ones get, to stress the system column.

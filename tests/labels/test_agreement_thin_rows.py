@@ -15,11 +15,11 @@ from rich.console import Console
 
 from lmr_author.cli import main
 from lmr_author.commands._render_agreement import print_report, to_markdown
+from lmr_author.domain.thin_rows import MARK
 from lmr_author.labels.agreement import Options, analyze
 from lmr_author.labels.agreement_report import AgreementReport
 from lmr_author.labels.report import summary, thin_lines
 from lmr_author.labels.sources import load_human_labels, load_judge_source
-from lmr_author.thin_rows import MARK
 
 LONG_MODEL = "claude-3-7-sonnet-20250219-thinking"
 THIN = f"openhands_agent-{LONG_MODEL}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from lmr_author.item_key import ItemKey
+from lmr_author.domain.item_key import ItemKey
 from lmr_author.labels import Label, LabelStore
 
 ITEM = ItemKey("no_agent-gpt4o", "01-DPO", 1)

@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from lmr_author.errors import UserError
-from lmr_author.identity import Identity, load_identity, paper_index
+from lmr_author.domain.identity import Identity, load_identity, paper_index
 from lmr_author.labels import Label
 from lmr_author.labels.published import (
     PUBLISHED_KEYS,
@@ -20,6 +19,7 @@ from lmr_author.labels.published import (
     read_label_file,
     write_label_file,
 )
+from lmr_author.util.errors import UserError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The shared folder sits beside the repository (../shared), as the design says.

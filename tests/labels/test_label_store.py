@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.labels import InvalidLabelError, Label, LabelStore, default_store_path
+from lmr_author.util.errors import UserError
 
 ITEM = ("no_agent-gpt4o", "01-DPO", 1)
 

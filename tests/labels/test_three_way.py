@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
+from lmr_author.domain.three_way import UNPARSED, ThreeWayLabel, short_name
 from lmr_author.judge.parse import coerce_category
 from lmr_author.judge.store import Judgment
 from lmr_author.labels import InvalidLabelError, Label
-from lmr_author.three_way import UNPARSED, ThreeWayLabel, short_name
+from lmr_author.util.errors import UserError
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lmr_author"
 

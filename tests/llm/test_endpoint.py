@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.generation.runner import config_from_env as generate_config
 from lmr_author.judge.config import config_from_env as judge_config
 from lmr_author.llm.endpoint import resolve_endpoint
+from lmr_author.util.errors import UserError
 
 
 def test_flags_win_over_the_environment() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
+from lmr_author.domain.task import load_task
 from lmr_author.mutation.equivalents import (
     EquivalentMutant,
     equivalents_of,
@@ -19,7 +19,7 @@ from lmr_author.mutation.equivalents import (
 from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.mutation.score import MutationReport
 from lmr_author.mutation.summary import mutation_table, summary_json
-from lmr_author.task import load_task
+from lmr_author.util.errors import UserError
 
 SOURCE = b"""import numpy as np
 
@@ -79,7 +79,7 @@ def test_marks_are_stored_in_info_json_and_read_back(tmp_path: Path) -> None:
         "equivalent_mutants"
         not in json.loads((task / "info.json").read_text())["implementations"][0]
     )
-    from lmr_author.validate.engine import validate_task_dir
+    from lmr_author.validate.task_dir import validate_task_dir
 
     mark_equivalent(task, 1, [EquivalentMutant(key, "why")])
     assert not [f for f in validate_task_dir(task) if f.rule == "schema"]

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.reporting.pass_at_k import SampleCount, mean_pass_at_k, pass_at_k
+from lmr_author.util.errors import UserError
 
 
 def brute_force(samples: int, passed: int, k: int) -> float:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from lmr_author.commands._render_report import _figures
+from lmr_author.domain.scoring import LabelCounts, SystemScore, Tally
 from lmr_author.reporting.tables import Report
-from lmr_author.scoring import LabelCounts, SystemScore, Tally
 
 
 def _row(

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lmr_author.errors import UserError
 from lmr_author.reporting.published_results import (
     load_published_results,
     parse_published_results,
 )
+from lmr_author.util.errors import UserError
 
 #: The published shape, as in the shared reference formats (unit-test-results-example.txt).
 SAMPLE = """\

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
+from lmr_author.domain.task import find_task_dirs, load_task
 from lmr_author.reporting.repo_metrics import (
     code_lines,
     implementation_metrics,
     tree_metrics,
 )
-from lmr_author.task import find_task_dirs, load_task
+from lmr_author.util.errors import UserError
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmark"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from lmr_author.cli import main
+from lmr_author.domain.three_way import short_name
 from lmr_author.eval_output import RESULTS_FILE
 from lmr_author.eval_output.results import build_results, save_results
 from lmr_author.judge.store import Judgment, save_judgment
 from lmr_author.labels import Label, LabelStore
-from lmr_author.three_way import short_name
 from tests.support.eval_output import RunSpec, build_eval_output, candidate_source
 
 #: The published shape (reference/formats/unit-test-results-example.txt).

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
+from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.reporting.repo_metrics import implementation_metrics
 from tests.support.eval_output import GOLDEN_SOURCE, RunSpec, build_eval_output
 

@@ -14,8 +14,8 @@ import pytest
 import statsmodels.api as sm
 
 from lmr_author.cli import main
+from lmr_author.domain.task import load_task
 from lmr_author.reporting.repo_metrics import implementation_metrics
-from lmr_author.task import load_task
 from tests.support.eval_output import GOLDEN_SOURCE, write_task
 
 #: Benchmark tasks (folder, implementations); 11-Broken loses its repository folder.

@@ -1,11 +1,11 @@
-"""Table 2 of `report` marks rows whose n is far below the others' (`lmr_author.thin_rows`)."""
+"""Table 2 of `report` marks rows whose n is far below the others (`domain.thin_rows`)."""
 
 from __future__ import annotations
 
 from lmr_author.commands._render_report import sections, thin_lines, to_markdown
+from lmr_author.domain.scoring import LabelCounts, SystemScore, Tally
+from lmr_author.domain.thin_rows import MARK
 from lmr_author.reporting.tables import Report
-from lmr_author.scoring import LabelCounts, SystemScore, Tally
-from lmr_author.thin_rows import MARK
 
 
 def row(system: str, runs: int, judged: int, labels: int, published: bool = False) -> SystemScore:

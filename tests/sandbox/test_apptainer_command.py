@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.sandbox.apptainer import (
     NONCE_FILE,
     STARTED,
@@ -18,7 +17,8 @@ from lmr_author.sandbox.apptainer import (
     exec_command,
     wrapped,
 )
-from lmr_author.sandbox.results import Limits
+from lmr_author.sandbox.limits import Limits
+from lmr_author.util.errors import UserError
 
 IMAGE = "sha256:" + "ab" * 32
 SIF = Path("/cache/x.sif")

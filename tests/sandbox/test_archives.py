@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox.archives import archive_name, load_images
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ensure_image, image_by_id
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.images.archives import archive_name, load_images
+from lmr_author.images.task_images import ensure_image, image_by_id
+from lmr_author.runtime.infra_error import InfraError
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("image_cleanup")]
 

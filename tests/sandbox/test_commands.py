@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox import KIND_BASE, KIND_RUN, LABEL_KEY, TASK_LABEL
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.runtime import KIND_BASE, KIND_RUN, LABEL_KEY, TASK_LABEL
 from tests.support.sandbox_tasks import leftover_containers
 
 pytestmark = pytest.mark.docker

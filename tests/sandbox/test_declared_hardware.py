@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox import KIND_RUN, LABEL_KEY, TASK_LABEL
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.domain.task import Task, load_task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.runtime import KIND_RUN, LABEL_KEY, TASK_LABEL
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import unmet_hardware
-from lmr_author.sandbox.results import Limits
-from lmr_author.task import Task, load_task
 from tests.support.eval_cli import eval_json
 from tests.support.sandbox_tasks import GOLDEN, MASKED, write_task
 

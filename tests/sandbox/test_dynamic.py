@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.golden import Proof, load_proof, proof_key
-from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
-from lmr_author.sandbox.verdicts import Expected
-from lmr_author.task import Task
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.validate.dynamic import findings_from_runs, run_dynamic_checks
 from tests.support.sandbox_tasks import GOLDEN, MASKED
 

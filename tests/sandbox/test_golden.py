@@ -7,11 +7,11 @@ import dataclasses
 import json
 from pathlib import Path
 
+from lmr_author.domain.task import Task, load_task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.golden import Proof, proof_for, proof_key
-from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
-from lmr_author.sandbox.verdicts import Expected
-from lmr_author.task import Task, load_task
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 
 
 def _task(root: Path) -> Task:

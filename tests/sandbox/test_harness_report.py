@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author import replay_codec
+from lmr_author.domain import replay_codec
+from lmr_author.sandbox.decision import Expected, decide, harness_verdict
 from lmr_author.sandbox.harness import MARKER, parse_report
-from lmr_author.sandbox.verdicts import Expected, decide, harness_verdict
 
 NONCE = "n" * 32
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL, InfraError
-from lmr_author.sandbox.dockerfile import rewrite_from
-from lmr_author.sandbox.engine import get_client
-from lmr_author.sandbox.images import ensure_image, plan_build
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.images.from_lines import rewrite_from
+from lmr_author.images.task_images import ensure_image, plan_build
+from lmr_author.runtime import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL, InfraError
+from lmr_author.runtime.engine import get_client
 
 BASE = "python:3.11-slim"
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ensure_image
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ensure_image
 from lmr_author.sandbox.runner import run_tests
-from lmr_author.task import Task
 from lmr_author.validate.dynamic import run_dynamic_checks
 from tests.support.eval_cli import eval_json
 from tests.support.sandbox_tasks import GOLDEN

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
-from lmr_author.evaluation.backend import DockerBackend
+from lmr_author.domain.task import Implementation
+from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.sandbox import provisions
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource
-from lmr_author.sandbox.results import ImplementationRun, Limits, TestVerdict
-from lmr_author.task import Implementation
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from lmr_author.util.errors import UserError
 
 
 @pytest.mark.parametrize("spec", ["all", "1", "2", "device=0", "device=0,3"])
@@ -171,9 +172,9 @@ def test_a_plain_failure_or_a_pass_is_no_missing_resource(tmp_path: Path) -> Non
 
 
 def test_a_golden_proof_made_with_a_gpu_or_a_cache_holds_only_with_them(tmp_path: Path) -> None:
+    from lmr_author.domain.task import Task
+    from lmr_author.images.task_images import ImageRef
     from lmr_author.sandbox.golden import proof_key
-    from lmr_author.sandbox.images import ImageRef
-    from lmr_author.task import Task
 
     impl = _impl(tmp_path / "repo")
     task = Task(path=tmp_path, instance_id=1, folder_name="t", repo_folder_name="repo")

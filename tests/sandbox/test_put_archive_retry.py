@@ -10,7 +10,7 @@ from __future__ import annotations
 import docker.errors
 import pytest
 
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.runner import put_archive_retrying
 
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.errors import UserError
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ensure_image
-from lmr_author.sandbox.registry import check_registry, pull_image, remote_name
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.images.registry import check_registry, pull_image, remote_name
+from lmr_author.images.task_images import ensure_image
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.util.errors import UserError
 from tests.support.registry import registry
 
 __all__ = ["registry"]

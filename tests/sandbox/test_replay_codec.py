@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from lmr_author import replay_codec
-from lmr_author.replay_codec import CodecError, EncodedObject
+from lmr_author.domain import replay_codec
+from lmr_author.domain.replay_codec import CodecError, EncodedObject
 
 
 class Point:

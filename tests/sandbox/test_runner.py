@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef, ensure_image
-from lmr_author.sandbox.results import ImplementationRun, Limits
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef, ensure_image
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.sandbox.runner import run_tests
-from lmr_author.task import Task
 from tests.support.sandbox_tasks import LEGACY_TEST, leftover_containers
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]

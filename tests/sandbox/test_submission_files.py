@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.evaluation import submission_files
-from lmr_author.evaluation.submission_files import read_member
+from lmr_author.eval_loop import submission_files
+from lmr_author.eval_loop.submission_files import read_member
 
 
 @pytest.fixture

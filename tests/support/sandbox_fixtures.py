@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.images import ImageRef, ensure_image
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef, ensure_image
 from tests.support.sandbox_tasks import (
     LEGACY_TEST,
     leftover_containers,

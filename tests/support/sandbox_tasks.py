@@ -13,8 +13,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from lmr_author.sandbox import LABEL_KEY, TASK_LABEL
-from lmr_author.task import Task, load_task
+from lmr_author.domain.task import Task, load_task
+from lmr_author.runtime import LABEL_KEY, TASK_LABEL
 
 REPO = "calc_repo"
 SESSION = uuid.uuid4().hex[:8]

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.task import load_task
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.domain.task import load_task
 from tests.support.fuzz import FUZZ
 from tests.support.published_task import write_published_task
 

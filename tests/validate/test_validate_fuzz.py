@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmr_author.cli import main
-from lmr_author.task import TaskLoadError, load_task
+from lmr_author.domain.task import TaskLoadError, load_task
 from lmr_author.validate.static import validate_task
 from tests.support.unprivileged import shared_tmp_dir, unprivileged
 from tests.validate.samples import REPO, base_info, build_task

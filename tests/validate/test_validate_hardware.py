@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.sandbox.results import ImplementationRun, TestVerdict
-from lmr_author.task import load_task
+from lmr_author.domain.task import load_task
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.fixes import apply_run_fixes
 from lmr_author.validate.rules_run import RULE_INFRA, RULE_UNDECLARED_GPU, undeclared_gpu_findings

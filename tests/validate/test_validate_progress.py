@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import lmr_author.validate.dynamic as dynamic
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
 from lmr_author.validate.proof import prove_reports
-from lmr_author.validate.registry import all_rules
+from lmr_author.validate.rules import all_rules
 from lmr_author.validate.static import TaskReport
 
 SAMPLE = Path(__file__).resolve().parents[2] / "benchmark"

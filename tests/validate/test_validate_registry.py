@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lmr_author.cli import main
-from lmr_author.validate.registry import all_rules
+from lmr_author.validate.rules import all_rules
 
 RULE_IDS = [r.id for r in all_rules()]
 

@@ -99,7 +99,7 @@ def test_ignored_run_rules_are_dropped_from_the_proof(
 def test_run_rules_are_listed_last_whoever_imports_them_first() -> None:
     code = (
         "import lmr_author.validate.dynamic\n"
-        "from lmr_author.validate.registry import all_rules\n"
+        "from lmr_author.validate.rules import all_rules\n"
         "print(' '.join(r.stage for r in all_rules()))\n"
     )
     result = subprocess.run(

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces import MANIFEST_FILE, load_manifest
 
 _json = st.recursive(

@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.benchmark import load_benchmark
 from lmr_author.cli import main
-from lmr_author.errors import UserError
-from lmr_author.evaluation.submissions import Submission, load_candidates, systems_of
+from lmr_author.domain.benchmark import load_benchmark
+from lmr_author.eval_loop.submissions import Submission, load_candidates, systems_of
 from lmr_author.generation.prompt import Setting
+from lmr_author.util.errors import UserError
 from lmr_author.workspaces import (
     MANIFEST_FILE,
     collect_workspaces,
     load_manifest,
     prepare_workspaces,
 )
-from tests.evaluation.evaltasks import GOLDEN, MASKED, make_benchmark
+from tests.eval_loop.evaltasks import GOLDEN, MASKED, make_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "benchmark"

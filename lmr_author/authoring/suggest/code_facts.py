@@ -33,7 +33,7 @@ from lmr_author.authoring.suggest.conventions import (
     VENDORED_DIRS,
 )
 from lmr_author.authoring.suggest.words import name_sequence, token_words, words
-from lmr_author.python_parse import parse_python
+from lmr_author.util.python_parse import parse_python
 
 PARSE_BUDGET_LINES = 100_000
 _MAX_FILE_BYTES = 2_000_000  # generated tables, not code anyone masks

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lmr_author.authoring.suggest.conventions import COMMON_NAMES, NOT_NAMES, PROSE
 from lmr_author.authoring.suggest.words import stem, words
-from lmr_author.errors import UserError
+from lmr_author.util.errors import UserError
 
 _NUMBERED = re.compile(r"^\s*(\d{1,2}|[A-H])((?:\.\d{1,2}){0,2})\.?(?:\s+(.*\S))?\s*$")
 _NAMED = re.compile(
@@ -109,7 +109,7 @@ def read_paper(path: Path) -> dict[str, str]:
     LaTeX and Markdown have no pages: their text is page "1". A folder means its .tex
     files (the one with ``\\documentclass`` first).
     """
-    from lmr_author.paper import load_paper_json, pdf_to_pages
+    from lmr_author.authoring.paper_pdf import load_paper_json, pdf_to_pages
 
     path = Path(path)
     suffix = path.suffix.lower()

@@ -27,7 +27,8 @@ from concurrent.futures import Future, wait
 from pathlib import Path
 from typing import Any
 
-from lmr_author.evaluation.backend import (
+from lmr_author.domain.task import Implementation, Task
+from lmr_author.eval_loop.backend import (
     DockerBackend,
     ImplementationResult,
     PreparedImage,
@@ -45,11 +46,10 @@ from lmr_author.executors.wire import (
     raw_settings,
     sha256,
 )
-from lmr_author.sandbox.engine import selected_runtime
-from lmr_author.sandbox.errors import InfraError
-from lmr_author.sandbox.images import ImageRef
-from lmr_author.sandbox.results import Limits
-from lmr_author.task import Implementation, Task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.runtime.engine import selected_runtime
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.limits import Limits
 from lmr_author.validate.runs import RawRun
 
 #: One scored run as the evaluation pool hands it over.

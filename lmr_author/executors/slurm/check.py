@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Sequence
 
-from lmr_author.errors import UserError
 from lmr_author.executors.slurm.sbatch import Resources, SbatchOptions, resource_args
+from lmr_author.util.errors import UserError
 
 HINT = (
     "Check it with your cluster's own tools: 'sinfo -s' (partitions), 'sinfo -o \"%P %G "

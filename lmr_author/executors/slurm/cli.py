@@ -10,7 +10,7 @@ import contextlib
 import subprocess
 from collections.abc import Sequence
 
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 #: Slurm's own default ``MaxArraySize`` (array indices 0 to 1000).
 DEFAULT_MAX_ARRAY_SIZE = 1001

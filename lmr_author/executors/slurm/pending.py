@@ -6,10 +6,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.evaluation.backend import ImplementationResult
+from lmr_author.eval_loop.backend import ImplementationResult
 from lmr_author.executors.slurm.sbatch import Resources
 from lmr_author.executors.wire import Request
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 
 @dataclass(eq=False)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmr_author.evaluation.backend import ImplementationResult, RunCancelled
+from lmr_author.eval_loop.backend import ImplementationResult, RunCancelled
 from lmr_author.executors.slurm.cli import (
     SlurmError,
     max_array_size,
@@ -34,7 +34,7 @@ from lmr_author.executors.slurm.sbatch import (
     write_array,
 )
 from lmr_author.executors.wire import load_result
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime.infra_error import InfraError
 
 #: Seconds of squeue failing in a row before the waiting runs give up (controller gone).
 SQUEUE_PATIENCE_S = 120.0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from lmr_author.evaluation.backend import RunCancelled
+from lmr_author.eval_loop.backend import RunCancelled
 from lmr_author.executors.slurm.backend import SlurmBackend
-from lmr_author.sandbox.results import ImplementationRun
+from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.validate.runs import RawRun
 
 

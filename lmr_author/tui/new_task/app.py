@@ -19,12 +19,12 @@ from textual.message import Message
 
 from lmr_author.authoring.drafts import last_saved, resume_draft
 from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
 from lmr_author.tui.new_task.steps.base import AuthoringSession, SurvivorHint
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
-    from lmr_author.sandbox.images import ImageRef
+    from lmr_author.images.task_images import ImageRef
 
 
 class NewTaskApp(App[int]):

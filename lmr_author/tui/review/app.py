@@ -6,10 +6,10 @@ from pathlib import Path
 
 from textual.app import App
 
-from lmr_author.errors import EXIT_OK
 from lmr_author.review.items import load_queue
 from lmr_author.review.session import ReviewSession, check_annotator
 from lmr_author.tui.review.screens import ReviewScreen
+from lmr_author.util.errors import EXIT_OK
 
 
 class ReviewApp(App[int]):

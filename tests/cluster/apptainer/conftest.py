@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.sandbox import engine
+from lmr_author.runtime import engine
 from lmr_author.sandbox.apptainer import SIF_CACHE_ENV
 from tests.adversarial.conftest import replay_task, unittest_task
 from tests.conftest import IN_CI

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox.apptainer import NONCE_FILE, STARTED
-from lmr_author.sandbox.images import ImageRef
-from lmr_author.task import Task
 from tests.adversarial.exploits import assert_not_passed, candidate, score
 
 pytestmark = [pytest.mark.docker, pytest.mark.apptainer]
@@ -108,7 +108,7 @@ def test_gpus_on_a_host_without_them_are_refused_not_run_on_the_cpu(
     """Docker refuses a GPU request it cannot meet; Apptainer's --nv would just run the
     test on the CPU, and a GPU task's verdict would be counted. Refused instead."""
     from lmr_author.sandbox import apptainer
-    from lmr_author.sandbox.results import Limits
+    from lmr_author.sandbox.limits import Limits
 
     monkeypatch.setattr(apptainer, "host_gpus", lambda: [])  # whatever this host has
     run = score(unittest_task, candidate(""), docker_client, limits=Limits(gpus="all"))

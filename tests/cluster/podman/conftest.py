@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox import engine
+from lmr_author.runtime import engine
 from tests.adversarial.conftest import replay_task, unittest_task
 from tests.conftest import IN_CI
 from tests.support.sandbox_fixtures import image_cleanup, no_leftovers

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox import engine
-from lmr_author.sandbox.errors import InfraError
+from lmr_author.runtime import engine
+from lmr_author.runtime.infra_error import InfraError
 from tests.conftest import IN_CI
 
 ROOTLESS = "unix:///run/lmr-rootless/podman.sock"

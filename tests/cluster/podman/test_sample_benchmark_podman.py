@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox import TASK_LABEL
+from lmr_author.runtime import TASK_LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.podman, pytest.mark.slow]
 

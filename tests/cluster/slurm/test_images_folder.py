@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from lmr_author.sandbox.archives import archive_name, save_image
-from lmr_author.sandbox.images import ensure_image
-from lmr_author.sandbox.registry import push_image
-from lmr_author.task import Task
+from lmr_author.domain.task import Task
+from lmr_author.images.archives import archive_name, save_image
+from lmr_author.images.registry import push_image
+from lmr_author.images.task_images import ensure_image
 from tests.cluster.slurm.conftest import jobs_of
 from tests.support.eval_cli import eval_json
 from tests.support.registry import registry

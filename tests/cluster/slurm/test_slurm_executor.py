@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from lmr_author.evaluation.backend import DockerBackend
-from lmr_author.evaluation.pool import run_evaluation
-from lmr_author.evaluation.submissions import Submission
+from lmr_author.eval_loop.backend import DockerBackend
+from lmr_author.eval_loop.pool import run_evaluation
+from lmr_author.eval_loop.submissions import Submission
 from lmr_author.executors.slurm import SlurmBackend
 from tests.cluster.slurm.conftest import jobs_of
 

@@ -52,7 +52,7 @@ def toy_repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def toy_paper(tmp_path: Path) -> Path:
-    from lmr_author.paper import make_paper_pdf
+    from lmr_author.authoring.paper_pdf import make_paper_pdf
 
     out = tmp_path / "paper.pdf"
     make_paper_pdf(

@@ -17,9 +17,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, DataTable, Input, Select, Static, Switch, TextArea
 
+from lmr_author.authoring.paper_pdf import make_paper_pdf
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, load_spec, save_spec
 from lmr_author.cli import main
-from lmr_author.paper import make_paper_pdf
 from lmr_author.tui.new_task.app import NewTaskApp
 from lmr_author.tui.new_task.steps.save import ConfirmUnverified
 from tests.support.real_repo import DRIVER, LAX_DRIVER, NOISY_DRIVER, write_real_repo

@@ -13,9 +13,9 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static, TabbedContent, TextArea
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.app import NewTaskApp
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
+from lmr_author.util.errors import UserError
 
 SMALL = (80, 24)
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from lmr_author.authoring.paper_pdf import make_paper_pdf
 from lmr_author.cli import main
-from lmr_author.paper import make_paper_pdf
 from tests.support.real_repo import (
     DRIVER,
     GOAL_FILE,

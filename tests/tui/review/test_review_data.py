@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from lmr_author.errors import UserError
 from lmr_author.eval_output import file_sha256 as candidate_sha256
 from lmr_author.labels.store import LabelStore
 from lmr_author.review import (
@@ -22,6 +21,7 @@ from lmr_author.review import (
     sample_items,
 )
 from lmr_author.tui.review import run_review
+from lmr_author.util.errors import UserError
 from tests.tui.review.builders import rerun
 
 

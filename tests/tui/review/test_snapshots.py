@@ -16,7 +16,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from lmr_author.item_key import ItemKey
+from lmr_author.domain.item_key import ItemKey
 from lmr_author.labels.store import LabelStore
 from lmr_author.review.session import ReviewSession, open_session
 from lmr_author.tui.review import ReviewApp

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.sandbox.images import ImageRef
+from lmr_author.images.task_images import ImageRef
 from lmr_author.tui.widgets.log_view import LogScreen, OutputLog, first_line
 
 STEP_TITLES = (

@@ -22,8 +22,8 @@ from textual.widgets.option_list import Option
 
 from lmr_author.authoring.check import draft_info, live_check
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from lmr_author.authoring.save import SaveCheck

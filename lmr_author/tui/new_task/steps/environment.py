@@ -29,11 +29,11 @@ from textual.widgets import (
     TextArea,
 )
 
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.tui.widgets.code_editor import DOCKERFILE, code_editor
 from lmr_author.tui.widgets.editor import edit_text
 from lmr_author.tui.widgets.log_view import plain
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from lmr_author.authoring.environment import EnvironmentProposal

@@ -25,8 +25,8 @@ from lmr_author.authoring.preview import FunctionExcerpt, function_excerpt
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.authoring.suggest import GoalSuggestion
 from lmr_author.cst.index import FunctionInfo
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.util.errors import UserError
 
 _MAX_SHOWN = 500  # options rendered at once; the search narrows the rest
 

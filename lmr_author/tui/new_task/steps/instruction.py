@@ -14,14 +14,14 @@ from textual.widgets import Button, Label, Select, SelectionList, Static, TextAr
 
 from lmr_author.authoring.instruction import InstructionDraft, draft_instruction
 from lmr_author.authoring.spec import GoalSpec
-from lmr_author.categories import CATEGORIES
-from lmr_author.errors import UserError
+from lmr_author.domain.categories import CATEGORIES
 from lmr_author.llm.client import ChatClient, ClientSettings, LLMError
 from lmr_author.llm.endpoint import settings_from_env
 from lmr_author.tui.new_task.steps._file_picker import FilePicker
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.tui.widgets.code_editor import TextEditor
+from lmr_author.util.errors import UserError
 
 #: The model that drafts instructions when OPENAI_MODEL names none.
 DRAFT_MODEL = "gpt-4o"

@@ -14,9 +14,9 @@ from textual.widgets import Label, RadioButton, RadioSet, Select, Static
 
 from lmr_author.authoring.preview import MaskPreview, mask_preview
 from lmr_author.cst.mask import MASK_STYLES
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.util.errors import UserError
 
 STYLE_HELP = {
     "lmr": "docstring, TODO, the last return line kept (as published)",

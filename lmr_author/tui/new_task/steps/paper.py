@@ -13,8 +13,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Static
 
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.util.errors import UserError
 
 
 class PaperStep(StepScreen):

@@ -18,9 +18,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RichLog, Static
 
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.tui.new_task.steps.check import describe_check
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from lmr_author.authoring.save import SaveCheck

@@ -12,8 +12,8 @@ from textual.widgets import Button, Input, Label, Static
 
 from lmr_author.authoring.drafts import apply_checkout
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.util.errors import UserError
 
 #: What a checkout decides in the draft (`lmr_author.authoring.drafts.apply_checkout`).
 _CHECKOUT_FIELDS = (

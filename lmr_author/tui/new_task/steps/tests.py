@@ -33,11 +33,11 @@ from textual.widgets import (
 from lmr_author.authoring.import_failure import GoalImportFailed
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.errors import UserError
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
 from lmr_author.tui.widgets.code_editor import code_editor
 from lmr_author.tui.widgets.editor import edit_text
+from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from lmr_author.authoring.record_docker import RecordingResult

@@ -23,14 +23,14 @@ from textual.widgets import Button, Footer, Header, Static
 from textual.widgets.button import ButtonVariant
 from textual.worker import Worker, WorkerState
 
-from lmr_author.errors import UserError
+from lmr_author.domain.three_way import ThreeWayLabel
 from lmr_author.review.content import ItemContent
 from lmr_author.review.items import ReviewItem
 from lmr_author.review.session import ReviewSession
-from lmr_author.three_way import ThreeWayLabel
 from lmr_author.tui.review.screens.comment import CommentScreen
 from lmr_author.tui.review.screens.confirm import ConfirmScreen
 from lmr_author.tui.review.widgets import CodeView, ItemInfo
+from lmr_author.util.errors import UserError
 
 
 class ReviewScreen(Screen[None]):

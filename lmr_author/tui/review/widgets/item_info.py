@@ -11,9 +11,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from lmr_author.domain.three_way import ThreeWayLabel
 from lmr_author.review.items import ReviewItem
 from lmr_author.review.session import ItemState, LabelStatus
-from lmr_author.three_way import ThreeWayLabel
 
 
 def describe_label(value: int) -> str:

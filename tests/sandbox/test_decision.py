@@ -1,0 +1,114 @@
+"""Verdict parsing and protocol detection, on recorded outputs (no engine needed)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lmr_author.sandbox.decision import classify_exit, detect_protocol, legacy_log_verdict
+from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from tests.support.sandbox_tasks import ASSERT_TEST, LEGACY_TEST
+
+
+def _traceback(last: str) -> str:
+    return 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\n' + last
+
+
+def test_exit_zero_passes() -> None:
+    assert classify_exit(0, "ok\n").verdict == "pass"
+
+
+def test_assertion_error_fails_with_its_message() -> None:
+    result = classify_exit(1, _traceback("AssertionError: add(2, 3) should be 5\n"))
+    assert result.verdict == "fail"
+    assert "add(2, 3) should be 5" in result.reason
+
+
+def test_other_exceptions_are_errors_with_the_exception() -> None:
+    result = classify_exit(1, _traceback("ValueError: boom\n"))
+    assert (result.verdict, result.reason) == ("error", "exception: ValueError: boom")
+    missing = classify_exit(1, _traceback("ModuleNotFoundError: No module named 'nope'\n"))
+    assert missing.verdict == "error" and "missing module" in missing.reason
+
+
+def test_syntax_error_of_the_main_script_has_no_traceback_header() -> None:
+    output = (
+        '  File "unit_test/unit_test_1.py", line 3\n    def (\n        ^\n'
+        "SyntaxError: invalid syntax\n"
+    )
+    result = classify_exit(1, output)
+    assert result.verdict == "error" and "syntax error" in result.reason
+
+
+def test_unittest_failures_fail_and_errors_error() -> None:
+    failed = "F\n----\nRan 1 test in 0.001s\n\nFAILED (failures=1)\n"
+    assert classify_exit(1, failed).verdict == "fail"
+    errored = _traceback("KeyError: 'x'\n") + "\nRan 2 tests\n\nFAILED (failures=1, errors=1)\n"
+    result = classify_exit(1, errored)
+    assert result.verdict == "error" and "KeyError" in result.reason
+
+
+def test_pytest_summary() -> None:
+    assert classify_exit(1, "===== 1 failed, 2 passed in 0.12s =====\n").verdict == "fail"
+
+
+def test_signals_and_oom_are_errors() -> None:
+    assert classify_exit(137, "", oom_killed=True, memory_mb=64).reason == (
+        "killed: out of memory (64 MB)"
+    )
+    assert classify_exit(139, "").verdict == "error"
+    # Signal 9 without the engine's OOMKilled (a candidate killing itself) is no memory hint.
+    killed = classify_exit(137, "", oom_killed=False, memory_mb=1024)
+    assert killed.reason == "killed by signal 9" and "memory" not in killed.reason
+
+
+def test_plain_nonzero_exit_is_a_failure() -> None:
+    assert classify_exit(1, "mismatch\n").verdict == "fail"
+
+
+def test_legacy_log_rule() -> None:
+    assert legacy_log_verdict("Test Passed\nTest Passed\n").verdict == "pass"
+    assert legacy_log_verdict("Test Passed\nTest Failed\n").verdict == "fail"
+    assert legacy_log_verdict("").verdict == "fail"
+    assert legacy_log_verdict(None).verdict == "fail"
+
+
+def test_detect_protocol() -> None:
+    assert detect_protocol(LEGACY_TEST) == "legacy"
+    assert detect_protocol(ASSERT_TEST) == "exit-code"
+    unittest_style = (
+        "import unittest\nclass T(unittest.TestCase):\n    def test(self):\n"
+        "        print('Passed')\n"
+    )
+    assert detect_protocol(unittest_style) == "exit-code"
+    published_style = (
+        "import logging, unittest\nlogging.basicConfig(filename='logs/t.log')\n"
+        "class T(unittest.TestCase):\n    def test(self):\n        try:\n"
+        "            self.assertEqual(f(), 1)\n            logging.info('Test Passed')\n"
+        "        except AssertionError:\n            logging.info('Test Failed')\n"
+    )
+    assert detect_protocol(published_style) == "published"
+    # However the log is set up (or not recognised), asserting + logging is published.
+    assert detect_protocol(published_style.replace("basicConfig", "dictConfig")) == "published"
+    assert detect_protocol("print('hello')\n") == "exit-code"
+    assert detect_protocol("def (:\n") == "exit-code"
+
+
+def _verdict(verdict: str) -> TestVerdict:
+    return TestVerdict("t.py", verdict, "", 0.1, "", 0)  # type: ignore[arg-type]
+
+
+def test_overall_verdict() -> None:
+    assert ImplementationRun([_verdict("pass"), _verdict("pass")], "id").verdict == "pass"
+    assert ImplementationRun([_verdict("pass"), _verdict("fail")], "id").verdict == "fail"
+    assert ImplementationRun([_verdict("fail"), _verdict("timeout")], "id").verdict == "timeout"
+    assert ImplementationRun([_verdict("pass")], "id", infra_error="x").verdict == "infra-error"
+    assert ImplementationRun([], "id").verdict == "error"
+
+
+@given(exit_code=st.integers(min_value=-64, max_value=255), output=st.text(max_size=400))
+def test_any_output_gets_a_verdict(exit_code: int, output: str) -> None:
+    result = classify_exit(exit_code, output)
+    assert result.verdict in {"pass", "fail", "error"}
+    assert (result.verdict == "pass") == (exit_code == 0)
+    assert result.reason
