@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -45,6 +45,7 @@ from lmr_author.llm import (
 )
 from lmr_author.llm.endpoint import NO_KEY, resolve_endpoint
 from lmr_author.llm.prompt_template import PromptTemplate
+from lmr_author.llm.request_pool import RequestPool
 from lmr_author.util.errors import UserError
 
 #: The endpoint the openai client uses when none is given (part of the cache key).
@@ -431,7 +432,7 @@ def _ask_all(
         cache.put(planned.key, entry, good=_good_entry(entry))
         record(planned, completion.text, completion.usage, False)
 
-    pool = ThreadPoolExecutor(max_workers=client.settings.concurrency)
+    pool: RequestPool[PlannedRequest, None] = RequestPool(client.settings.concurrency, "generate")
     futures: dict[Future[None], PlannedRequest] = {pool.submit(ask, p): p for p in to_ask}
     # Failures are listed in task order (the plan's), not in the order they happened.
     position = {id(planned): index for index, planned in enumerate(to_ask)}
@@ -460,8 +461,8 @@ def _ask_all(
     except BaseException:
         # Ctrl-C (or a bug): cancel what has not started, do not wait for what is on
         # the wire; every answer recorded so far is already in the predictions file.
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(cancel=True)
         raise
     finally:
         summary.failed.extend(text for _, text in sorted(failed))
-    pool.shutdown(wait=True)
+    pool.shutdown(cancel=False)
