@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._executor import add_executor_options, slurm_backend
+from lmr_author.commands._help import HelpIn80Columns, group_text
+from lmr_author.commands._judge_options import add_judge_options
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._render_results import missing_lines
 from lmr_author.commands._render_results import print_summary as _print_summary
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
-from lmr_author.commands.judge import add_judge_options
 from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.errors import EXIT_FINDINGS, EXIT_OK, UserError
 
@@ -60,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="score submissions with the unit tests in Docker (resumable)",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=_HelpIn80Columns,
+        formatter_class=HelpIn80Columns,
     )
     parser.add_argument("benchmark", type=Path, help="a benchmark folder or one task folder")
     parser.add_argument(
@@ -116,7 +117,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     judge = parser.add_argument_group(
         "LLM judge",
-        _group_text(
+        group_text(
             "--judge: after the unit tests, label every run CC / LC / LI with an LLM judge "
             "(as 'lmr-author judge' does). Without an endpoint (OPENAI_BASE_URL / "
             "OPENAI_API_KEY or --judge-base-url) the judge is skipped with a notice."
@@ -126,7 +127,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     add_judge_options(judge, prefix="judge-")
     review = parser.add_argument_group(
         "human review",
-        _group_text(
+        group_text(
             "lmr-author eval RESULTS --human-review --annotator NAME: label the runs of an "
             "earlier evaluation (RESULTS is its output folder) in a terminal app; 1/2/3 label, "
             "c comment, n/p move, z undo, x clear, u unlabeled only, d diff, w wrap, [ ] split, "
@@ -156,23 +157,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     add_runtime_option(parser)
     add_executor_options(parser)
     parser.set_defaults(handler=_handle)
-
-
-class _HelpIn80Columns(argparse.RawDescriptionHelpFormatter):
-    """Help that fits 80 columns however wide the terminal (a wider one reads it too)."""
-
-    def __init__(self, prog: str) -> None:
-        import shutil
-
-        super().__init__(prog, width=min(80, shutil.get_terminal_size().columns) - 2)
-
-
-def _group_text(text: str) -> str:
-    """An argument group's description folded to 80 columns (argparse indents it by two
-    and, with the raw formatter, folds nothing)."""
-    import textwrap
-
-    return textwrap.fill(text, 78)
 
 
 class _SubmissionAction(argparse.Action):
@@ -274,12 +258,8 @@ class JudgeOutcome:
 
 def _run_judge(args: argparse.Namespace, console: Console) -> JudgeOutcome:
     """Judge the runs just written (``failed`` when some judgments got no answer)."""
-    from lmr_author.commands.judge import (
-        failure_lines,
-        format_summary,
-        judge_config,
-        judge_runs,
-    )
+    from lmr_author.commands._judge_options import judge_config
+    from lmr_author.commands.judge import failure_lines, format_summary, judge_runs
     from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
 
     try:
