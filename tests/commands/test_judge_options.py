@@ -4,6 +4,7 @@ settings, and each option reaches the request it is meant to change."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,17 @@ def test_judge_timeout_gives_up_on_a_slow_server(
         assert main([*argv, "--timeout", "0.3", "--max-attempts", "1"]) == 1
     err = capsys.readouterr().err
     assert "1 run(s) got no answer" in err and "time-out" in err
+
+
+def test_force_asks_again_what_is_judged_and_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = build_eval_output(tmp_path, [RunSpec("a")])
+    with OpenAIServer(default=Reply.answer(3)) as server:
+        argv = ["judge", str(output), "--base-url", server.base_url, "--json"]
+        counts = []
+        for extra in ([], [], ["--force"]):
+            assert main([*argv, *extra]) == 0
+            summary = json.loads(capsys.readouterr().out)
+            counts.append((summary["asked"], summary["kept"], server.request_count))
+    assert counts == [(1, 0, 1), (0, 1, 1), (1, 0, 2)]
