@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import textwrap
+from typing import Any
 
 #: The widest help line, whatever the terminal (a wider one reads it too).
 HELP_WIDTH = 80
@@ -26,3 +27,23 @@ def group_text(text: str) -> str:
     """An argument group's description folded to 80 columns (argparse indents it by two
     and, with the raw formatter, folds nothing)."""
     return textwrap.fill(text, HELP_WIDTH - 2)
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction[Any],
+    name: str,
+    *,
+    summary: str,
+    description: str,
+    epilog: str,
+) -> argparse.ArgumentParser:
+    """A command's parser whose help fits 80 columns: ``summary`` is its line in
+    ``lmr-author --help``, ``description`` and ``epilog`` are written pre-folded."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        formatter_class=HelpIn80Columns,
+    )
+    return parser

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.commands._executor import add_executor_options, slurm_backend
-from lmr_author.commands._help import HelpIn80Columns, group_text
+from lmr_author.commands._help import add_command, group_text
 from lmr_author.commands._judge_options import add_judge_options
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._render_results import missing_lines
@@ -57,12 +57,12 @@ error, 130 interrupted (finished runs are kept; run again to resume).
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "eval",
-        help="score submissions with the unit tests in Docker (resumable)",
+        summary="score submissions with the unit tests in Docker (resumable)",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=HelpIn80Columns,
     )
     parser.add_argument(
         "benchmark",

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.commands._help import HelpIn80Columns
+from lmr_author.commands._help import add_command
 from lmr_author.commands._judge_options import add_judge_options, judge_config
 from lmr_author.commands._numbers import percent_value
 from lmr_author.commands._types import non_negative_float
@@ -45,12 +45,12 @@ or input error (also: no endpoint configured).
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "judge",
-        help="label eval runs CC / LC / LI with an LLM judge (OpenAI-compatible)",
+        summary="label eval runs CC / LC / LI with an LLM judge (OpenAI-compatible)",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=HelpIn80Columns,
     )
     parser.add_argument(
         "results_dir",

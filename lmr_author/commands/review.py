@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lmr_author.commands._help import HelpIn80Columns
+from lmr_author.commands._help import add_command
 
 DESCRIPTION = """\
 Open a terminal app to label, by hand, the runs of an earlier evaluation:
@@ -48,12 +48,12 @@ RESULTS_DIR, an empty --annotator, a store that cannot be opened).
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "review",
-        help="label eval runs CC / LC / LI by hand, in a terminal app",
+        summary="label eval runs CC / LC / LI by hand, in a terminal app",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=HelpIn80Columns,
     )
     parser.add_argument(
         "results_dir",
