@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.commands._help import add_command
+from lmr_author.commands._label_options import add_store_option
 
 DESCRIPTION = """\
 Open a terminal app to label, by hand, the runs of an earlier evaluation:
@@ -78,12 +79,7 @@ def add_review_options(parser: Any, *, shown: bool = True) -> None:
         default="",
         help=text("your name, required: labels are kept per annotator"),
     )
-    parser.add_argument(
-        "--store",
-        type=Path,
-        metavar="PATH",
-        help=text("label store file (default: labels.sqlite in lmr-author's data folder)"),
-    )
+    add_store_option(parser, shown=shown)
     # The name the option had under 'eval --human-review'; old command lines keep working.
     parser.add_argument("--labels", type=Path, dest="store", help=argparse.SUPPRESS)
     parser.add_argument(
