@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "lmr_author.commands.cst",
     "lmr_author.commands.eval",
     "lmr_author.commands.judge",
+    "lmr_author.commands.review",
     "lmr_author.commands.agreement",
     "lmr_author.commands.labels",
     "lmr_author.commands.generate",
@@ -51,7 +52,7 @@ Build, validate and score paper-reproduction benchmarks in the style of LMR-Benc
 An LLM agent gets a research paper, a repository with one function masked, and an
 instruction, and must write the function back. lmr-author authors such tasks
 (new-task), checks them (validate), and scores submissions with unit tests in Docker,
-an LLM judge and human labels (eval, judge, agreement).
+an LLM judge and human labels (eval, judge, review, agreement).
 """
 
 EPILOG = """\

@@ -1,8 +1,9 @@
-"""The options that say how label files are read, shared by every command that reads them.
+"""The options about labels, shared by every command that takes them.
 
 `labels import`, `agreement` and `report` all read published-shape label files, so they
 take the same options, spelt the same way: --aliases, --benchmark, --default-annotator
-(``labels import`` also accepts its older --annotator), --shift / --scale.
+(``labels import`` also accepts its older --annotator), --shift / --scale. `labels` and
+`review` read and write the label store named by --store (`add_store_option`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,18 @@ def label_file_options(args: argparse.Namespace) -> LabelFileOptions:
 
     shift = SCALES[args.scale] if args.scale else args.shift
     return LabelFileOptions(shift=shift, annotator=args.fill_annotator)
+
+
+def add_store_option(parser: argparse.ArgumentParser | Any, *, shown: bool = True) -> None:
+    """Add ``--store PATH``, the label store a command reads or writes (``shown=False``
+    leaves it out of the help)."""
+    parser.add_argument(
+        "--store",
+        type=Path,
+        metavar="PATH",
+        help=(
+            "label store file (default: labels.sqlite in lmr-author's data folder)"
+            if shown
+            else argparse.SUPPRESS
+        ),
+    )

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.commands._executor import add_executor_options, slurm_backend
+from lmr_author.commands._help import add_command, group_text
+from lmr_author.commands._judge_options import add_judge_options
 from lmr_author.commands._provisions import add_provision_options, hub_of
 from lmr_author.commands._render_results import missing_lines
 from lmr_author.commands._render_results import print_summary as _print_summary
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import output_folder, positive_float
-from lmr_author.commands.judge import add_judge_options
+from lmr_author.commands.review import add_review_options, review_folder
 from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.domain.benchmark import Benchmark, BrokenTask, skipped_lines
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, UserError
@@ -55,14 +57,19 @@ error, 130 interrupted (finished runs are kept; run again to resume).
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "eval",
-        help="score submissions with the unit tests in Docker (resumable)",
+        summary="score submissions with the unit tests in Docker (resumable)",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=_HelpIn80Columns,
     )
-    parser.add_argument("benchmark", type=Path, help="a benchmark folder or one task folder")
+    parser.add_argument(
+        "benchmark",
+        type=Path,
+        help="a benchmark folder or one task folder (RESULTS, an eval output folder, "
+        "with --human-review)",
+    )
     parser.add_argument(
         "--submission",
         "-s",
@@ -116,7 +123,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     judge = parser.add_argument_group(
         "LLM judge",
-        _group_text(
+        group_text(
             "--judge: after the unit tests, label every run CC / LC / LI with an LLM judge "
             "(as 'lmr-author judge' does). Without an endpoint (OPENAI_BASE_URL / "
             "OPENAI_API_KEY or --judge-base-url) the judge is skipped with a notice."
@@ -126,53 +133,21 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     add_judge_options(judge, prefix="judge-")
     review = parser.add_argument_group(
         "human review",
-        _group_text(
-            "lmr-author eval RESULTS --human-review --annotator NAME: label the runs of an "
-            "earlier evaluation (RESULTS is its output folder) in a terminal app; 1/2/3 label, "
-            "c comment, n/p move, z undo, x clear, u unlabeled only, d diff, w wrap, [ ] split, "
-            "q quit. Labels are durable at once."
+        group_text(
+            "eval RESULTS --human-review is 'lmr-author review RESULTS' under its older "
+            "name: the labeling app on the output folder of an earlier evaluation, with "
+            "the same options (--annotator NAME, ...: see 'lmr-author review --help')."
         ),
     )
     review.add_argument(
-        "--human-review", action="store_true", help="open the labeling app on RESULTS"
-    )
-    review.add_argument("--annotator", metavar="NAME", help="who is labeling (required)")
-    review.add_argument("--sample", type=int, metavar="N", help="label a random sample of N")
-    review.add_argument("--seed", type=int, default=0, help="seed of the sample (default: 0)")
-    review.add_argument(
-        "--show-verdicts",
+        "--human-review",
         action="store_true",
-        help="show the judge's label and the test verdict from the start (default: blind)",
+        help="open the labeling app on RESULTS, as 'lmr-author review' does",
     )
-    review.add_argument(
-        "--show-systems",
-        action="store_true",
-        help="name each item's system and group the queue by system (default: blind, shuffled)",
-    )
-    review.add_argument("--unlabeled", action="store_true", help="show only unlabeled items")
-    review.add_argument(
-        "--labels", type=Path, metavar="STORE", help="label store (default: your data folder)"
-    )
+    add_review_options(review, shown=False)
     add_runtime_option(parser)
     add_executor_options(parser)
     parser.set_defaults(handler=_handle)
-
-
-class _HelpIn80Columns(argparse.RawDescriptionHelpFormatter):
-    """Help that fits 80 columns however wide the terminal (a wider one reads it too)."""
-
-    def __init__(self, prog: str) -> None:
-        import shutil
-
-        super().__init__(prog, width=min(80, shutil.get_terminal_size().columns) - 2)
-
-
-def _group_text(text: str) -> str:
-    """An argument group's description folded to 80 columns (argparse indents it by two
-    and, with the raw formatter, folds nothing)."""
-    import textwrap
-
-    return textwrap.fill(text, 78)
 
 
 class _SubmissionAction(argparse.Action):
@@ -219,8 +194,7 @@ def _handle(args: argparse.Namespace) -> int:
     if not args.submissions:
         raise UserError(
             "nothing to evaluate: give --submission PATH (a mirrored folder or a .jsonl)",
-            hint="Or, to label earlier results: lmr-author eval RESULTS --human-review "
-            "--annotator NAME.",
+            hint="Or, to label earlier results: lmr-author review RESULTS --annotator NAME.",
         )
     lines = tuple(args.goal_lines)
     submissions = [Submission(path, system, lines) for path, system in args.submissions]
@@ -274,12 +248,8 @@ class JudgeOutcome:
 
 def _run_judge(args: argparse.Namespace, console: Console) -> JudgeOutcome:
     """Judge the runs just written (``failed`` when some judgments got no answer)."""
-    from lmr_author.commands.judge import (
-        failure_lines,
-        format_summary,
-        judge_config,
-        judge_runs,
-    )
+    from lmr_author.commands._judge_options import judge_config
+    from lmr_author.commands.judge import failure_lines, format_summary, judge_runs
     from lmr_author.judge.config import ENABLE_HINT, JudgeNotConfigured
 
     try:
@@ -304,20 +274,9 @@ def _human_review(args: argparse.Namespace) -> int:
         raise UserError(
             "--human-review labels the results of an earlier evaluation and takes no --submission",
             hint="Run 'lmr-author eval BENCHMARK --submission S' first, then "
-            "'lmr-author eval OUTPUT --human-review --annotator NAME'.",
+            "'lmr-author review OUTPUT --annotator NAME'.",
         )
-    from lmr_author.tui.review import run_review
-
-    return run_review(
-        args.benchmark,
-        args.annotator or "",
-        store_path=args.labels,
-        sample=args.sample,
-        seed=args.seed,
-        show_verdicts=args.show_verdicts,
-        show_systems=args.show_systems,
-        only_unlabeled=args.unlabeled,
-    )
+    return review_folder(args.benchmark, args)
 
 
 def _run_with_progress(

@@ -9,8 +9,10 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._help import add_command
+from lmr_author.commands._judge_options import add_judge_options, judge_config
 from lmr_author.commands._numbers import percent_value
-from lmr_author.commands._types import non_negative_float, positive_float, positive_int
+from lmr_author.commands._types import non_negative_float
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -20,22 +22,35 @@ if TYPE_CHECKING:
     from lmr_author.judge.summary import JudgeSummary
 
 
+DESCRIPTION = """\
+Ask an LLM judge to classify every run of an eval output folder as completely
+correct (CC), logically correct with implementation errors (LC) or logically
+incorrect (LI), and print the percentages per system beside unit-test accuracy.
+
+Judgments go to RESULTS_DIR/judgments/. Answers are cached by the exact request,
+so judging the same thing again makes no request; only readable answers are
+cached, and runs left unparsed or unanswered are asked again on the next run.
+The endpoint, key and model come from the options or OPENAI_BASE_URL,
+OPENAI_API_KEY and OPENAI_MODEL ('lmr-author eval --judge' takes the same
+options as --judge-base-url, --judge-model, ...).
+
+--dry-run prints the requests, tokens and cost it would take, and one prompt.
+"""
+
+EPILOG = """\
+exit codes: 0 every run judged, 1 some runs got no answer or an unreadable one,
+or the server was down (the cause is printed first; run again to retry), 2 usage
+or input error (also: no endpoint configured).
+"""
+
+
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "judge",
-        help="label eval runs CC / LC / LI with an LLM judge (OpenAI-compatible)",
-        description=(
-            "Ask an LLM judge to classify every run of an eval output folder as completely "
-            "correct (CC), logically correct with implementation errors (LC) or logically "
-            "incorrect (LI), and print the percentages per system beside unit-test "
-            "accuracy. Judgments go to RESULTS_DIR/judgments/; answers are cached, so "
-            "judging the same thing again makes no requests. The endpoint, key and model "
-            "come from the flags or OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL. "
-            "Only readable answers are cached; unparsed and unanswered runs are asked again "
-            "on the next run. Exit code 1 when some runs got no answer or an unreadable one, "
-            "or the server was down (the cause is printed first; run again to retry). "
-            "--dry-run prints the requests, tokens and cost it would take, and one prompt."
-        ),
+        summary="label eval runs CC / LC / LI with an LLM judge (OpenAI-compatible)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
     )
     parser.add_argument(
         "results_dir",
@@ -68,102 +83,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=_judge)
-
-
-def add_judge_options(parser: Any, prefix: str = "") -> None:
-    """The options that configure the judge; ``eval`` adds them with prefix ``judge-``.
-
-    Their destinations are ``judge_<name>`` whatever the prefix, so `judge_config`
-    reads them the same way for both commands.
-    """
-
-    def option(name: str, *, flag: str | None = None, **kwargs: Any) -> None:
-        dest = "judge_" + name.replace("-", "_")
-        parser.add_argument(flag or f"--{prefix}{name}", dest=dest, **kwargs)
-
-    option("base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
-    option("model", help="judge model (default: OPENAI_MODEL, else gpt-4o)")
-    option(
-        "api-key-env",
-        default="OPENAI_API_KEY",
-        metavar="NAME",
-        help="environment variable holding the API key (default: %(default)s)",
-    )
-    option(
-        "concurrency",
-        type=positive_int,
-        default=4,
-        metavar="N",
-        help="requests in flight (default: 4)",
-    )
-    option(
-        "timeout",
-        type=positive_float,
-        default=120.0,
-        metavar="S",
-        help="request time-out in seconds (default: 120)",
-    )
-    option(
-        "max-attempts",
-        type=positive_int,
-        default=5,
-        metavar="N",
-        help="tries per request on 429, 5xx and time-outs (default: 5)",
-    )
-    option(
-        "temperature",
-        type=non_negative_float,
-        default=0.0,
-        metavar="T",
-        help="sampling temperature (default: 0; reasoning models such as o4-mini need 1)",
-    )
-    option(
-        "max-tokens", type=positive_int, metavar="N", help="cap on answer tokens (default: none)"
-    )
-    option("template", type=Path, metavar="FILE", help="own Jinja2 prompt template")
-    option(
-        "scope",
-        flag="--judge-scope",  # the issue's name, the same for both commands
-        choices=("function", "file"),
-        default="function",
-        help="show the judge the goal function with its class context (default) or whole files",
-    )
-    option(
-        "no-structured",
-        action="store_true",
-        help="never ask for structured (json_schema) output",
-    )
-    option(
-        "no-cache", action="store_true", help="ask the server even when the cache has the answer"
-    )
-
-
-def judge_config(args: argparse.Namespace, *, offline: bool = False) -> JudgeConfig:
-    """The judge configuration from `add_judge_options`' flags and the environment.
-
-    Raises `JudgeNotConfigured` when no endpoint or key is given anywhere, unless
-    ``offline`` (a dry run, which needs no key).
-    """
-    import os
-
-    from lmr_author.judge.config import config_from_env
-    from lmr_author.llm.endpoint import NO_KEY
-
-    return config_from_env(
-        api_key=(os.environ.get(args.judge_api_key_env) or NO_KEY) if offline else None,
-        base_url=args.judge_base_url,
-        api_key_env=args.judge_api_key_env,
-        model=args.judge_model,
-        concurrency=args.judge_concurrency,
-        timeout_s=args.judge_timeout,
-        max_attempts=args.judge_max_attempts,
-        temperature=args.judge_temperature,
-        max_tokens=args.judge_max_tokens,
-        template=args.judge_template,
-        scope=args.judge_scope,
-        structured=not args.judge_no_structured,
-        use_cache=not args.judge_no_cache,
-    )
 
 
 def judge_runs(

@@ -8,7 +8,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.commands._label_options import add_label_file_options, label_file_options
+from lmr_author.commands._label_options import (
+    add_label_file_options,
+    add_store_option,
+    label_file_options,
+)
 from lmr_author.util.errors import EXIT_OK, UserError
 
 if TYPE_CHECKING:
@@ -28,8 +32,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     actions = parser.add_subparsers(title="actions", metavar="ACTION")
 
-    store_help = "label store file (default: the user's label store)"
-
     imp = actions.add_parser(
         "import",
         help="add the labels of published-shape JSON files to the store",
@@ -43,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         ),
     )
     imp.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    imp.add_argument("--store", type=Path, metavar="PATH", help=store_help)
+    add_store_option(imp)
     add_label_file_options(imp, annotator_flags=("--annotator", "--default-annotator"))
     imp.add_argument(
         "--dry-run",
@@ -61,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
             "'export' then 'import' give back the same labels; --bare leaves them out."
         ),
     )
-    exp.add_argument("--store", type=Path, metavar="PATH", help=store_help)
+    add_store_option(exp)
     exp.add_argument(
         "-o", "--output", type=Path, required=True, metavar="FILE", help="file, or - for stdout"
     )
@@ -73,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     exp.set_defaults(handler=_export)
 
     lst = actions.add_parser("list", help="show the latest labels in the store")
-    lst.add_argument("--store", type=Path, metavar="PATH", help=store_help)
+    add_store_option(lst)
     lst.add_argument("--annotator", metavar="NAME", help="only this annotator")
     lst.add_argument("--json", action="store_true", help="print JSON records")
     lst.set_defaults(handler=_list)

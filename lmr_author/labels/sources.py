@@ -81,8 +81,8 @@ def load_human_labels(
             raise UserError(
                 "no human labels: the default label store does not exist yet",
                 file=path,
-                hint="Label with 'lmr-author eval RESULTS --human-review', import a file "
-                "with 'lmr-author labels import', or pass --human FILE.",
+                hint="Label with 'lmr-author review RESULTS --annotator NAME', import a "
+                "file with 'lmr-author labels import', or pass --human FILE.",
             )
         sources = [path]
     labels: list[Label] = []

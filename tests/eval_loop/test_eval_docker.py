@@ -127,6 +127,37 @@ def test_eval_scores_submissions_in_docker(
     assert time.monotonic() - start < 10
     assert again["runs"] == results["runs"]
 
+    # --force runs again the unchanged runs, of the tasks --task names only
+    def runs() -> dict[tuple[str, str, int], dict[str, Any]]:
+        data = json.loads((out / "results.json").read_text())
+        return {(r["system"], r["task"], r["implementation"]): r for r in data["runs"]}
+
+    before = runs()
+    assert main([*argv, "--force", "--task", names[0]]) == 0
+    capsys.readouterr()
+    forced = runs()
+    redone = {key for key in before if forced[key]["started_at"] != before[key]["started_at"]}
+    assert {task for _, task, _ in redone} == {names[0]}
+    assert {key for key in redone if before[key]["image_id"]} == {
+        key for key in before if key[1] == names[0] and before[key]["image_id"]
+    }
+
+    # --base-image: the task's image is built from it instead, so its runs are new ones
+    alias = f"lmr-test-base-{uuid.uuid4().hex[:8]}:1"
+    docker_client.images.get("python:3.11-slim").tag(alias)
+    try:
+        assert main([*argv, "--task", names[0], "--base-image", alias]) == 0
+    finally:
+        docker_client.images.remove(alias)  # the tag only: the image has others
+    capsys.readouterr()
+    rebased = runs()
+    changed = {key for key in forced if rebased[key]["run_key"] != forced[key]["run_key"]}
+    assert changed and changed == {
+        key for key in forced if key[1] == names[0] and forced[key]["image_id"]
+    }
+    for key in changed:
+        assert rebased[key]["image_id"] != forced[key]["image_id"]
+
 
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "lmr_author", "eval", *args]

@@ -2,28 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from lmr_author.cli import main
-
-
-@pytest.mark.parametrize("columns", ["60", "80", "200"])
-def test_every_line_of_eval_help_fits_80_columns(columns: str) -> None:
-    env = {"COLUMNS": columns, "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, "-m", "lmr_author", "eval", "--help"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    long = [line for line in done.stdout.splitlines() if len(line) > 80]
-    assert long == []
-    for option in ("--mem", "--time", "--account", "--qos", "--sbatch-arg", "--max-in-flight"):
-        assert option in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """The human review TUI: a thin Textual client of `lmr_author.review`.
 
-`run_review` is what ``lmr-author eval RESULTS --human-review`` calls.
+`run_review` is what ``lmr-author review RESULTS`` (and ``eval RESULTS --human-review``)
+calls.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The human review app (`lmr-author eval RESULTS --human-review`) and its entry point."""
+"""The human review app (`lmr-author review RESULTS`) and its entry point."""
 
 from __future__ import annotations
 
@@ -18,14 +18,13 @@ class ReviewApp(App[int]):
     CSS_PATH = "review.tcss"
     TITLE = "lmr-author review"
 
-    def __init__(self, session: ReviewSession, *, only_unlabeled: bool = False) -> None:
+    def __init__(self, session: ReviewSession) -> None:
         super().__init__()
         self.session = session
-        self.only_unlabeled = only_unlabeled
         self.sub_title = f"annotator {session.annotator}"
 
     def on_mount(self) -> None:
-        self.push_screen(ReviewScreen(self.session, only_unlabeled=self.only_unlabeled))
+        self.push_screen(ReviewScreen(self.session))
 
 
 def run_review(
@@ -37,7 +36,6 @@ def run_review(
     seed: int = 0,
     show_verdicts: bool = False,
     show_systems: bool = False,
-    only_unlabeled: bool = False,
 ) -> int:
     """Open the review app on the eval output folder ``output_dir``; return the exit code.
 
@@ -59,7 +57,7 @@ def run_review(
             show_verdicts=show_verdicts,
             show_systems=show_systems,
         )
-        app = ReviewApp(session, only_unlabeled=only_unlabeled)
+        app = ReviewApp(session)
         result = app.run()
     finally:
         store.close()

@@ -162,18 +162,18 @@ async def test_filter_unlabeled_skips_labeled_items(results_dir: Path, store: La
         assert "Item 4 of 4" in text_of(app, "#item-title")
 
 
-async def test_only_unlabeled_start_and_all_done(results_dir: Path, store: LabelStore) -> None:
+async def test_only_unlabeled_when_all_are_done(results_dir: Path, store: LabelStore) -> None:
     session = open_session(results_dir, "alice", store, show_systems=True)
     for item in session.items:
         session.label(item, 1)
-    app = ReviewApp(
-        open_session(results_dir, "alice", store, show_systems=True), only_unlabeled=True
-    )
+    app = ReviewApp(open_session(results_dir, "alice", store, show_systems=True))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "Item 1 of 4" in text_of(app, "#item-title")
         assert "Labeled 4/4" in text_of(app, "#progress")
-        await pilot.press("n")  # nothing left to label: stays put
+        await pilot.press("u")  # unlabeled only, and none is left: stays put
+        assert "Every item is labeled." in text_of(app, "#status")
+        await pilot.press("n")
         assert "Item 1 of 4" in text_of(app, "#item-title")
 
 

@@ -20,8 +20,8 @@ from lmr_author.labels.store import LabelStore
 #: systems and groups the queue, so the first item is "correct" implementation 1.
 SCRIPT = (
     "import sys; from lmr_author.cli import main; "
-    "sys.exit(main(['eval', sys.argv[1], '--human-review', '--annotator', 'alice', "
-    "'--labels', sys.argv[2], '--show-systems']))"
+    "sys.exit(main(['review', sys.argv[1], '--annotator', 'alice', "
+    "'--store', sys.argv[2], '--show-systems']))"
 )
 
 

@@ -64,10 +64,9 @@ class ReviewScreen(Screen[None]):
         item: ReviewItem
         content: ItemContent
 
-    def __init__(self, session: ReviewSession, *, only_unlabeled: bool = False) -> None:
+    def __init__(self, session: ReviewSession) -> None:
         super().__init__()
         self.session = session
-        self.set_reactive(ReviewScreen.only_unlabeled, only_unlabeled)
         self.set_reactive(ReviewScreen.position, session.first_position())
 
     @property

@@ -1,0 +1,109 @@
+"""The options that configure the LLM judge, defined once for ``judge`` and ``eval --judge``.
+
+`add_judge_options` adds them to a parser (``judge --model``; ``eval`` adds them with
+the prefix ``judge-``: ``eval --judge-model``), and `judge_config` turns them into the
+judge's settings. Their destinations are ``judge_<name>`` whatever the prefix, so both
+commands are read the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.commands._types import non_negative_float, positive_float, positive_int
+
+if TYPE_CHECKING:
+    from lmr_author.judge.config import JudgeConfig
+
+
+def add_judge_options(parser: Any, prefix: str = "") -> None:
+    """Add the judge's options to ``parser`` (or an argument group), each flag
+    ``--<prefix><name>``."""
+
+    def option(name: str, *, flag: str | None = None, **kwargs: Any) -> None:
+        dest = "judge_" + name.replace("-", "_")
+        parser.add_argument(flag or f"--{prefix}{name}", dest=dest, **kwargs)
+
+    option("base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    option("model", metavar="NAME", help="judge model (default: OPENAI_MODEL, else gpt-4o)")
+    option(
+        "api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default: %(default)s)",
+    )
+    option(
+        "concurrency",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="requests in flight (default: %(default)s)",
+    )
+    option(
+        "timeout",
+        type=positive_float,
+        default=120.0,
+        metavar="S",
+        help="request time-out in seconds (default: %(default)g)",
+    )
+    option(
+        "max-attempts",
+        type=positive_int,
+        default=5,
+        metavar="N",
+        help="tries per request on 429, 5xx and time-outs (default: %(default)s)",
+    )
+    option(
+        "temperature",
+        type=non_negative_float,
+        default=0.0,
+        metavar="T",
+        help="sampling temperature (default: 0; reasoning models such as o4-mini need 1)",
+    )
+    option(
+        "max-tokens", type=positive_int, metavar="N", help="cap on answer tokens (default: none)"
+    )
+    option("template", type=Path, metavar="FILE", help="own Jinja2 prompt template")
+    option(
+        "scope",
+        flag="--judge-scope",  # the issue's name, the same for both commands
+        choices=("function", "file"),
+        default="function",
+        help="show the judge the goal function with its class context (default) or whole "
+        "goal files",
+    )
+    option(
+        "no-structured",
+        action="store_true",
+        help="never ask for structured (json_schema) output (by default it is asked for, "
+        "and given up when the server refuses it with HTTP 400)",
+    )
+
+
+def judge_config(args: argparse.Namespace, *, offline: bool = False) -> JudgeConfig:
+    """The judge's settings from `add_judge_options`' flags and the environment.
+
+    Raises `JudgeNotConfigured` when no endpoint or key is given anywhere, unless
+    ``offline`` (a dry run, which needs no key).
+    """
+    import os
+
+    from lmr_author.judge.config import config_from_env
+    from lmr_author.llm.endpoint import NO_KEY
+
+    return config_from_env(
+        api_key=(os.environ.get(args.judge_api_key_env) or NO_KEY) if offline else None,
+        base_url=args.judge_base_url,
+        api_key_env=args.judge_api_key_env,
+        model=args.judge_model,
+        concurrency=args.judge_concurrency,
+        timeout_s=args.judge_timeout,
+        max_attempts=args.judge_max_attempts,
+        temperature=args.judge_temperature,
+        max_tokens=args.judge_max_tokens,
+        template=args.judge_template,
+        scope=args.judge_scope,
+        structured=not args.judge_no_structured,
+    )
