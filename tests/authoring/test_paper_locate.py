@@ -32,7 +32,9 @@ def test_the_main_tex_of_a_paper_folder_not_its_sections(tmp_path: Path) -> None
 
 
 def test_a_main_file_by_another_name_in_a_nested_latex_folder(tmp_path: Path) -> None:
-    repo = _write(tmp_path, {"latex/src/acl2025.tex": MAIN, "latex/src/reply.tex": "dear reviewers"})
+    repo = _write(
+        tmp_path, {"latex/src/acl2025.tex": MAIN, "latex/src/reply.tex": "dear reviewers"}
+    )
     assert find_paper(repo) == repo / "latex" / "src" / "acl2025.tex"
 
 
