@@ -6,7 +6,10 @@ from pathlib import Path
 
 from lmr_author.authoring.paper_locate import find_paper
 
-MAIN = "\\documentclass{article}\n\\title{T}\n\\begin{document}\n\\input{sections/intro}\n\\end{document}\n"
+MAIN = (
+    "\\documentclass{article}\n\\title{T}\n"
+    "\\begin{document}\n\\input{sections/intro}\n\\end{document}\n"
+)
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
