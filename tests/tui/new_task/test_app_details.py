@@ -189,6 +189,40 @@ async def test_goal_suggestions_say_why_and_enter_adds(toy_repo: Path, toy_paper
         assert [g.goal_function for g in app.spec.goals] == ["margin_loss"]
 
 
+async def test_enter_in_an_empty_search_adds_the_top_suggestion_never_the_first_function(
+    toy_repo: Path, toy_paper: Path
+) -> None:
+    # A new annotator arrives, sees the suggestions and presses Enter: the first
+    # function of the first file (a data loader here) was added instead.
+    (toy_repo / "toy" / "aaa_setup.py").write_text("def configure(path):\n    return path\n")
+    spec = _draft(toy_repo, "goal")
+    spec.paper_pdf = str(toy_paper)
+    app = _app(spec, "empty-enter")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await _settle(pilot)
+        functions = app.screen.query_one("#functions", OptionList)
+        assert "configure" in str(functions.get_option_at_index(0).prompt)
+        assert functions.highlighted is None
+        assert app.screen.query_one("#suggestions", OptionList).highlighted == 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [g.goal_function for g in app.spec.goals] == ["margin_loss"]
+        await pilot.press("down", "enter")  # ↓ highlights a function: Enter takes it
+        await pilot.pause()
+        assert [g.goal_function for g in app.spec.goals] == ["margin_loss", "configure"]
+
+
+async def test_enter_in_an_empty_search_without_suggestions_adds_nothing(toy_repo: Path) -> None:
+    app = _app(_draft(toy_repo, "goal"), "empty-enter-no-paper")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.spec.goals == []
+        assert "↓" in str(app.screen.query_one("#status", Static).visual)
+
+
 async def test_instruction_drafted_by_the_model_from_the_paper(
     toy_repo: Path, toy_paper: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -87,3 +87,9 @@ async def test_a_value_that_is_no_number_is_refused_with_why(
         assert app.spec.gpus == 1
         status = str(app.screen.query_one("#status", Static).render())
         assert "whole number" in status, status
+        # Put right (here: emptied), the field's error leaves the status line.
+        app.screen.query_one("#field-gpus", Input).value = ""
+        await pilot.pause()
+        status = str(app.screen.query_one("#status", Static).render())
+        assert "whole number" not in status, status
+        assert app.spec.gpus == 0

@@ -243,6 +243,25 @@ async def test_a_paper_in_the_repository_is_loaded_on_arrival(toy_repo: Path) ->
         assert "paper.json: 1 page(s)" in _screen_text(app, "status")
 
 
+async def test_a_latex_source_in_a_paper_folder_is_loaded_on_arrival(toy_repo: Path) -> None:
+    # Research repositories keep their paper in paper/ or latex/, rarely at the top.
+    paper = toy_repo / "paper"
+    (paper / "sections").mkdir(parents=True)
+    (paper / "main.tex").write_text(
+        "\\documentclass{article}\n\\title{Margins for Toys}\n\\begin{document}\n"
+        "\\maketitle\n\\input{sections/method}\n\\end{document}\n"
+    )
+    (paper / "sections" / "method.tex").write_text("\\section{Method}\nA logistic margin loss.\n")
+    app = _app(toy_repo, "paper")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await _settle(pilot)
+        assert app.spec.paper_pdf == str(paper / "main.tex")
+        assert app.spec.paper_name == "Margins for Toys"
+        assert "logistic margin loss" in " ".join(app.paper_pages.values())
+        assert "LaTeX:" in _screen_text(app, "status")
+
+
 async def test_after_a_save_the_next_start_names_the_saved_task(
     toy_repo: Path, tmp_path: Path
 ) -> None:
@@ -270,3 +289,22 @@ async def test_ctrl_a_selects_the_template_instruction_to_replace_it(toy_repo: P
         await pilot.press("ctrl+a", *"Return the margin loss.")
         await pilot.pause()
         assert app.spec.goals[0].instruction == "Return the margin loss."
+
+
+async def test_long_work_says_its_latest_line_and_its_time_in_the_status(toy_repo: Path) -> None:
+    # A 3-minute build at 80×24 said "building the image…" alone: its log was below the fold.
+    from lmr_author.tui.new_task.steps.environment import EnvironmentStep
+
+    app = _app(toy_repo, "environment")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, EnvironmentStep)
+        screen.log_start("Image build")
+        screen.post_message(
+            EnvironmentStep.BuildLog("\x1b[1m#5 RUN pip install numpy==1.26.4\x1b[0m")
+        )
+        await pilot.pause()
+        status = _screen_text(app, "status")
+        assert re.search(r"building \(\d+ s\): #5 RUN pip install numpy", status), status
+        assert "#5 RUN pip install numpy==1.26.4" in screen.output.lines[-1]

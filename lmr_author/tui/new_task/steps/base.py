@@ -6,10 +6,12 @@ holds. Back and Next take no focus: Enter in a field never goes back by accident
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol, cast
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -80,6 +82,7 @@ class StepScreen(Screen[None]):
         super().__init__()
         #: The full output behind the status line (errors, build and run logs).
         self.output = OutputLog()
+        self._work_started = time.monotonic()  # of the work whose lines the status says
 
     @property
     def authoring(self) -> AuthoringSession:
@@ -200,9 +203,20 @@ class StepScreen(Screen[None]):
         """Start the output of a new piece of work (a build, a recording, a check)."""
         self.output.start(title)
         self.query_one("#log-hint", Static).display = True
+        self._work_started = time.monotonic()
 
     def log_line(self, line: str) -> None:
         self.output.add(line)
+
+    def log_progress(self, activity: str, line: str) -> None:
+        """A line of long work (a build, a recording, the proof): into the output, and
+        the status line says it with the time so far. At 80×24 the step's own log may be
+        below the fold, and a bare "building…" for minutes looks hung."""
+        self.log_line(line)
+        shown = " ".join(Text.from_ansi(line).plain.split())
+        if shown:
+            seconds = int(time.monotonic() - self._work_started)
+            self.set_status(f"{activity} ({seconds} s): {shown}")
 
     def action_show_log(self) -> None:
         self.app.push_screen(LogScreen(self.output))

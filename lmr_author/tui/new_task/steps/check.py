@@ -177,6 +177,8 @@ class CheckStep(StepScreen):
             if isinstance(typed, str):
                 self.set_status(typed, error=True)
                 return
+            if self.query_one("#status", Static).has_class("error"):
+                self.set_status("")  # the field's own error, now put right
             if typed == getattr(self.spec, name):
                 return
             setattr(self.spec, name, typed)
@@ -230,7 +232,7 @@ class CheckStep(StepScreen):
     @on(VerifyLog)
     def _verify_log(self, message: VerifyLog) -> None:
         self.query_one("#verify-log", RichLog).write(message.line)
-        self.log_line(message.line)
+        self.log_progress("verifying", message.line)
 
     @on(Checked)
     def _checked(self, message: Checked) -> None:

@@ -265,7 +265,7 @@ class EnvironmentStep(StepScreen):
     @on(BuildLog)
     def _build_log(self, message: BuildLog) -> None:
         self.query_one("#build-log", RichLog).write(Text.from_ansi(message.line))
-        self.log_line(message.line)
+        self.log_progress("building", message.line)
 
     @on(Built)
     def _built(self, message: Built) -> None:

@@ -135,6 +135,8 @@ class GoalStep(StepScreen):
             )
             listing.add_option(Option(prompt, id=str(position)))
         listing.display = bool(message.suggestions)
+        if message.suggestions:
+            listing.highlighted = 0  # what Enter in an empty search adds, shown
         self.query_one("#suggested", Label).display = bool(message.suggestions)
 
     @on(OptionList.OptionSelected, "#suggestions")
@@ -201,9 +203,15 @@ class GoalStep(StepScreen):
         highlighted = option_list.highlighted
         option_list.clear_options()
         option_list.add_options(options)
-        if options:
+        if options and query:
             # A new query highlights its best match; a refresh keeps the highlight.
             option_list.highlighted = 0 if top else min(highlighted or 0, len(options) - 1)
+        elif options and highlighted is not None and not top:
+            option_list.highlighted = min(highlighted, len(options) - 1)
+        else:
+            # No query: nothing is highlighted until ↑/↓ says so. The first function of
+            # the first file is nobody's choice, and Enter must not add it.
+            option_list.highlighted = None
         empty = self.query_one("#fn-empty", Static)
         empty.display = not options and bool(self.functions)
         where = f" in {self.file_filter}" if self.file_filter else ""
@@ -236,6 +244,14 @@ class GoalStep(StepScreen):
         option_list = self.query_one("#functions", OptionList)
         if option_list.highlighted is not None:
             option_list.action_select()
+            return
+        suggestions = self.query_one("#suggestions", OptionList)
+        if suggestions.display and suggestions.option_count:
+            # An empty search: Enter takes the highlighted suggestion, as the label says.
+            suggestions.highlighted = suggestions.highlighted or 0
+            suggestions.action_select()
+            return
+        self.set_status("Type part of a name, or ↓ to highlight a function, then Enter.")
 
     def on_key(self, event: Key) -> None:
         # ↑/↓ in the search box move the list's highlight, so typing and picking never

@@ -74,13 +74,12 @@ class PaperStep(StepScreen):
             self.changed()
 
     def _paper_in_repository(self) -> Path | None:
+        from lmr_author.authoring.paper_locate import find_paper
+
         repo = Path(self.spec.repo_path) if self.spec.repo_path else None
         if repo is None or not repo.is_dir():
             return None
-        for name in ("paper.pdf", "paper.json", "paper.tex", "paper.md", "main.tex"):
-            if (repo / name).is_file():
-                return repo / name
-        return None
+        return find_paper(repo)
 
     @on(Input.Changed, "#paper-name")
     def _name_changed(self, event: Input.Changed) -> None:

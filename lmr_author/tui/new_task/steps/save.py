@@ -228,7 +228,7 @@ class SaveStep(StepScreen):
     @on(Progress)
     def _progress(self, message: Progress) -> None:
         self.query_one("#save-log", RichLog).write(message.line)
-        self.log_line(message.line)
+        self.log_progress("saving", message.line)
         if message.step:
             self.set_status(message.line + "…")
 

@@ -232,7 +232,7 @@ class TestsStep(StepScreen):
     @on(RecordLog)
     def _record_log(self, message: RecordLog) -> None:
         self.query_one("#record-log", RichLog).write(message.line)
-        self.log_line(message.line)
+        self.log_progress("recording", message.line)
 
     @on(Recorded)
     def _recorded(self, message: Recorded) -> None:
