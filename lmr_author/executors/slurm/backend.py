@@ -248,7 +248,9 @@ class SlurmBackend:
         resources = self.options.resources(
             cpus=limits.cpus, memory_mb=limits.memory_mb, timeout_s=limits.timeout_s, gres=gres
         )
-        pending = Pending(request, runs / f"{name}.request.json", resources, candidate_path)
+        pending = Pending(
+            request, runs / f"{name}.request.json", resources, candidate_path, limits.timeout_s
+        )
         request.save(pending.request_path)
         return pending
 
