@@ -2,8 +2,9 @@
 
 Scores the bundled sample benchmark (--task may narrow it) for its three systems with
 ``--force`` (every run executes), once per executor, with the same number of runs at
-once (``--workers N`` locally, ``--max-in-flight N`` for Slurm's one array; default 1:
-runs one after another, so the difference is per-run overhead, not parallelism), and
+once (``--workers N`` locally, ``--max-in-flight N`` for Slurm's one array of N workers;
+default 1: runs one after another, so the difference is per-run overhead, not
+parallelism), and
 prints the wall time of each, the extra seconds per run Slurm costs (sbatch, scheduling,
 the worker's start on the node, polling), and the machine's load average before and
 after (a busy node is the case the target is for). Images are built before timing.
@@ -47,6 +48,12 @@ def _eval(out: Path, tasks: list[str], workers: int, *extra: str) -> tuple[float
     return took, json.loads(done.stdout)
 
 
+def _cluster_cpus() -> str:
+    """``sinfo``'s CPUs allocated/idle/other/total: other users' jobs hold some."""
+    done = subprocess.run(["sinfo", "-h", "-o", "%C"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", action="append", default=[])
@@ -59,6 +66,7 @@ def main() -> int:
         load_before = os.getloadavg()
         local_s, local = _eval(folder / "local", args.task, args.workers, "--force")
         in_flight = ("--max-in-flight", str(args.workers))
+        cpus_before = _cluster_cpus()
         slurm_s, slurm = _eval(
             folder / "slurm", args.task, 2, "--force", "--executor", "slurm", *in_flight
         )
@@ -72,6 +80,7 @@ def main() -> int:
     print(f"cpus: {os.cpu_count()}")
     print("load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in load_before))
     print("load average (1, 5, 15 min) after:  " + ", ".join(f"{x:.2f}" for x in load_after))
+    print(f"cluster CPUs (allocated/idle/other/total) before Slurm's run: {cpus_before}")
     print(f"runs: {runs} ({args.workers} at once: local --workers, slurm --max-in-flight)")
     print(f"local: {local_s:7.2f} s  ({local_s / runs:.2f} s per run)")
     print(f"slurm: {slurm_s:7.2f} s  ({slurm_s / runs:.2f} s per run)")
