@@ -1,8 +1,8 @@
 """The poller thread: submits what is waiting as job arrays, polls ``squeue``, reads
 results back, resubmits lost elements, and settles everything on cancellation.
 
-Runs with equal `Resources` waiting at one poll go in ONE array (split only at the
-cluster's ``MaxArraySize``) of as many workers as runs may be in flight: each worker
+Runs with equal `Resources` waiting at one poll go in ONE array of as many workers as
+runs may be in flight (at most the cluster's ``MaxArraySize``): each worker
 claims run after run (`claims`), so the scheduler, not this process, decides when they
 run. A run is lost when the worker that claimed it leaves the queue without its result
 (submitted again, up to ``retries`` times); a run no worker claimed before its array
@@ -184,10 +184,7 @@ class Poller:
                 self._lock.wait(self.poll_s)  # woken at once by `add`
                 batch, self._waiting = self._waiting, []
             for resources in dict.fromkeys(pending.resources for pending in batch):
-                group = [pending for pending in batch if pending.resources == resources]
-                size = self._array_size()
-                for start in range(0, len(group), size):
-                    self._submit(group[start : start + size], resources)
+                self._submit([p for p in batch if p.resources == resources], resources)
             try:
                 alive = squeue_elements(self.name)
             except SlurmError as error:
@@ -222,10 +219,12 @@ class Poller:
             for pending in batch:
                 pending.settle(InfraError(f"cannot write the Slurm job: {error}"))
             return
+        # MaxArraySize bounds the workers, not the runs: claims are ours, not Slurm's.
+        elements = array_elements(len(batch), self._throttle(resources))
         argv = array_argv(
             name=self.name,
             folder=folder,
-            elements=array_elements(len(batch), self._throttle(resources)),
+            elements=min(elements, self._array_size()),
             resources=resources,
             options=self.options,
         )
