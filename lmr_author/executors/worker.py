@@ -1,4 +1,6 @@
-"""Run ONE request on a node: ``python -m lmr_author.executors.worker REQUEST.json``.
+"""Run requests on a node: ``python -m lmr_author.executors.worker --array FOLDER COUNT
+BUDGET_S`` (an array element: claims run after run of its array, `claims`), or one
+request: ``python -m lmr_author.executors.worker REQUEST.json``.
 
 The same `DockerBackend` the local executor uses, with the submitter's configuration
 (a raw run of ``validate``: the same `run_tests`, with the request's limits). A run
@@ -16,14 +18,18 @@ import dataclasses
 import os
 import signal
 import sys
+import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
 from lmr_author.domain.task import Task, load_task
 from lmr_author.eval_loop.backend import DockerBackend, PreparedImage
 from lmr_author.executors.cgroups import container_parent
+from lmr_author.executors.claims import claim_next
 from lmr_author.executors.gres import container_gpus
 from lmr_author.executors.images import ensure_loaded
+from lmr_author.executors.slurm.cli import time_left_s
 from lmr_author.executors.wire import (
     RAW,
     SCORED,
@@ -168,13 +174,10 @@ def _terminate(_signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(143)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m lmr_author.executors.worker REQUEST.json", file=sys.stderr)
-        return 2
-    signal.signal(signal.SIGTERM, _terminate)
-    request = Request.load(Path(args[0]))
+def run_file(path: Path) -> int:
+    """Run the request at ``path`` and write its result: 0 when it ran, 1 when the
+    outcome is an infrastructure error."""
+    request = Request.load(path)
     result = Path(request.result_path)
     try:
         outcome = run_request(request)
@@ -191,6 +194,45 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     save_result(result, outcome)
     return 0
+
+
+def run_array(folder: Path, count: int, budget_s: float, environ: Mapping[str, str]) -> int:
+    """One element of an array: claim run after run of ``folder`` and run each, until
+    none is free or this job's walltime has less than ``budget_s`` left. The first
+    run is always taken: the job asked for a walltime that holds one."""
+    job, element = environ.get("SLURM_ARRAY_JOB_ID", ""), environ.get("SLURM_ARRAY_TASK_ID", "")
+    if not element.isdigit():
+        print("not an element of a Slurm job array (no SLURM_ARRAY_TASK_ID)", file=sys.stderr)
+        return 2
+    name = f"{job}_{element}"
+    left = time_left_s(job, element)
+    deadline = None if left is None else time.monotonic() + left
+    ran = 0
+    while deadline is None or not ran or time.monotonic() + budget_s <= deadline:
+        index = claim_next(folder, count, int(element) % max(1, count), name)
+        if index is None:
+            break
+        ran += 1
+        try:
+            run_file(folder / f"{index}.json")
+        except (OSError, ValueError, TypeError) as error:  # settled meanwhile (Ctrl-C)
+            print(f"run {index}: no request to run ({error})", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, _terminate)
+    if len(args) == 4 and args[0] == "--array" and args[2].isdigit():
+        return run_array(Path(args[1]), int(args[2]), float(args[3]), os.environ)
+    if len(args) != 1:
+        print(
+            "usage: python -m lmr_author.executors.worker REQUEST.json\n"
+            "       python -m lmr_author.executors.worker --array FOLDER COUNT BUDGET_S",
+            file=sys.stderr,
+        )
+        return 2
+    return run_file(Path(args[0]))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from lmr_author.executors.slurm.cli import (
     parse_max_array_size,
     parse_sinfo_cpus,
     parse_squeue,
+    parse_time_left,
 )
 from lmr_author.executors.slurm.sbatch import (
     FALLBACK_IN_FLIGHT,
@@ -16,7 +17,9 @@ from lmr_author.executors.slurm.sbatch import (
     Resources,
     SbatchOptions,
     array_argv,
+    array_elements,
     default_in_flight,
+    run_budget_s,
     write_array,
 )
 
@@ -38,7 +41,14 @@ def test_equal_requests_are_equal_keys_and_different_gres_are_not() -> None:
     assert len({cpu, again, gpu}) == 2
 
 
-def test_the_array_is_throttled_only_when_the_throttle_is_smaller(tmp_path: Path) -> None:
+def test_an_array_has_one_worker_per_run_in_flight_never_more_than_runs() -> None:
+    assert array_elements(24, 4) == 4  # %4 as workers: four runs at most at once
+    assert array_elements(3, 8) == 3
+    assert array_elements(24, 1) == 1
+    assert array_elements(5, 0) == 1
+
+
+def test_an_array_asks_for_what_every_run_needs(tmp_path: Path) -> None:
     options = SbatchOptions(
         partition="short", account="lab", qos="low", extra=("--constraint=skylake",)
     )
@@ -46,12 +56,11 @@ def test_the_array_is_throttled_only_when_the_throttle_is_smaller(tmp_path: Path
     argv = array_argv(
         name="lmr-eval-1",
         folder=tmp_path,
-        count=24,
-        throttle=4,
+        elements=4,
         resources=resources,
         options=options,
     )
-    assert argv[:3] == ["sbatch", "--parsable", "--array=0-23%4"]
+    assert argv[:3] == ["sbatch", "--parsable", "--array=0-3"]
     for expected in (
         "--job-name=lmr-eval-1",
         "--cpus-per-task=1",
@@ -65,10 +74,6 @@ def test_the_array_is_throttled_only_when_the_throttle_is_smaller(tmp_path: Path
         assert expected in argv
     # The passthrough comes after ours (sbatch takes the last), the script last.
     assert argv[-2:] == ["--constraint=skylake", str(tmp_path / "job.sh")]
-    whole = array_argv(
-        name="n", folder=tmp_path, count=3, throttle=8, resources=resources, options=options
-    )
-    assert "--array=0-2" in whole
 
 
 def test_the_default_throttle_is_the_partitions_room() -> None:
@@ -90,8 +95,17 @@ def test_an_array_folder_links_each_element_to_its_request(tmp_path: Path) -> No
     requests = [tmp_path / f"r{i}.request.json" for i in range(3)]
     for request in requests:
         request.write_text("{}")
-    write_array(tmp_path / "array", requests, "/venv/bin/python")
+    write_array(tmp_path / "array", requests, "/venv/bin/python", run_budget_s(90))
     assert [(tmp_path / "array" / f"{i}.json").resolve() for i in range(3)] == requests
     script = (tmp_path / "array" / "job.sh").read_text()
-    assert "/venv/bin/python -m lmr_author.executors.worker" in script
-    assert '"$SLURM_ARRAY_TASK_ID.json"' in script
+    assert f"/venv/bin/python -m lmr_author.executors.worker --array {tmp_path}/array 3 480" in (
+        script
+    )
+
+
+def test_squeues_time_left_is_read_in_seconds() -> None:
+    assert parse_time_left("5:07") == 307
+    assert parse_time_left("1:00:00") == 3600
+    assert parse_time_left("2-03:04:05") == 2 * 86400 + 3 * 3600 + 4 * 60 + 5
+    for unknown in ("UNLIMITED", "NOT_SET", "INVALID", "", "1:2:3:4", "x-1:00"):
+        assert parse_time_left(unknown) is None

@@ -1,4 +1,5 @@
-"""``--executor slurm``: every run an element of a throttled Slurm job array.
+"""``--executor slurm``: runs in Slurm job arrays whose elements are workers that claim
+run after run (`lmr_author.executors.claims`).
 
 One module per job: `backend` (the `Backend` the evaluation pool and ``validate`` use),
 `poller` (the thread that submits, polls, retries and cancels), `sbatch` (what an array

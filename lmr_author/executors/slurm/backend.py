@@ -4,10 +4,11 @@
 prepared images are the local ones; only running differs. Each run writes a request
 into the shared folder (under the results folder, so on a shared file system);
 ``start_runs`` hands every run of an evaluation over at once and the `Poller` submits
-them as ONE ``sbatch --array=0-N%M`` per distinct `Resources` (a task's GPUs,
-`gres.gres_for`, split CPU and GPU runs), throttled by the scheduler rather than by
-this process. ``run_raw`` (`SlurmRunner`) sends ``validate``'s raw runs the same way, a
-whole batch at once (all mutants of an implementation: one array). ``interrupt`` (the
+them as ONE ``sbatch --array`` per distinct `Resources` (a task's GPUs, `gres.gres_for`,
+split CPU and GPU runs) of as many workers as runs may be in flight, each claiming run
+after run; the scheduler, not this process, decides when they run. ``run_raw``
+(`SlurmRunner`) sends ``validate``'s raw runs the same way, a whole batch at once (all
+mutants of an implementation: one array). ``interrupt`` (the
 first Ctrl-C) cancels the jobs with ``scancel``: runs whose result is there are kept,
 the others end with `RunCancelled` (not written; they run again on resume).
 
@@ -248,7 +249,9 @@ class SlurmBackend:
         resources = self.options.resources(
             cpus=limits.cpus, memory_mb=limits.memory_mb, timeout_s=limits.timeout_s, gres=gres
         )
-        pending = Pending(request, runs / f"{name}.request.json", resources, candidate_path)
+        pending = Pending(
+            request, runs / f"{name}.request.json", resources, candidate_path, limits.timeout_s
+        )
         request.save(pending.request_path)
         return pending
 

@@ -83,10 +83,42 @@ def max_array_size() -> int:
     return DEFAULT_MAX_ARRAY_SIZE
 
 
+def parse_time_left(text: str) -> float | None:
+    """squeue's ``%L`` (``[days-][hours:]minutes:seconds``) in seconds; None for
+    ``UNLIMITED``, ``NOT_SET`` or anything else."""
+    days, _, clock = text.strip().rpartition("-")
+    parts = clock.split(":")
+    if not (days == "" or days.isdigit()) or not 2 <= len(parts) <= 3:
+        return None
+    if not all(part.isdigit() for part in parts):
+        return None
+    seconds = 0
+    for part in parts:
+        seconds = seconds * 60 + int(part)
+    return float(seconds + int(days or 0) * 86400)
+
+
+def time_left_s(job: str, element: str) -> float | None:
+    """Seconds of walltime array element ``job_element`` has left (None: unknown or
+    unlimited)."""
+    if not (job.isdigit() and element.isdigit()):
+        return None
+    with contextlib.suppress(SlurmError):
+        argv = ["squeue", "-h", "-j", f"{job}_{element}", "-o", "%L"]
+        return parse_time_left(slurm_command(argv))
+    return None
+
+
 def scancel_name(name: str) -> None:
     """Cancel every job named ``name``; on failure they end on their own at their walltime."""
     with contextlib.suppress(SlurmError):
         slurm_command(["scancel", f"--name={name}"])
+
+
+def scancel_pending(job: str) -> None:
+    """Cancel the elements of ``job`` that have not started (the running ones go on)."""
+    with contextlib.suppress(SlurmError):
+        slurm_command(["scancel", "--state=PENDING", job])
 
 
 def scancel_job(job: str) -> None:

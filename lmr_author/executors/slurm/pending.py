@@ -1,4 +1,5 @@
-"""One run handed to Slurm, its outcome once known, and the retry rule for a lost one."""
+"""One run handed to Slurm, the array it is in, its outcome once known, and the retry
+rule for a lost one."""
 
 from __future__ import annotations
 
@@ -20,10 +21,16 @@ class Pending:
     request_path: Path
     resources: Resources
     candidate_path: Path | None = None
-    #: Times its element was submitted.
+    #: The sandbox's time limit of its test: how long it may hold a worker.
+    timeout_s: float = 120.0
+    #: Times it was submitted (an array that ended with it unclaimed after running
+    #: others of its runs does not count: its workers ran out of walltime).
     attempts: int = 0
-    #: Polls in a row that found the element gone without its result.
+    #: Polls in a row that found its claimer gone without its result.
     misses: int = 0
+    #: Its array and place in it, then the element that claimed it and that one's log.
+    array: Array | None = None
+    index: int = 0
     element: str = ""
     log: Path | None = None
     future: Future[ImplementationResult] = field(default_factory=Future)
@@ -45,6 +52,22 @@ class Pending:
             self.future.set_result(outcome)
 
 
+@dataclass(eq=False)
+class Array:
+    """One submitted job array: its folder (requests, claims, logs) and open runs."""
+
+    job: str
+    folder: Path
+    #: Its runs not settled yet, by index.
+    open: dict[int, Pending]
+    #: A worker of it claimed a run: its leftover runs are not its failure.
+    progressed: bool = False
+    #: Polls in a row that found none of its elements in the queue.
+    misses: int = 0
+    #: Its elements still pending were cancelled (every run claimed).
+    trimmed: bool = False
+
+
 #: Polls in a row an element must be missing before it counts as lost: a result written
 #: on another node may show up a poll late.
 MISSES_BEFORE_LOST = 2
@@ -55,7 +78,13 @@ def retry_or_fail(pending: Pending, retries: int) -> InfraError | None:
     else the infrastructure error the run ends with (never a candidate's verdict)."""
     if pending.attempts <= retries:
         return None
+    if pending.element:  # its worker left the queue while running it
+        return InfraError(
+            f"Slurm job {pending.element} ended without a result {pending.attempts} "
+            f"time(s) (node failure, killed or out of time); see {pending.log}"
+        )
+    where = "" if pending.array is None else f" in {pending.array.folder}"
     return InfraError(
-        f"Slurm job {pending.element} ended without a result {pending.attempts} time(s) "
-        f"(node failure, killed or out of time); see {pending.log}"
+        f"Slurm job {pending.array.job if pending.array else ''} ended without a result "
+        f"{pending.attempts} time(s): no worker of it started the run (see the job logs{where})"
     )

@@ -1,9 +1,12 @@
 """The poller thread: submits what is waiting as job arrays, polls ``squeue``, reads
 results back, resubmits lost elements, and settles everything on cancellation.
 
-Runs with equal `Resources` waiting at one poll go in ONE array (split only at the
-cluster's ``MaxArraySize``), throttled with ``%N``: the scheduler, not this process,
-decides how many run at once.
+Runs with equal `Resources` waiting at one poll go in ONE array of as many workers as
+runs may be in flight (at most the cluster's ``MaxArraySize``): each worker
+claims run after run (`claims`), so the scheduler, not this process, decides when they
+run. A run is lost when the worker that claimed it leaves the queue without its result
+(submitted again, up to ``retries`` times); a run no worker claimed before its array
+ended is taken back by the submitter's own claim and submitted again.
 """
 
 from __future__ import annotations
@@ -16,21 +19,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmr_author.eval_loop.backend import ImplementationResult, RunCancelled
+from lmr_author.executors.claims import WITHDRAWN, claim, holder
 from lmr_author.executors.slurm.cli import (
     SlurmError,
     max_array_size,
     partition_cpus,
     scancel_job,
     scancel_name,
+    scancel_pending,
     slurm_command,
     squeue_elements,
 )
-from lmr_author.executors.slurm.pending import MISSES_BEFORE_LOST, Pending, retry_or_fail
+from lmr_author.executors.slurm.pending import (
+    MISSES_BEFORE_LOST,
+    Array,
+    Pending,
+    retry_or_fail,
+)
 from lmr_author.executors.slurm.sbatch import (
     Resources,
     SbatchOptions,
     array_argv,
+    array_elements,
     default_in_flight,
+    run_budget_s,
     write_array,
 )
 from lmr_author.executors.wire import load_result
@@ -40,8 +52,6 @@ from lmr_author.runtime.infra_error import InfraError
 SQUEUE_PATIENCE_S = 120.0
 #: Seconds ``close`` waits for cancelled or completing jobs to leave the queue.
 CLOSE_PATIENCE_S = 30.0
-#: squeue state codes of an element that holds its allocation.
-RUNNING_STATES = ("R", "CG", "CF")
 
 
 @dataclass(frozen=True)
@@ -76,7 +86,8 @@ class Poller:
         self.on_progress = on_progress
         self._lock = threading.Condition()
         self._waiting: list[Pending] = []
-        self._outstanding: dict[str, Pending] = {}
+        #: Submitted arrays with runs not settled yet.
+        self._live: list[Array] = []
         #: Every array submitted (``sbatch`` calls), in order.
         self.jobs: list[str] = []
         self._cancelled = False
@@ -110,7 +121,7 @@ class Poller:
 
     def unfinished(self) -> bool:
         with self._lock:
-            return bool(self._waiting or self._outstanding)
+            return bool(self._waiting or self._open())
 
     def interrupt(self) -> None:
         """Cancel every job (scancel by name); runs whose result is there are kept."""
@@ -164,7 +175,7 @@ class Poller:
         failing_since: float | None = None
         while True:
             with self._lock:
-                if self._closed and not self._waiting and not self._outstanding:
+                if self._closed and not self._waiting and not self._open():
                     return
                 if self._cancelled:
                     self._settle_cancelled()
@@ -173,10 +184,7 @@ class Poller:
                 self._lock.wait(self.poll_s)  # woken at once by `add`
                 batch, self._waiting = self._waiting, []
             for resources in dict.fromkeys(pending.resources for pending in batch):
-                group = [pending for pending in batch if pending.resources == resources]
-                size = self._array_size()
-                for start in range(0, len(group), size):
-                    self._submit(group[start : start + size], resources)
+                self._submit([p for p in batch if p.resources == resources], resources)
             try:
                 alive = squeue_elements(self.name)
             except SlurmError as error:
@@ -202,18 +210,21 @@ class Poller:
     def _submit(self, batch: list[Pending], resources: Resources) -> None:
         """One job array for ``batch``; on failure, each run fails as infrastructure."""
         self._arrays += 1
-        array = self.folder / f"array-{self._arrays}"
+        folder = self.folder / f"array-{self._arrays}"
+        timeout_s = max(pending.timeout_s for pending in batch)
         try:
-            write_array(array, [pending.request_path for pending in batch], self.python)
+            paths = [pending.request_path for pending in batch]
+            write_array(folder, paths, self.python, run_budget_s(timeout_s))
         except OSError as error:
             for pending in batch:
                 pending.settle(InfraError(f"cannot write the Slurm job: {error}"))
             return
+        # MaxArraySize bounds the workers, not the runs: claims are ours, not Slurm's.
+        elements = array_elements(len(batch), self._throttle(resources))
         argv = array_argv(
             name=self.name,
-            folder=array,
-            count=len(batch),
-            throttle=self._throttle(resources),
+            folder=folder,
+            elements=min(elements, self._array_size()),
             resources=resources,
             options=self.options,
         )
@@ -232,79 +243,123 @@ class Poller:
             cancelled = self._cancelled
         if cancelled:  # the scancel by name may have run before this job existed
             scancel_job(job)
+        array = Array(job, folder, dict(enumerate(batch)))
         with self._lock:
-            for position, pending in enumerate(batch):
+            for index, pending in enumerate(batch):
                 pending.attempts += 1
-                pending.element = f"{job}_{position}"
-                pending.misses = 0
-                pending.log = array / f"{position}.out"
-                self._outstanding[pending.element] = pending
+                pending.array, pending.index = array, index
+                pending.element, pending.misses, pending.log = "", 0, None
+            self._live.append(array)
 
     def _collect(self, alive: dict[str, str]) -> None:
         with self._lock:
-            outstanding = list(self._outstanding.items())
-        for element, pending in outstanding:
-            if pending.result_path.exists():
-                self._finish(element, pending, _read(pending, element))
-            elif element not in alive:
-                pending.misses += 1
-                if pending.misses >= MISSES_BEFORE_LOST:
-                    self._lost(element, pending)
-            else:
-                pending.misses = 0
-        self._report(alive)
+            arrays = list(self._live)
+        for array in arrays:
+            elements = {key: state for key, state in alive.items() if _job_of(key) == array.job}
+            array.misses = 0 if elements else array.misses + 1
+            for index, pending in list(array.open.items()):
+                self._follow(array, index, pending, alive)
+            if not array.trimmed and all(run.element for run in array.open.values()):
+                array.trimmed = True  # every run has its worker: the rest need not start
+                if any(state == "PD" for state in elements.values()):
+                    scancel_pending(array.job)
+            with self._lock:
+                if not array.open and array in self._live:
+                    self._live.remove(array)
+        self._report()
 
-    def _lost(self, element: str, pending: Pending) -> None:
-        """The element left the queue without a result: submit again, or give up."""
+    def _follow(self, array: Array, index: int, pending: Pending, alive: dict[str, str]) -> None:
+        """One open run of ``array``: its result read back, or its fate once its
+        claimer (or, unclaimed, every element of the array) left the queue."""
+        if pending.result_path.exists():
+            array.progressed = True
+            self._finish(array, index, _read(pending))
+            return
+        owner = pending.element or holder(array.folder, index)  # a claim never changes
+        if owner is None:
+            # Every worker gone and this run never started: take it back (atomically:
+            # a worker claiming it now wins) and submit it again.
+            if array.misses >= MISSES_BEFORE_LOST and claim(array.folder, index, WITHDRAWN):
+                if array.progressed:
+                    pending.attempts -= 1  # its workers ran out of walltime, not it
+                self._lost(array, index, pending)
+            return
+        array.progressed = True
+        pending.element = owner
+        pending.log = array.folder / f"{owner.rpartition('_')[2]}.out"
+        if owner in alive:
+            pending.misses = 0
+            return
+        pending.misses += 1
+        if pending.misses >= MISSES_BEFORE_LOST:
+            self._lost(array, index, pending)
+
+    def _lost(self, array: Array, index: int, pending: Pending) -> None:
+        """The run's claimer (or its whole array) left the queue without its result:
+        submit it again, or give up."""
         with self._lock:
-            # Its log explains a failure, unless our own scancel ended it (a Ctrl-C racing
-            # this poll): then nothing is kept behind.
-            self._keep_logs = self._keep_logs or not self._cancelled
-            self._outstanding.pop(element, None)
+            array.open.pop(index, None)
             error = retry_or_fail(pending, self.retries)
+            if pending.element or not array.progressed:
+                # The logs explain a failure, unless our own scancel ended it (a Ctrl-C
+                # racing this poll): then nothing is kept behind.
+                self._keep_logs = self._keep_logs or not self._cancelled
             if error is None and not self._cancelled:
                 self._waiting.append(pending)
                 return
         pending.settle(error or RunCancelled())
 
     def _finish(
-        self, element: str, pending: Pending, outcome: ImplementationResult | BaseException
+        self, array: Array, index: int, outcome: ImplementationResult | BaseException
     ) -> None:
         with self._lock:
-            self._outstanding.pop(element, None)
+            pending = array.open.pop(index)
         pending.settle(outcome)
+
+    def _open(self) -> list[Pending]:
+        """Every run submitted and not settled (lock held)."""
+        return [pending for array in self._live for pending in array.open.values()]
 
     def _fail_all(self, error: BaseException) -> None:
         with self._lock:
-            everything = list(self._outstanding.values()) + self._waiting
-            self._outstanding, self._waiting = {}, []
+            everything = self._open() + self._waiting
+            self._live, self._waiting = [], []
         for pending in everything:
             pending.settle(error)
 
     def _settle_cancelled(self) -> None:
         """After scancel (lock held): keep the runs whose result is there, cancel the rest."""
-        everything = list(self._outstanding.values()) + self._waiting
-        self._outstanding, self._waiting = {}, []
+        everything = self._open() + self._waiting
+        self._live, self._waiting = [], []
         for pending in everything:
             outcome: ImplementationResult | BaseException = RunCancelled()
             if pending.result_path.exists():
-                read = _read(pending, pending.element)
+                read = _read(pending)
                 if not isinstance(read, BaseException):
                     outcome = read
             pending.settle(outcome)
 
-    def _report(self, alive: dict[str, str]) -> None:
+    def _report(self) -> None:
+        """Runs, not elements: a worker runs many; queued ones no worker has claimed."""
         if self.on_progress is None:
             return
-        running = sum(1 for state in alive.values() if state in RUNNING_STATES)
-        progress = Progress(len(alive) - running, running, len(self.jobs))
+        with self._lock:
+            submitted = self._open()
+            waiting = len(self._waiting)
+        running = sum(1 for pending in submitted if pending.element)
+        progress = Progress(len(submitted) - running + waiting, running, len(self.jobs))
         if progress != self._last_progress:
             self._last_progress = progress
             self.on_progress(progress)
 
 
-def _read(pending: Pending, element: str) -> ImplementationResult | BaseException:
+def _job_of(element: str) -> str:
+    """The array job of squeue's ``JOB_INDEX`` (or ``JOB_[RANGE]`` while pending)."""
+    return element.partition("_")[0]
+
+
+def _read(pending: Pending) -> ImplementationResult | BaseException:
     try:
         return load_result(pending.result_path)
     except ValueError as error:
-        return InfraError(f"Slurm job {element}: {error}")
+        return InfraError(f"Slurm job {pending.element or pending.array}: {error}")

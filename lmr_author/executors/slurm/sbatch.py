@@ -6,7 +6,9 @@ default they come from the run's own sandbox limits: the container's memory limi
 starter) and three test timeouts plus ten minutes (the candidate's test and the golden
 count check, plus start-up); ``--mem`` and ``--time`` replace them for every run. Runs
 with equal `Resources` share an array; the user's `SbatchOptions` (partition, account,
-QOS, passthrough arguments, the throttle) apply to every array.
+QOS, passthrough arguments, the throttle) apply to every array. An array has one
+element per run in flight (`array_elements`), not one per run: each element is a
+worker that claims run after run (`lmr_author.executors.claims`).
 """
 
 from __future__ import annotations
@@ -76,6 +78,13 @@ def default_time(timeout_s: float) -> str:
     return str(math.ceil((timeout_s * 3 + 600) / 60))
 
 
+def run_budget_s(timeout_s: float) -> float:
+    """The most one run may take (its test and the golden count check, each at most
+    ``timeout_s``, plus five minutes of start-up): a worker claims another run only
+    while its walltime has this much left."""
+    return 2 * timeout_s + 300
+
+
 def default_in_flight(cluster_cpus: int, cpus_per_run: int) -> int:
     """As many elements at once as the partition has CPUs for (the scheduler shares them)."""
     if cluster_cpus <= 0:
@@ -89,31 +98,36 @@ def resource_args(resources: Resources) -> list[str]:
     return argv + ([f"--gres={resources.gres}"] if resources.gres else [])
 
 
+def array_elements(runs: int, throttle: int) -> int:
+    """Workers for ``runs`` runs at most ``throttle`` at once: each runs one run at a
+    time, so ``throttle`` workers bound the runs in flight as ``%throttle`` did."""
+    return max(1, min(runs, throttle))
+
+
 def array_argv(
     *,
     name: str,
     folder: Path,
-    count: int,
-    throttle: int,
+    elements: int,
     resources: Resources,
     options: SbatchOptions,
 ) -> list[str]:
-    """``sbatch`` for one array of ``count`` elements, ``throttle`` of them at once."""
-    spec = f"0-{count - 1}" + (f"%{throttle}" if throttle < count else "")
-    argv = ["sbatch", "--parsable", f"--array={spec}", f"--job-name={name}"]
+    """``sbatch`` for one array of ``elements`` workers."""
+    argv = ["sbatch", "--parsable", f"--array=0-{elements - 1}", f"--job-name={name}"]
     argv += [f"--output={folder}/%a.out", f"--chdir={folder}"]
     argv += resource_args(resources) + options.fixed_args() + list(options.extra)
     return [*argv, str(folder / "job.sh")]
 
 
-def write_array(folder: Path, requests: Sequence[Path], python: str) -> None:
-    """The array's folder: element ``i`` runs the worker on ``i.json`` (a link to its
-    request), with the submitter's Python."""
+def write_array(folder: Path, requests: Sequence[Path], python: str, budget_s: float) -> None:
+    """The array's folder: run ``i`` is ``i.json`` (a link to its request); each element
+    runs the worker (the submitter's Python) over the folder, claiming runs
+    (`lmr_author.executors.claims`) while its walltime has ``budget_s`` left."""
     folder.mkdir(parents=True)
     for position, request in enumerate(requests):
         (folder / f"{position}.json").symlink_to(request)
     (folder / "job.sh").write_text(
         "#!/bin/sh\n"
-        f"exec {shlex.quote(python)} -m lmr_author.executors.worker "
-        f'{shlex.quote(str(folder))}/"$SLURM_ARRAY_TASK_ID.json"\n'
+        f"exec {shlex.quote(python)} -m lmr_author.executors.worker --array "
+        f"{shlex.quote(str(folder))} {len(requests)} {budget_s:g}\n"
     )
