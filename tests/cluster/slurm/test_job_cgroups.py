@@ -24,7 +24,7 @@ from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.eval_loop.pool import run_evaluation
 from lmr_author.eval_loop.submissions import Submission
 from lmr_author.executors.slurm import SlurmBackend
-from lmr_author.sandbox import engine
+from lmr_author.runtime import engine
 from lmr_author.sandbox.apptainer import SIF_CACHE_ENV
 from tests.cluster.slurm.conftest import jobs_of
 from tests.executors.test_cgroups import PRINT_CGROUP
