@@ -213,6 +213,44 @@ async def test_enter_in_an_empty_search_adds_the_top_suggestion_never_the_first_
         assert [g.goal_function for g in app.spec.goals] == ["margin_loss", "configure"]
 
 
+async def test_picked_goals_leave_the_suggestions_and_the_next_come_up(
+    toy_repo: Path, toy_paper: Path
+) -> None:
+    # An annotator picking several goals in turn saw the goals already picked stay on
+    # top of the suggestions, so Enter after Enter took the same one off again.
+    spec = _draft(toy_repo, "goal")
+    spec.paper_pdf = str(toy_paper)
+    app = _app(spec, "picked-leave")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await _settle(pilot)
+        listing = app.screen.query_one("#suggestions", OptionList)
+
+        def names() -> list[str]:
+            prompts = [listing.get_option_at_index(i).prompt for i in range(listing.option_count)]
+            return [str(prompt).split()[0] for prompt in prompts]
+
+        before = names()
+        assert len(before) >= 2, before
+        await pilot.press("enter")  # the empty search takes the top suggestion
+        await pilot.pause()
+        assert names()[0] == before[1] and before[0] not in names()
+        assert listing.highlighted == 0  # Enter again takes the next candidate
+        await pilot.press("enter")
+        await pilot.pause()
+        picked = [
+            (f"{g.class_name}." if g.class_name else "") + g.goal_function for g in app.spec.goals
+        ]
+        assert picked == before[:2]
+        assert not set(picked) & set(names())
+        search = app.screen.query_one("#fn-search", Input)
+        search.value = before[0].split(".")[-1]
+        await pilot.pause()
+        await pilot.press("enter")  # picked again in the search: dropped as a goal
+        await pilot.pause()
+        assert before[0] in names()  # and back among the suggestions
+
+
 async def test_enter_in_an_empty_search_without_suggestions_adds_nothing(toy_repo: Path) -> None:
     app = _app(_draft(toy_repo, "goal"), "empty-enter-no-paper")
     async with app.run_test(size=SMALL) as pilot:
