@@ -39,6 +39,13 @@ def _app(spec: TaskSpec, name: str) -> NewTaskApp:
     return NewTaskApp(benchmark_dir=Path("bench"), draft_name=name)
 
 
+def _goal_step_with_paper(repo: Path, paper: Path, name: str) -> NewTaskApp:
+    """The app at the goal step of a draft with a paper: suggestions come."""
+    spec = _draft(repo, "goal")
+    spec.paper_pdf = str(paper)
+    return _app(spec, name)
+
+
 def _draft(repo: Path, step: str) -> TaskSpec:
     return TaskSpec(
         source=str(repo),
@@ -195,9 +202,7 @@ async def test_enter_in_an_empty_search_adds_the_top_suggestion_never_the_first_
     # A new annotator arrives, sees the suggestions and presses Enter: the first
     # function of the first file (a data loader here) was added instead.
     (toy_repo / "toy" / "aaa_setup.py").write_text("def configure(path):\n    return path\n")
-    spec = _draft(toy_repo, "goal")
-    spec.paper_pdf = str(toy_paper)
-    app = _app(spec, "empty-enter")
+    app = _goal_step_with_paper(toy_repo, toy_paper, "empty-enter")
     async with app.run_test(size=SMALL) as pilot:
         await _settle(pilot)
         await _settle(pilot)
@@ -218,9 +223,7 @@ async def test_picked_goals_leave_the_suggestions_and_the_next_come_up(
 ) -> None:
     # An annotator picking several goals in turn saw the goals already picked stay on
     # top of the suggestions, so Enter after Enter took the same one off again.
-    spec = _draft(toy_repo, "goal")
-    spec.paper_pdf = str(toy_paper)
-    app = _app(spec, "picked-leave")
+    app = _goal_step_with_paper(toy_repo, toy_paper, "picked-leave")
     async with app.run_test(size=SMALL) as pilot:
         await _settle(pilot)
         await _settle(pilot)
