@@ -52,8 +52,9 @@ def render_task_dockerfile(repo_folder_name: str, *, gpu: bool = False) -> str:
     Composed from the one template, so its ownership lines stay the template's own.
     """
     text = render_dockerfile(repo_folder_name)
-    if _DEPENDENCY_BLOCK.search(text):
-        text = _DEPENDENCY_BLOCK.sub(lambda _m: DEPENDENCY_SECTION, text, count=1)
+    block = _DEPENDENCY_BLOCK.search(text)
+    if block:
+        text = _args_after_install(text[: block.start()], text[block.end() :])
     else:
         text = text.rstrip("\n") + "\n\n" + DEPENDENCY_SECTION
     if gpu:
@@ -65,6 +66,26 @@ def render_task_dockerfile(repo_folder_name: str, *, gpu: bool = False) -> str:
             flags=re.MULTILINE,
         )
     return text
+
+
+_ARG_LINE = re.compile(r"^ARG\s[^\n]*\n", re.MULTILINE)
+
+
+def _args_after_install(before: str, after: str) -> str:
+    """The dependency section, with the build args declared before it moved below it.
+
+    The install layer is then one for every task of the same base and requirements:
+    an ``ARG`` above a ``RUN`` puts its value (``DIR``: the repository folder) into that
+    step's cache key, so the environment image's install was never reused by the task
+    image (nor by any other task) once the folder names differed (issue 30).
+    """
+    froms = list(re.finditer(r"^FROM\s[^\n]*\n", before, re.MULTILINE))
+    cut = froms[-1].end() if froms else 0  # ARGs before FROM only parameterise FROM
+    stage = before[cut:]
+    args = "".join(_ARG_LINE.findall(stage))
+    stage = re.sub(r"\n{3,}", "\n\n", "\n" + _ARG_LINE.sub("", stage).lstrip("\n"))
+    moved = f"\n{args}" if args else ""
+    return before[:cut] + stage + DEPENDENCY_SECTION + moved + after
 
 
 def check_environment(dockerfile: str, requirements: str, repo_folder_name: str) -> list[Finding]:

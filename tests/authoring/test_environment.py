@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from lmr_author.authoring.dockerfile import check_environment, render_task_dockerfile
 from lmr_author.authoring.environment import (
     declared_requirements,
@@ -78,6 +80,19 @@ def test_task_dockerfile_installs_requirements_and_passes_the_rule() -> None:
     problems = check_environment("RUN echo\n", "pandas>=2\nnot a requirement!!\n", "repo")
     assert {f.rule for f in problems} == {"dockerfile", "requirements"}
     assert any("line 2" in f.message for f in problems)
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_the_install_step_is_the_same_for_every_repository_folder(gpu: bool) -> None:
+    """No build arg is declared above the install: its value would enter the RUN's cache
+    key, and each task folder would install its dependencies again (issue 30)."""
+    first = render_task_dockerfile("repo", gpu=gpu)
+    second = render_task_dockerfile("t1", gpu=gpu)
+    install = "RUN pip install -r /tmp/lmr-author/requirements.txt"
+    assert first.split(install)[0] == second.split(install)[0]
+    assert "ARG " not in first.split(install)[0]
+    assert "ARG DIR=t1" in second.split(install)[1]
+    assert check_environment(second, "pandas>=2\n", "t1") == []
 
 
 def test_build_diagnosis_names_the_step_and_the_cause() -> None:

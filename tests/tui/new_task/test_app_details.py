@@ -39,6 +39,13 @@ def _app(spec: TaskSpec, name: str) -> NewTaskApp:
     return NewTaskApp(benchmark_dir=Path("bench"), draft_name=name)
 
 
+def _goal_step_with_paper(repo: Path, paper: Path, name: str) -> NewTaskApp:
+    """The app at the goal step of a draft with a paper: suggestions come."""
+    spec = _draft(repo, "goal")
+    spec.paper_pdf = str(paper)
+    return _app(spec, name)
+
+
 def _draft(repo: Path, step: str) -> TaskSpec:
     return TaskSpec(
         source=str(repo),
@@ -195,9 +202,7 @@ async def test_enter_in_an_empty_search_adds_the_top_suggestion_never_the_first_
     # A new annotator arrives, sees the suggestions and presses Enter: the first
     # function of the first file (a data loader here) was added instead.
     (toy_repo / "toy" / "aaa_setup.py").write_text("def configure(path):\n    return path\n")
-    spec = _draft(toy_repo, "goal")
-    spec.paper_pdf = str(toy_paper)
-    app = _app(spec, "empty-enter")
+    app = _goal_step_with_paper(toy_repo, toy_paper, "empty-enter")
     async with app.run_test(size=SMALL) as pilot:
         await _settle(pilot)
         await _settle(pilot)
@@ -211,6 +216,42 @@ async def test_enter_in_an_empty_search_adds_the_top_suggestion_never_the_first_
         await pilot.press("down", "enter")  # ↓ highlights a function: Enter takes it
         await pilot.pause()
         assert [g.goal_function for g in app.spec.goals] == ["margin_loss", "configure"]
+
+
+async def test_picked_goals_leave_the_suggestions_and_the_next_come_up(
+    toy_repo: Path, toy_paper: Path
+) -> None:
+    # An annotator picking several goals in turn saw the goals already picked stay on
+    # top of the suggestions, so Enter after Enter took the same one off again.
+    app = _goal_step_with_paper(toy_repo, toy_paper, "picked-leave")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        await _settle(pilot)
+        listing = app.screen.query_one("#suggestions", OptionList)
+
+        def names() -> list[str]:
+            prompts = [listing.get_option_at_index(i).prompt for i in range(listing.option_count)]
+            return [str(prompt).split()[0] for prompt in prompts]
+
+        before = names()
+        assert len(before) >= 2, before
+        await pilot.press("enter")  # the empty search takes the top suggestion
+        await pilot.pause()
+        assert names()[0] == before[1] and before[0] not in names()
+        assert listing.highlighted == 0  # Enter again takes the next candidate
+        await pilot.press("enter")
+        await pilot.pause()
+        picked = [
+            (f"{g.class_name}." if g.class_name else "") + g.goal_function for g in app.spec.goals
+        ]
+        assert picked == before[:2]
+        assert not set(picked) & set(names())
+        search = app.screen.query_one("#fn-search", Input)
+        search.value = before[0].split(".")[-1]
+        await pilot.pause()
+        await pilot.press("enter")  # picked again in the search: dropped as a goal
+        await pilot.pause()
+        assert before[0] in names()  # and back among the suggestions
 
 
 async def test_enter_in_an_empty_search_without_suggestions_adds_nothing(toy_repo: Path) -> None:

@@ -31,6 +31,12 @@ from lmr_author.util.errors import UserError
 _MAX_SHOWN = 500  # options rendered at once; the search narrows the rest
 
 
+#: Suggestions shown at once: five fit at 80×24 with the function list.
+_SHOWN = 5
+#: Further candidates kept to take the place of the goals picked.
+_SPARE = 10
+
+
 def _named(info: FunctionInfo, query: str) -> bool:
     """Whether ``query`` is the function's name or qualified name, exactly."""
     return bool(query) and query in (info.name, info.qualname)
@@ -114,17 +120,37 @@ class GoalStep(StepScreen):
         from lmr_author.authoring.suggest import suggest_goals
 
         try:
-            suggestions = suggest_goals(repo, pages, limit=5)
+            # More than are shown: each goal picked leaves the list and the next comes up.
+            suggestions = suggest_goals(repo, pages, limit=_SHOWN + _SPARE)
         except (OSError, UserError):
             suggestions = []  # suggestions are a help, never a blocker
         self.post_message(self.Suggested(suggestions))
 
+    class GoalsChanged(Message):
+        """A goal was picked or dropped: the suggestions show the ones not picked."""
+
     @on(Suggested)
     def _suggested(self, message: Suggested) -> None:
         self.suggestions = message.suggestions
+        self._show_suggestions(highlight=0)  # what Enter in an empty search adds, shown
+
+    @on(GoalsChanged)
+    def _goals_changed(self) -> None:
+        self._show_suggestions()
+
+    def _show_suggestions(self, highlight: int | None = None) -> None:
+        """The best suggestions not picked yet; the highlight stays where it was, so
+        Enter after Enter picks the next candidate."""
         listing = self.query_one("#suggestions", OptionList)
+        position = listing.highlighted if highlight is None else highlight
+        chosen = {(g.goal_file, g.class_name, g.goal_function) for g in self.spec.goals}
+        shown = [
+            (index, suggestion)
+            for index, suggestion in enumerate(self.suggestions)
+            if (suggestion.goal_file, suggestion.class_name, suggestion.goal_function) not in chosen
+        ][:_SHOWN]
         listing.clear_options()
-        for position, suggestion in enumerate(message.suggestions):
+        for index, suggestion in shown:
             owner = f"{suggestion.class_name}." if suggestion.class_name else ""
             name = f"{owner}{suggestion.goal_function}"
             # One line each (cut at the screen's edge): five fit at 80×24 with the list.
@@ -133,11 +159,11 @@ class GoalStep(StepScreen):
                 f"  {suggestion.goal_file}:{suggestion.line}  ",
                 (suggestion.why(), "dim"),
             )
-            listing.add_option(Option(prompt, id=str(position)))
-        listing.display = bool(message.suggestions)
-        if message.suggestions:
-            listing.highlighted = 0  # what Enter in an empty search adds, shown
-        self.query_one("#suggested", Label).display = bool(message.suggestions)
+            listing.add_option(Option(prompt, id=str(index)))
+        listing.display = bool(shown)
+        if shown:
+            listing.highlighted = min(position or 0, len(shown) - 1)
+        self.query_one("#suggested", Label).display = bool(shown)
 
     @on(OptionList.OptionSelected, "#suggestions")
     def _suggestion_picked(self, event: OptionList.OptionSelected) -> None:
@@ -318,6 +344,7 @@ class GoalStep(StepScreen):
                 GoalSpec(goal_file=relative, goal_function=name, class_name=class_name)
             )
         self.changed()
+        self.post_message(self.GoalsChanged())  # called from a worker thread too
         self.query_one("#chosen", Static).update(self._chosen_text())
         self._refresh_list()
         # Said in the status line too: at 80×24 the chosen list may be below the fold.
