@@ -3,7 +3,7 @@
 The recording environment is the test environment: the recorder of
 `lmr_author.authoring.fixtures` (issue 13's replay format) runs in a container of the
 draft's environment image (`authoring.image_build`), in the sandbox's own container
-(`lmr_author.sandbox.runner.sandbox_container`: the limits and the user of every test
+(`lmr_author.sandbox.container_life.sandbox_container`: the limits and the user of every test
 run, no network), and the files it writes are copied back with ``get_archive``. So the host needs
 none of the repository's dependencies (pandas, torch, a spaCy model...).
 
@@ -329,7 +329,7 @@ def _record_once(
 
 
 def _stage_archive(files: dict[str, bytes]) -> bytes:
-    from lmr_author.sandbox.runner import RUN_GID, RUN_UID
+    from lmr_author.sandbox.container_life import RUN_GID, RUN_UID
 
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
@@ -366,14 +366,14 @@ def _container(
 ) -> Iterator[Container]:
     """A created container of the task image, as every test run gets it (the sandbox's
     limits, its user, no network), always removed."""
-    from lmr_author.sandbox.limits import Limits
-    from lmr_author.sandbox.runner import (
+    from lmr_author.sandbox.container_life import (
         RUN_GID,
         RUN_UID,
         run_labels,
         sandbox_container,
         scratch_tmpfs,
     )
+    from lmr_author.sandbox.limits import Limits
 
     limits = Limits(timeout_s=timeout_s)
     with sandbox_container(

@@ -117,9 +117,9 @@ class DockerBackend:
     def run_client(self) -> Any:
         """The client runs use: none under Apptainer unless one exists already (a node
         may run cached SIFs without any engine; the runner makes one if it must)."""
-        from lmr_author.runtime.engine import selected_runtime
+        from lmr_author.runtime.engine import current_runtime
 
-        if selected_runtime() == "apptainer":
+        if current_runtime().runs_from_sif:
             with self._lock:
                 return self._client
         return self.client()
@@ -135,7 +135,7 @@ class DockerBackend:
         return self._limits
 
     def settings(self) -> dict[str, Any]:
-        from lmr_author.runtime.engine import selected_runtime
+        from lmr_author.runtime.engine import current_runtime
         from lmr_author.sandbox import harness, provisions
 
         limits = dataclasses.asdict(self.limits())
@@ -146,22 +146,18 @@ class DockerBackend:
             "limits": limits,
             "harness": harness.version(),
             **given,
+            **current_runtime().settings(),
         }
-        # Another runtime enforces the limits with its own code (crun, its own cgroup
-        # and tmpfs handling), so its verdicts are their own runs; docker's keys stay
-        # as they were.
-        if selected_runtime() != "docker":
-            settings["runtime"] = selected_runtime()
         return settings
 
     def prepare(self, task: Task) -> PreparedImage:
         from lmr_author.images.task_images import ensure_image
-        from lmr_author.runtime.engine import selected_runtime
+        from lmr_author.runtime.engine import current_runtime
 
         image: PreparedImage = ensure_image(
             task, client=self.client(), base_image=self.base_image, rebuild=self.rebuild
         )
-        if selected_runtime() == "apptainer":
+        if current_runtime().runs_from_sif:
             from lmr_author.images.task_images import ImageRef
             from lmr_author.sandbox.apptainer_run import sif_of
 

@@ -1,6 +1,6 @@
 """An agent's container: the task's image, locked down as a test container is, kept running.
 
-The container is made by the sandbox's own `lmr_author.sandbox.runner.sandbox_container` (the
+The container is made by the sandbox's own `lmr_author.sandbox.container_life.sandbox_container` (the
 maker of every test container), so the agent gets exactly what a candidate gets: the
 unprivileged ``RUN_UID`` user, no network, memory (and swap), CPU and process limits, no
 capabilities, no privilege escalation, size-limited tmpfs scratch, and run labels whose
@@ -30,8 +30,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.container_life import RUN_GID, RUN_UID, run_labels
 from lmr_author.sandbox.limits import Limits
-from lmr_author.sandbox.runner import RUN_GID, RUN_UID, run_labels
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -107,7 +107,7 @@ class AgentContainer:
 
     def __init__(self, client: Any, task_name: str, image: ImageRef, limits: AgentLimits) -> None:
         from lmr_author.runtime.engine import tmpfs_owner
-        from lmr_author.sandbox.runner import sandbox_container, scratch_tmpfs, tmpfs_options
+        from lmr_author.sandbox.container_life import sandbox_container, scratch_tmpfs, tmpfs_options
 
         self.client = client
         self.image = image

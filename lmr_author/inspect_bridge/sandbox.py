@@ -66,10 +66,10 @@ def _engine() -> Any:
     """One engine client for the process (the runtime `lmr-author` selected: docker or
     podman; Apptainer has no engine to keep a container in)."""
     global _client
-    from lmr_author.runtime.engine import get_client, selected_runtime
+    from lmr_author.runtime.engine import current_runtime, get_client
     from lmr_author.util.errors import UserError
 
-    if selected_runtime() == "apptainer":
+    if current_runtime().runs_from_sif:
         raise UserError(
             "the lmr-author sandbox of Inspect needs a container engine (docker or podman)",
             hint="Run the agent solver with --runtime docker or podman.",

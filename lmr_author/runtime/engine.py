@@ -4,7 +4,8 @@ Two runtimes speak the Docker Engine API: dockerd (the default, found through
 DOCKER_HOST etc.) and Podman's API service (``podman system service``, started by
 ``.ci/podman-setup``). A third, Apptainer, has no daemon: its task images are built by
 dockerd and converted to SIF files (`lmr_author.sandbox.apptainer`), so its client is
-dockerd's. The command line picks one per process with ``--runtime``.
+dockerd's. Each is one `Runtime` object; the command line picks one per process with
+``--runtime``.
 """
 
 from __future__ import annotations
@@ -20,22 +21,134 @@ from lmr_author.runtime.infra_error import InfraError
 if TYPE_CHECKING:
     import docker
 
-RUNTIMES = ("docker", "podman", "apptainer")
 DEFAULT_PODMAN_HOST = "unix:///run/podman/podman.sock"
 
-_selected = "docker"
+
+def podman_host() -> str:
+    """The Podman API socket: CONTAINER_HOST (Podman's own variable) or the default."""
+    return os.environ.get("CONTAINER_HOST") or DEFAULT_PODMAN_HOST
+
+
+class Runtime:
+    """One container runtime: how its engine is reached and what its runs are.
+
+    Every question that differs between runtimes is answered here, once: callers ask
+    the selected runtime (`current_runtime`), never compare its name.
+    """
+
+    #: The ``--runtime`` value, the wire's and (but for Docker) the run keys' name.
+    name: str = "docker"
+    #: Runs are ``apptainer exec`` of the image's SIF (converted once per image from the
+    #: engine's image), not containers of the engine: a node may run them without one.
+    runs_from_sif: bool = False
+    #: Whether a run key names the runtime: another runtime enforces the limits with its
+    #: own code (crun, its own cgroup and tmpfs handling), so its verdicts are its own
+    #: runs; Docker's keys stay as they were before there were others.
+    keyed: bool = True
+
+    def client(self, *, timeout: float = 60.0, max_pool_size: int = 16) -> docker.DockerClient:
+        """A client of this runtime's engine, pinged once; `InfraError` if unreachable.
+
+        One client may be shared by worker threads; ``max_pool_size`` bounds its open
+        connections (give at least the number of workers).
+        """
+        import docker.errors
+        import requests
+
+        try:
+            client = self._connect(timeout, max_pool_size)
+            client.ping()
+        except (docker.errors.DockerException, requests.RequestException) as error:
+            raise self._unreachable(error) from None
+        self._check(client)
+        return client
+
+    def settings(self) -> dict[str, str]:
+        """What this runtime adds to a run's sandbox settings (part of its run key)."""
+        return {"runtime": self.name} if self.keyed else {}
+
+    def _connect(self, timeout: float, max_pool_size: int) -> docker.DockerClient:
+        import docker
+
+        # DOCKER_HOST=ssh://user@host: the system's ssh, which reads the user's own
+        # configuration, agent and known hosts (the SDK's default needs paramiko).
+        remote = os.environ.get("DOCKER_HOST", "").startswith("ssh://")
+        return docker.from_env(
+            timeout=int(timeout), max_pool_size=max_pool_size, use_ssh_client=remote
+        )
+
+    def _unreachable(self, error: Exception) -> InfraError:
+        return InfraError(
+            f"cannot reach the Docker engine ({error})",
+            hint="Start dockerd (or Docker Desktop) and check DOCKER_HOST; "
+            "then run the command again.",
+        )
+
+    def _check(self, client: docker.DockerClient) -> None:
+        """Refuse an engine that would not enforce the sandbox (closing ``client``)."""
+
+
+class DockerRuntime(Runtime):
+    name = "docker"
+    keyed = False
+
+
+class PodmanRuntime(Runtime):
+    """Podman's Docker-compatible API service (``podman system service``)."""
+
+    name = "podman"
+
+    def _connect(self, timeout: float, max_pool_size: int) -> docker.DockerClient:
+        import docker
+
+        return docker.DockerClient(
+            base_url=podman_host(), timeout=int(timeout), max_pool_size=max_pool_size
+        )
+
+    def _unreachable(self, error: Exception) -> InfraError:
+        return InfraError(
+            f"cannot reach the Podman API at {podman_host()} ({error})",
+            hint="Start it with 'podman system service --time=0 "
+            f"{podman_host()}' (or run .ci/podman-setup), or set CONTAINER_HOST; "
+            "then run the command again.",
+        )
+
+    def _check(self, client: docker.DockerClient) -> None:
+        _refuse_unenforced_limits(client)
+
+
+class ApptainerRuntime(Runtime):
+    """Apptainer: no daemon. Task images are built by dockerd (so its client is
+    dockerd's) and converted to SIF files (`lmr_author.sandbox.apptainer`)."""
+
+    name = "apptainer"
+    runs_from_sif = True
+
+
+_RUNTIMES: dict[str, Runtime] = {
+    runtime.name: runtime for runtime in (DockerRuntime(), PodmanRuntime(), ApptainerRuntime())
+}
+RUNTIMES = tuple(_RUNTIMES)
+
+_current: Runtime = _RUNTIMES["docker"]
 
 
 def use_runtime(name: str) -> None:
-    """Make `get_client` reach ``name`` (one of `RUNTIMES`) for the rest of the process."""
-    global _selected
-    if name not in RUNTIMES:
+    """Make ``name`` (one of `RUNTIMES`) the runtime of the rest of the process."""
+    global _current
+    if name not in _RUNTIMES:
         raise ValueError(f"unknown container runtime {name!r}")
-    _selected = name
+    _current = _RUNTIMES[name]
+
+
+def current_runtime() -> Runtime:
+    """The runtime ``--runtime`` selected for this process (Docker unless told)."""
+    return _current
 
 
 def selected_runtime() -> str:
-    return _selected
+    """The selected runtime's name (what a Slurm request carries to its node)."""
+    return _current.name
 
 
 #: The cgroup new containers are created under (None: the engine's own); a Slurm
@@ -52,51 +165,9 @@ def selected_cgroup_parent() -> str | None:
     return _cgroup_parent
 
 
-def podman_host() -> str:
-    """The Podman API socket: CONTAINER_HOST (Podman's own variable) or the default."""
-    return os.environ.get("CONTAINER_HOST") or DEFAULT_PODMAN_HOST
-
-
 def get_client(*, timeout: float = 60.0, max_pool_size: int = 16) -> docker.DockerClient:
-    """A client of the selected runtime's engine, pinged once.
-
-    One client may be shared by worker threads; ``max_pool_size`` bounds its open
-    connections (give at least the number of workers). Raises `InfraError` when the
-    engine cannot be reached.
-    """
-    import docker
-    import docker.errors
-    import requests
-
-    try:
-        if _selected == "podman":
-            client = docker.DockerClient(
-                base_url=podman_host(), timeout=int(timeout), max_pool_size=max_pool_size
-            )
-        else:
-            # DOCKER_HOST=ssh://user@host: the system's ssh, which reads the user's own
-            # configuration, agent and known hosts (the SDK's default needs paramiko).
-            remote = os.environ.get("DOCKER_HOST", "").startswith("ssh://")
-            client = docker.from_env(
-                timeout=int(timeout), max_pool_size=max_pool_size, use_ssh_client=remote
-            )
-        client.ping()
-    except (docker.errors.DockerException, requests.RequestException) as error:
-        if _selected == "podman":
-            raise InfraError(
-                f"cannot reach the Podman API at {podman_host()} ({error})",
-                hint="Start it with 'podman system service --time=0 "
-                f"{podman_host()}' (or run .ci/podman-setup), or set CONTAINER_HOST; "
-                "then run the command again.",
-            ) from None
-        raise InfraError(
-            f"cannot reach the Docker engine ({error})",
-            hint="Start dockerd (or Docker Desktop) and check DOCKER_HOST; "
-            "then run the command again.",
-        ) from None
-    if _selected == "podman":
-        _refuse_unenforced_limits(client)
-    return client
+    """A client of the selected runtime's engine (`Runtime.client`)."""
+    return _current.client(timeout=timeout, max_pool_size=max_pool_size)
 
 
 #: What the sandbox's limits need of a Podman (its libpod info's cgroupControllers).

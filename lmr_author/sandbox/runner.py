@@ -21,34 +21,32 @@ user. Everything read back (the harness's report, the output) is streamed and ca
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import socket
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import PurePosixPath
-from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lmr_author.domain.task import Implementation, Task
 from lmr_author.images.task_images import ImageRef
-from lmr_author.runtime import (
-    DEADLINE_LABEL,
-    HOST_LABEL,
-    KIND_RUN,
-    LABEL_KEY,
-    OWNER_LABEL,
-    TASK_LABEL,
-)
-from lmr_author.runtime.engine import selected_runtime
+from lmr_author.runtime.engine import current_runtime
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
+from lmr_author.sandbox.container_life import (
+    RUN_GID,
+    RUN_UID,
+    SCRATCH,
+    final_state,
+    kill,
+    put_archive_retrying,
+    read_stream,
+    run_labels,
+    run_time,
+    sandbox_container,
+    scratch_tmpfs,
+    tmpfs_options,
+)
 from lmr_author.sandbox.decision import (
     LOG_PROTOCOLS,
     PROTOCOLS,
@@ -65,17 +63,21 @@ from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker
-    from docker.models.containers import Container
 
-__all__ = ["ImplementationRun", "Limits", "TestVerdict", "legacy_log_path", "run_tests"]
+__all__ = [
+    "RUN_GID",
+    "RUN_UID",
+    "ImplementationRun",
+    "Limits",
+    "TestVerdict",
+    "legacy_log_path",
+    "run_tests",
+]
 
 #: Keep at most this much of a test's output in a verdict (the tail matters most).
 MAX_LOG_CHARS = 200_000
 #: The harness's report is read up to this many bytes (outputs + records, see supervise).
 MAX_REPORT_BYTES = 16 << 20
-#: The test user: ``nobody``, which owns nothing in any image we build or know of.
-RUN_UID = 65534
-RUN_GID = 65534
 #: Where replay-mode tests write their outputs (tmpfs, the test user's).
 OUTPUTS_DIR = "/lmr-out"
 #: What the supervisor of a run that forks its candidate keeps of root's capabilities:
@@ -84,9 +86,6 @@ OUTPUTS_DIR = "/lmr-out"
 FORK_CAPABILITIES = ("CHOWN", "FOWNER", "KILL", "SETUID", "SETGID")
 #: Seconds the engine gets beyond the harness's own time limit before we kill.
 _ENGINE_SLACK_S = 15.0
-#: Scratch space of the test user, in parts of the memory limit: tmpfs pages count
-#: against it, so a write past the scratch size fails with ENOSPC before memory runs out.
-SCRATCH = {"/tmp": 4, "/var/tmp": 8, "/run/lock": 64}
 
 
 @dataclass(frozen=True)
@@ -158,7 +157,7 @@ def run_tests(
     why_not = isolation.not_isolatable(task, impl) if isolated else "run in the test's process"
     socket = None  # Docker and Podman fork the candidate: an abstract socket
     try:
-        if selected_runtime() == "apptainer":
+        if current_runtime().runs_from_sif:
             from lmr_author.sandbox.apptainer_run import CHANNEL_SOCKET, sif_of
 
             socket = CHANNEL_SOCKET  # a candidate apart: a socket in a folder both bind
@@ -313,7 +312,7 @@ def _run_one(
     legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
     scratch = scratch_tmpfs(limits)
     outputs_dir: str | None = None
-    in_apptainer = selected_runtime() == "apptainer"
+    in_apptainer = current_runtime().runs_from_sif
     owner = "" if in_apptainer else tmpfs_owner(client, uid, gid)
     # Every test gets the logs folder beside it, fresh and its own, as each published
     # Dockerfile prepares it for its USER: published tests open their log at import, so
@@ -391,11 +390,11 @@ def _run_one(
                 if time.monotonic() - begun < limits.timeout_s * 0.95:
                     raise
                 timed_out = True
-                _kill(container)
+                kill(container)
             wall = time.monotonic() - begun
-            state = _state(container)
-            report_text = _read_stream(container, stdout=True, cap=MAX_REPORT_BYTES, tail=False)
-            output = _read_stream(container, stdout=False, cap=MAX_LOG_CHARS, tail=True)
+            state = final_state(container)
+            report_text = read_stream(container, stdout=True, cap=MAX_REPORT_BYTES, tail=False)
+            output = read_stream(container, stdout=False, cap=MAX_LOG_CHARS, tail=True)
             report = harness.parse_report(report_text, nonce)
             if report.found and report.exit_status is None:
                 report.exit_status = exit_code
@@ -403,7 +402,7 @@ def _run_one(
                 exit_code=exit_code,
                 output=output,
                 report=report,
-                duration_s=report.duration_s or _run_time(state) or wall,
+                duration_s=report.duration_s or run_time(state) or wall,
                 timed_out=timed_out,
                 oom_killed=bool(state.get("OOMKilled")),
             )
@@ -420,28 +419,6 @@ def _run_one(
                 "--gpus.",
             ) from None
         raise InfraError(f"the Docker engine failed while running {test_file}: {error}") from None
-
-
-def put_archive_retrying(container: Container, archive: bytes, attempts: int = 3) -> None:
-    """Copy ``archive`` into the created, not yet started container, retrying the
-    engine's transient failures (Podman's API under load: "passing bulk input to
-    subprocess: write |1: broken pipe"). Nothing has run yet, so a second copy over a
-    partial one is safe; what still fails is the engine's, never the candidate's."""
-    import docker.errors
-    import requests
-    from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
-
-    retrying = Retrying(
-        retry=retry_if_exception_type((docker.errors.APIError, requests.RequestException)),
-        stop=stop_after_attempt(attempts),
-        wait=wait_exponential(multiplier=0.5, max=4),
-        reraise=True,
-    )
-    for attempt in retrying:
-        with attempt:
-            copied = container.put_archive("/", archive)
-    if not copied:
-        raise InfraError("could not copy the harness and the candidate into the container")
 
 
 def _run_in_apptainer(
@@ -502,22 +479,6 @@ def _run_in_apptainer(
     )
 
 
-def scratch_tmpfs(limits: Limits) -> dict[str, str]:
-    """The scratch folders every sandboxed process gets (`SCRATCH`), as tmpfs mounts."""
-    return {
-        path: tmpfs_options(f"{max(1, limits.memory_mb // part)}m", 0o1777)
-        for path, part in SCRATCH.items()
-    }
-
-
-def tmpfs_options(size: str, mode: int, owner: str = "") -> str:
-    """Docker's options of a tmpfs mount: never executable setuid, sized, owned."""
-    options = f"rw,nosuid,nodev,size={size},mode={mode:o}"
-    if owner:
-        options += f",{owner}"
-    return options
-
-
 def _preload(impl: Implementation, test_file: str) -> list[str]:
     """Assertion libraries to load (and watch) before the test: those the tests name."""
     try:
@@ -530,197 +491,3 @@ def _preload(impl: Implementation, test_file: str) -> list[str]:
     if "torch" in source:
         wanted += ["torch", "torch.testing"]
     return wanted
-
-
-def run_labels(task_name: str, seconds: float) -> dict[str, str]:
-    """Labels of a run container: what it is, whose it is, and when it must be gone."""
-    return {
-        LABEL_KEY: KIND_RUN,
-        TASK_LABEL: task_name,
-        OWNER_LABEL: str(os.getpid()),
-        HOST_LABEL: socket.gethostname(),
-        DEADLINE_LABEL: str(int(time.time() + seconds + 60)),
-    }
-
-
-@contextmanager
-def sandbox_container(
-    client: docker.DockerClient,
-    *,
-    image: ImageRef,
-    command: list[str],
-    workdir: str,
-    environment: dict[str, str],
-    user: str,
-    limits: Limits,
-    tmpfs: dict[str, str],
-    labels: dict[str, str],
-    capabilities: tuple[str, ...] = (),
-) -> Iterator[Container]:
-    """A created (not started) container that is removed on the way out, however it ends.
-
-    Every capability is dropped but ``capabilities`` (a forked candidate's run: the
-    supervisor, root, needs them to hand the tests and the two processes to their users;
-    the processes that run test or candidate code have none).
-    """
-    from docker.types import LogConfig, Ulimit
-
-    from lmr_author.runtime.engine import runtime_ulimits, selected_cgroup_parent
-
-    memory = f"{limits.memory_mb}m"
-    with removed_after(
-        lambda: client.containers.create(
-            image.image_id or image.tag,
-            command=command,
-            entrypoint=[],
-            working_dir=workdir,
-            environment=environment,
-            user=user,
-            labels=labels,
-            network_mode="bridge" if limits.network else "none",
-            mem_limit=memory,
-            memswap_limit=memory,
-            nano_cpus=int(limits.cpus * 1e9),
-            pids_limit=limits.pids,
-            cap_drop=["ALL"],
-            cap_add=list(capabilities) or None,
-            security_opt=["no-new-privileges"],
-            ulimits=[Ulimit(name="core", soft=0, hard=0)]
-            + [Ulimit(name=n, soft=v, hard=v) for n, v in runtime_ulimits(client).items()],
-            tmpfs=tmpfs,
-            volumes=provisions.volumes(limits.hf_cache),
-            device_requests=provisions.device_requests(limits.gpus),
-            shm_size="16m",
-            cgroup_parent=selected_cgroup_parent(),
-            log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
-            stdin_open=False,
-            tty=False,
-            detach=True,
-        )
-    ) as container:
-        yield container
-
-
-@contextmanager
-def removed_after(create: Callable[[], Container]) -> Iterator[Container]:
-    """The container ``create`` makes, removed on the way out however it ends.
-
-    Every container lmr-author makes goes through here: Ctrl-C is held while the engine
-    creates it, so none can be left behind with an id nobody knows.
-    """
-    with _interrupts_held() as held:
-        container = create()
-    try:
-        held.release()  # a Ctrl-C during the creation surfaces here, and removes it
-        yield container
-    finally:
-        _remove(container)
-
-
-class _HeldInterrupts:
-    """Ctrl-C (SIGINT) held back while the engine creates a container.
-
-    The SDK's create is two requests (create, then inspect); an interrupt between them
-    would leave a container nobody knows the id of. Held, it is raised by `release`
-    once the container is in hand and its removal is guaranteed.
-    """
-
-    def __init__(self) -> None:
-        self.pending = False
-
-    def hold(self, signum: int, frame: FrameType | None) -> None:
-        self.pending = True
-
-    def release(self) -> None:
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt
-
-
-@contextmanager
-def _interrupts_held() -> Iterator[_HeldInterrupts]:
-    held = _HeldInterrupts()
-    # Handlers can be set from the main thread only; elsewhere SIGINT never lands anyway.
-    # and a handler installed outside Python (None) cannot be put back.
-    current = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or current is None:
-        yield held
-        return
-    previous = signal.signal(signal.SIGINT, held.hold)
-    try:
-        yield held
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _remove(container: Container) -> None:
-    """Remove the container, retrying once; an interrupt must not leave it behind."""
-    import docker.errors
-
-    interrupted = False
-    for attempt in range(3):
-        try:
-            container.remove(force=True)
-            break
-        except docker.errors.NotFound:
-            break
-        except docker.errors.APIError as error:
-            if "already in progress" in str(error):
-                break
-            if attempt == 2:
-                raise
-            time.sleep(0.2)
-        except KeyboardInterrupt:
-            interrupted = True  # finish the removal first, then let the interrupt through
-    if interrupted:
-        raise KeyboardInterrupt
-
-
-def _kill(container: Container) -> None:
-    import docker.errors
-
-    with contextlib.suppress(docker.errors.APIError):  # already stopped: removal follows
-        container.kill()
-
-
-def _read_stream(container: Container, *, stdout: bool, cap: int, tail: bool) -> str:
-    """One output stream of the container, read in chunks: the head or the tail, capped."""
-    kept = bytearray()
-    cut = 0
-    for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False):
-        if tail:
-            kept.extend(chunk)
-            if len(kept) > cap:
-                cut += len(kept) - cap
-                del kept[: len(kept) - cap]
-        elif len(kept) < cap:
-            kept.extend(chunk[: cap - len(kept)])
-        else:
-            cut += len(chunk)
-    text = kept.decode("utf-8", errors="replace")
-    if cut and tail:
-        text = "[... output cut ...]\n" + text
-    return text
-
-
-def _state(container: Container) -> dict[str, Any]:
-    container.reload()
-    state = container.attrs.get("State") or {}
-    return dict(state)
-
-
-def _run_time(state: Mapping[str, Any]) -> float | None:
-    """Seconds between the container's start and finish, as the engine recorded them."""
-    try:
-        begun = _parse_time(str(state["StartedAt"]))
-        ended = _parse_time(str(state["FinishedAt"]))
-    except (KeyError, ValueError):
-        return None
-    seconds = (ended - begun).total_seconds()
-    return seconds if seconds >= 0 else None
-
-
-def _parse_time(text: str) -> datetime:
-    # The engine gives nanoseconds ("2024-01-01T00:00:00.123456789Z"); keep microseconds.
-    head, _, frac = text.rstrip("Z").partition(".")
-    return datetime.fromisoformat(f"{head}.{(frac + '000000')[:6]}+00:00")

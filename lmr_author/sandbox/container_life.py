@@ -1,0 +1,303 @@
+"""The life of one sandbox container: created locked down, removed however it ends.
+
+Every container lmr-author makes for candidate code (test runs, the authoring recorder,
+Inspect's agent sandbox) is created here (`sandbox_container`) with the sandbox's
+limits, user and scratch space, removed on the way out even on Ctrl-C
+(`removed_after`), and labelled so that the next evaluation removes it if we die
+(`run_labels`, `lmr_author.sandbox.housekeeping`). Engine calls that are safe to repeat
+share one retry policy (`engine_retrying`). What runs inside and what it means is
+`lmr_author.sandbox.runner`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from lmr_author.runtime import (
+    DEADLINE_LABEL,
+    HOST_LABEL,
+    KIND_RUN,
+    LABEL_KEY,
+    OWNER_LABEL,
+    TASK_LABEL,
+)
+from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox import provisions
+from lmr_author.sandbox.limits import Limits
+
+if TYPE_CHECKING:
+    import docker
+    from docker.models.containers import Container
+    from tenacity import Retrying
+
+    from lmr_author.images.task_images import ImageRef
+
+#: The test user: ``nobody``, which owns nothing in any image we build or know of.
+RUN_UID = 65534
+RUN_GID = 65534
+#: Scratch space of the test user, in parts of the memory limit: tmpfs pages count
+#: against it, so a write past the scratch size fails with ENOSPC before memory runs out.
+SCRATCH = {"/tmp": 4, "/var/tmp": 8, "/run/lock": 64}
+
+
+def engine_retrying(attempts: int = 3, *, retry_also: tuple[type[Exception], ...] = ()) -> Retrying:
+    """The retry policy of engine calls that are safe to repeat: the engine's transient
+    failures (an API error but "no such container", a dropped connection), backing off."""
+    import docker.errors
+    import requests
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+    def transient(error: BaseException) -> bool:
+        if isinstance(error, docker.errors.NotFound):
+            return False
+        kinds = (docker.errors.APIError, requests.RequestException, *retry_also)
+        return isinstance(error, kinds)
+
+    return Retrying(
+        retry=retry_if_exception(transient),
+        stop=stop_after_attempt(attempts),
+        wait=wait_exponential(multiplier=0.2, max=4),
+        reraise=True,
+    )
+
+
+def scratch_tmpfs(limits: Limits) -> dict[str, str]:
+    """The scratch folders every sandboxed process gets (`SCRATCH`), as tmpfs mounts."""
+    return {
+        path: tmpfs_options(f"{max(1, limits.memory_mb // part)}m", 0o1777)
+        for path, part in SCRATCH.items()
+    }
+
+
+def tmpfs_options(size: str, mode: int, owner: str = "") -> str:
+    """Docker's options of a tmpfs mount: never executable setuid, sized, owned."""
+    options = f"rw,nosuid,nodev,size={size},mode={mode:o}"
+    if owner:
+        options += f",{owner}"
+    return options
+
+
+def run_labels(task_name: str, seconds: float) -> dict[str, str]:
+    """Labels of a run container: what it is, whose it is, and when it must be gone."""
+    return {
+        LABEL_KEY: KIND_RUN,
+        TASK_LABEL: task_name,
+        OWNER_LABEL: str(os.getpid()),
+        HOST_LABEL: socket.gethostname(),
+        DEADLINE_LABEL: str(int(time.time() + seconds + 60)),
+    }
+
+
+@contextmanager
+def sandbox_container(
+    client: docker.DockerClient,
+    *,
+    image: ImageRef,
+    command: list[str],
+    workdir: str,
+    environment: dict[str, str],
+    user: str,
+    limits: Limits,
+    tmpfs: dict[str, str],
+    labels: dict[str, str],
+    capabilities: tuple[str, ...] = (),
+) -> Iterator[Container]:
+    """A created (not started) container that is removed on the way out, however it ends.
+
+    Every capability is dropped but ``capabilities`` (a forked candidate's run: the
+    supervisor, root, needs them to hand the tests and the two processes to their users;
+    the processes that run test or candidate code have none).
+    """
+    from docker.types import LogConfig, Ulimit
+
+    from lmr_author.runtime.engine import runtime_ulimits, selected_cgroup_parent
+
+    memory = f"{limits.memory_mb}m"
+    with removed_after(
+        lambda: client.containers.create(
+            image.image_id or image.tag,
+            command=command,
+            entrypoint=[],
+            working_dir=workdir,
+            environment=environment,
+            user=user,
+            labels=labels,
+            network_mode="bridge" if limits.network else "none",
+            mem_limit=memory,
+            memswap_limit=memory,
+            nano_cpus=int(limits.cpus * 1e9),
+            pids_limit=limits.pids,
+            cap_drop=["ALL"],
+            cap_add=list(capabilities) or None,
+            security_opt=["no-new-privileges"],
+            ulimits=[Ulimit(name="core", soft=0, hard=0)]
+            + [Ulimit(name=n, soft=v, hard=v) for n, v in runtime_ulimits(client).items()],
+            tmpfs=tmpfs,
+            volumes=provisions.volumes(limits.hf_cache),
+            device_requests=provisions.device_requests(limits.gpus),
+            shm_size="16m",
+            cgroup_parent=selected_cgroup_parent(),
+            log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
+            stdin_open=False,
+            tty=False,
+            detach=True,
+        )
+    ) as container:
+        yield container
+
+
+@contextmanager
+def removed_after(create: Callable[[], Container]) -> Iterator[Container]:
+    """The container ``create`` makes, removed on the way out however it ends.
+
+    Every container lmr-author makes goes through here: Ctrl-C is held while the engine
+    creates it, so none can be left behind with an id nobody knows.
+    """
+    with _interrupts_held() as held:
+        container = create()
+    try:
+        held.release()  # a Ctrl-C during the creation surfaces here, and removes it
+        yield container
+    finally:
+        _remove(container)
+
+
+class _HeldInterrupts:
+    """Ctrl-C (SIGINT) held back while the engine creates a container.
+
+    The SDK's create is two requests (create, then inspect); an interrupt between them
+    would leave a container nobody knows the id of. Held, it is raised by `release`
+    once the container is in hand and its removal is guaranteed.
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+
+    def hold(self, signum: int, frame: FrameType | None) -> None:
+        self.pending = True
+
+    def release(self) -> None:
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[_HeldInterrupts]:
+    held = _HeldInterrupts()
+    # Handlers can be set from the main thread only; elsewhere SIGINT never lands anyway.
+    # and a handler installed outside Python (None) cannot be put back.
+    current = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or current is None:
+        yield held
+        return
+    previous = signal.signal(signal.SIGINT, held.hold)
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _remove(container: Container) -> None:
+    """Remove the container, retrying the engine's failures; an interrupt must not leave
+    it behind (the removal is finished first, then the interrupt goes through)."""
+    interrupted = False
+    try:
+        for attempt in engine_retrying(retry_also=(_Interrupted,)):
+            with attempt:
+                try:
+                    _remove_once(container)
+                except KeyboardInterrupt:
+                    interrupted = True
+                    raise _Interrupted from None
+    except _Interrupted:
+        pass
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during a removal: retried like an engine failure, raised after."""
+
+
+def _remove_once(container: Container) -> None:
+    import docker.errors
+
+    try:
+        container.remove(force=True)
+    except docker.errors.NotFound:
+        pass  # already gone
+    except docker.errors.APIError as error:
+        if "already in progress" not in str(error):
+            raise
+
+
+def kill(container: Container) -> None:
+    import docker.errors
+
+    with suppress(docker.errors.APIError):  # already stopped: removal follows
+        container.kill()
+
+
+def read_stream(container: Container, *, stdout: bool, cap: int, tail: bool) -> str:
+    """One output stream of the container, read in chunks: the head or the tail, capped."""
+    kept = bytearray()
+    cut = 0
+    for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False):
+        if tail:
+            kept.extend(chunk)
+            if len(kept) > cap:
+                cut += len(kept) - cap
+                del kept[: len(kept) - cap]
+        elif len(kept) < cap:
+            kept.extend(chunk[: cap - len(kept)])
+        else:
+            cut += len(chunk)
+    text = kept.decode("utf-8", errors="replace")
+    if cut and tail:
+        text = "[... output cut ...]\n" + text
+    return text
+
+
+def final_state(container: Container) -> dict[str, Any]:
+    container.reload()
+    state = container.attrs.get("State") or {}
+    return dict(state)
+
+
+def run_time(state: Mapping[str, Any]) -> float | None:
+    """Seconds between the container's start and finish, as the engine recorded them."""
+    try:
+        begun = _parse_time(str(state["StartedAt"]))
+        ended = _parse_time(str(state["FinishedAt"]))
+    except (KeyError, ValueError):
+        return None
+    seconds = (ended - begun).total_seconds()
+    return seconds if seconds >= 0 else None
+
+
+def _parse_time(text: str) -> datetime:
+    # The engine gives nanoseconds ("2024-01-01T00:00:00.123456789Z"); keep microseconds.
+    head, _, frac = text.rstrip("Z").partition(".")
+    return datetime.fromisoformat(f"{head}.{(frac + '000000')[:6]}+00:00")
+
+
+def put_archive_retrying(container: Container, archive: bytes, attempts: int = 3) -> None:
+    """Copy ``archive`` into the created, not yet started container, retrying the
+    engine's transient failures (Podman's API under load: "passing bulk input to
+    subprocess: write |1: broken pipe"). Nothing has run yet, so a second copy over a
+    partial one is safe; what still fails is the engine's, never the candidate's."""
+    for attempt in engine_retrying(attempts):
+        with attempt:
+            copied = container.put_archive("/", archive)
+    if not copied:
+        raise InfraError("could not copy the harness and the candidate into the container")
