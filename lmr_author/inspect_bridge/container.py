@@ -1,7 +1,7 @@
 """An agent's container: the task's image, locked down as a test container is, kept running.
 
-The container is made by the sandbox's own `lmr_author.sandbox.container_life.sandbox_container` (the
-maker of every test container), so the agent gets exactly what a candidate gets: the
+The container is made by the sandbox's own
+`lmr_author.sandbox.container_life.sandbox_container` (the maker of every test container), so the agent gets exactly what a candidate gets: the
 unprivileged ``RUN_UID`` user, no network, memory (and swap), CPU and process limits, no
 capabilities, no privilege escalation, size-limited tmpfs scratch, and run labels whose
 owner pid and deadline let any later evaluation remove it if this process dies. What
@@ -107,7 +107,11 @@ class AgentContainer:
 
     def __init__(self, client: Any, task_name: str, image: ImageRef, limits: AgentLimits) -> None:
         from lmr_author.runtime.engine import tmpfs_owner
-        from lmr_author.sandbox.container_life import sandbox_container, scratch_tmpfs, tmpfs_options
+        from lmr_author.sandbox.container_life import (
+            sandbox_container,
+            scratch_tmpfs,
+            tmpfs_options,
+        )
 
         self.client = client
         self.image = image
