@@ -1,8 +1,9 @@
 """An agent's container: the task's image, locked down as a test container is, kept running.
 
 The container is made by the sandbox's own
-`lmr_author.sandbox.container_life.sandbox_container` (the maker of every test container), so the agent gets exactly what a candidate gets: the
-unprivileged ``RUN_UID`` user, no network, memory (and swap), CPU and process limits, no
+`lmr_author.sandbox.container_life.sandbox_container` (the maker of every test
+container), so the agent gets exactly what a candidate gets: the unprivileged
+``RUN_UID`` user, no network, memory (and swap), CPU and process limits, no
 capabilities, no privilege escalation, size-limited tmpfs scratch, and run labels whose
 owner pid and deadline let any later evaluation remove it if this process dies. What
 differs is that it stays up (``sleep`` until its deadline) and that the workspace is one
