@@ -35,6 +35,10 @@ passes).
 
 The images stay (other commands reuse them); ``--work`` keeps the eval output and the
 scratch copies for a look (default: a temporary folder, removed).
+
+The run keys of the two systems (what a resumed ``eval`` keeps stored runs by) are
+recorded and compared without Docker by ``benchmarks/published_run_keys.py``: a change
+meant to change no behaviour must leave them equal.
 """
 
 from __future__ import annotations
