@@ -214,6 +214,7 @@ _TIMER = """
 import json, sys, time
 from lmr_author.runtime.engine import get_client
 from lmr_author.images.task_images import ensure_image
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.sandbox.runner import run_tests
 from lmr_author.domain.task import load_task
 task = load_task(sys.argv[1])
@@ -225,7 +226,7 @@ golden = impl.golden_path.read_bytes()
 walls, verdicts = [], []
 for number in range(runs + 1):
     begun = time.monotonic()
-    run = run_tests(task, impl, golden, image=image, client=client)
+    run = run_tests(RunSpec(task, impl, golden, image), client=client)
     if number:  # the first run warms the engine's caches
         walls.append(time.monotonic() - begun)
         verdicts.append(run.verdict)

@@ -26,6 +26,7 @@ from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.images.task_images import ensure_image
 from lmr_author.runtime.engine import RUNTIMES, use_runtime
 from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.sandbox.runner import run_tests
 
 
@@ -58,9 +59,8 @@ def main() -> int:
                 seen = []
                 for impl in task.implementations:
                     for source in (impl.golden_path.read_bytes(), None):
-                        run = run_tests(
-                            task, impl, source, image=image, limits=limits, isolated=isolated
-                        )
+                        spec = RunSpec(task, impl, source, image, limits, isolated=isolated)
+                        run = run_tests(spec)
                         seen.append(run.verdict)
                         if isolated and source is not None and run.crossings:
                             crossed = "no: " + run.crossings[0][:60]

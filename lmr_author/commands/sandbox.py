@@ -286,6 +286,7 @@ def _run(args: argparse.Namespace) -> int:
     from lmr_author.runtime.infra_error import InfraError
     from lmr_author.sandbox.golden import load_proof, proof_key
     from lmr_author.sandbox.limits import Limits
+    from lmr_author.sandbox.run_spec import RunSpec
     from lmr_author.sandbox.runner import pass_env, run_tests
 
     task = load_task(args.task)
@@ -310,18 +311,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     # Held to the golden counts, and isolated or not, as validate --run (or eval) proved.
     proof = load_proof(proof_key(task, impl, image, limits))
-    result = run_tests(
-        task,
-        impl,
-        candidate,
-        image=image,
-        limits=limits,
-        protocol=args.protocol,
-        env=pass_env(args.env, os.environ),
-        expected=None if proof is None else proof.expected,
-        isolated=True if proof is None else proof.isolated,
-        test_reads=() if proof is None else proof.test_reads,
-    )
+    spec = RunSpec(task, impl, candidate, image, limits, protocol=args.protocol)
+    result = run_tests(spec.held_to(proof), env=pass_env(args.env, os.environ))
     if result.infra_error and not args.json:
         raise InfraError(result.infra_error, hint="The candidate was not tested.")
     if args.json:

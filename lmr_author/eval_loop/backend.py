@@ -170,18 +170,14 @@ class DockerBackend:
     ) -> ImplementationResult:
         from lmr_author.images.task_images import ImageRef
         from lmr_author.sandbox.golden import run_against_golden_counts
+        from lmr_author.sandbox.run_spec import RunSpec
 
         if not isinstance(image, ImageRef):
             raise TypeError(f"DockerBackend runs images it prepared, not {image!r}")
-        outcome: ImplementationResult = run_against_golden_counts(
-            task,
-            implementation,
-            candidate,
-            image=image,
-            limits=self.limits(),
-            protocol=self.protocol,
-            client=self.run_client(),
+        spec = RunSpec(
+            task, implementation, candidate, image, self.limits(), protocol=self.protocol
         )
+        outcome: ImplementationResult = run_against_golden_counts(spec, client=self.run_client())
         return outcome
 
     def sweep_orphans(self) -> list[str]:

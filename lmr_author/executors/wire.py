@@ -20,15 +20,17 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.util.atomic import atomic_write_json
 
 WIRE_VERSION = 2
@@ -74,10 +76,22 @@ class Request:
     def raw_limits(self) -> Limits:
         return Limits(**(self.limits or {}))
 
-    def raw_expected(self) -> dict[str, Expected] | None:
-        if self.expected is None:
-            return None
-        return {name: Expected(**counts) for name, counts in self.expected.items()}
+    def raw_spec(self, task: Task, image: ImageRef, candidate: bytes | None) -> RunSpec:
+        """The raw run this request carries (`raw_request_fields` read back)."""
+        expected = None
+        if self.expected is not None:
+            expected = {name: Expected(**counts) for name, counts in self.expected.items()}
+        return RunSpec(
+            task,
+            task.implementation(self.implementation),
+            candidate,
+            image,
+            self.raw_limits(),
+            protocol=self.protocol,
+            expected=expected,
+            isolated=self.isolated,
+            test_reads=tuple(self.test_reads or ()),
+        )
 
     def save(self, path: Path) -> None:
         atomic_write_json(path, {"wire_version": WIRE_VERSION, **asdict(self)})
@@ -102,10 +116,19 @@ def raw_settings(limits: Limits, protocol: str, runtime: str) -> dict[str, Any]:
     }
 
 
-def expected_to_wire(expected: Mapping[str, Expected] | None) -> dict[str, Any] | None:
-    if expected is None:
-        return None
-    return {name: asdict(counts) for name, counts in expected.items()}
+def raw_request_fields(spec: RunSpec) -> dict[str, Any]:
+    """A raw run's spec as a request's fields (the candidate travels as a file)."""
+    expected = None
+    if spec.expected is not None:
+        expected = {name: asdict(counts) for name, counts in spec.expected.items()}
+    return {
+        "kind": RAW,
+        "protocol": spec.protocol,
+        "limits": asdict(spec.limits),
+        "expected": expected,
+        "isolated": spec.isolated,
+        "test_reads": list(spec.test_reads),
+    }
 
 
 def sha256(data: bytes) -> str:

@@ -105,18 +105,9 @@ def _run_raw(request: Request, candidate: bytes | None) -> ImplementationRun | s
         if isinstance(image, str):
             return image
         gpus = container_gpus(task.hardware, limits.gpus, os.environ, task=task.name)
-        return run_tests(
-            task,
-            task.implementation(request.implementation),
-            candidate,
-            image=image,
-            limits=dataclasses.replace(limits, gpus=gpus),
-            protocol=request.protocol,
-            client=backend.run_client(),
-            expected=request.raw_expected(),
-            isolated=request.isolated,
-            test_reads=tuple(request.test_reads or ()),
-        )
+        spec = request.raw_spec(task, image, candidate)  # the job's GPUs; keys the request's
+        spec = dataclasses.replace(spec, limits=dataclasses.replace(limits, gpus=gpus))
+        return run_tests(spec, client=backend.run_client())
     finally:
         backend.close()
 

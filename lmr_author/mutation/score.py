@@ -10,7 +10,8 @@ from lmr_author.domain.task import Task
 from lmr_author.mutation.equivalents import EquivalentMutant, equivalents_of
 from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.sandbox.limits import Limits
-from lmr_author.validate.runs import LocalRunner, RawRun, Runner
+from lmr_author.sandbox.run_spec import RunSpec
+from lmr_author.validate.runs import LocalRunner, Runner
 
 if TYPE_CHECKING:
     import docker
@@ -76,7 +77,7 @@ def mutation_test(
         # test's process): a mutant must not be "killed" by a crossing the golden avoids.
         proof = load_proof(proof_key(task, impl, image, limits))
         runs = [
-            RawRun(
+            RunSpec(
                 task,
                 impl,
                 mutant.source,

@@ -30,6 +30,7 @@ from lmr_author.sandbox.decision import LOG_PROTOCOLS, Expected
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.run_result import ImplementationRun
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.util.atomic import atomic_write_json
 from lmr_author.util.locations import cache_dir
 
@@ -205,21 +206,16 @@ def _proof_under(
 
 
 def run_against_golden_counts(
-    task: Task,
-    impl: Implementation,
-    candidate: bytes,
-    *,
-    image: ImageRef,
-    limits: Limits,
-    protocol: str,
-    client: docker.DockerClient | None,
+    spec: RunSpec, *, client: docker.DockerClient | None
 ) -> ImplementationRun:
-    """Run a candidate held to the golden code's test counts (proven once, then kept).
+    """Run ``spec`` held to the golden code's test counts (proven once, then kept);
+    what the spec says it is held to is replaced by the proof.
 
     ``client`` None makes one when needed (an Apptainer node may have no engine).
     """
     from lmr_author.sandbox.runner import run_tests
 
+    task, impl, image, limits = spec.task, spec.impl, spec.image, spec.limits
     if (declared := unmet_hardware(task, limits)) is not None:
         # Declared by the task, not learned from a run: no container starts.
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=declared)
@@ -227,28 +223,17 @@ def run_against_golden_counts(
     if (known := _NOT_RUNNABLE.get(key)) is not None:
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
 
-    def run(source: bytes, isolated: bool, proof: Proof | None = None) -> ImplementationRun:
-        return run_tests(
-            task,
-            impl,
-            source,
-            image=image,
-            limits=limits,
-            protocol=protocol,
-            client=client,
-            expected=None if proof is None else proof.expected,
-            isolated=isolated,
-            test_reads=() if proof is None else proof.test_reads,
-        )
+    def run_golden(source: bytes, isolated: bool) -> ImplementationRun:
+        golden = dataclasses.replace(spec.held_to(None), candidate=source, isolated=isolated)
+        return run_tests(golden, client=client)
 
-    proof = _proof_under(key, impl, run, limits=limits)
+    proof = _proof_under(key, impl, run_golden, limits=limits)
     if proof is None and (known := _NOT_RUNNABLE.get(key)) is not None:
         # The golden code fails here for want of a GPU, a model or data: no candidate
         # can pass, and that is the machine's doing, not the candidate's.
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
-    if proof is None:  # a broken task: its candidates run isolated, held to nothing
-        return run(candidate, True)
-    outcome = run(candidate, proof.isolated, proof)
-    if proof.not_isolated_why and not outcome.isolated:
+    # A broken task (no proof): its candidates run isolated, held to nothing.
+    outcome = run_tests(spec.held_to(proof), client=client)
+    if proof is not None and proof.not_isolated_why and not outcome.isolated:
         outcome = dataclasses.replace(outcome, not_isolated_why=proof.not_isolated_why)
     return outcome

@@ -59,6 +59,7 @@ from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.replay import replay_dir
 from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ __all__ = [
     "RUN_UID",
     "ImplementationRun",
     "Limits",
+    "RunSpec",
     "TestVerdict",
     "legacy_log_path",
     "run_tests",
@@ -112,45 +114,39 @@ def pass_env(names: Sequence[str], source: Mapping[str, str]) -> dict[str, str]:
 
 
 def run_tests(
-    task: Task,
-    impl: Implementation,
-    candidate: bytes | None,
+    spec: RunSpec,
     *,
-    image: ImageRef,
-    limits: Limits | None = None,
-    protocol: str = "auto",
     env: Mapping[str, str] | None = None,
     client: docker.DockerClient | None = None,
     test_files: Sequence[str] | None = None,
     uid: int = RUN_UID,
     gid: int = RUN_GID,
-    expected: Mapping[str, Expected] | None = None,
-    isolated: bool = True,
-    test_reads: Sequence[str] = (),
 ) -> ImplementationRun:
-    """Run the unit tests of ``impl`` with ``candidate`` as its goal file.
+    """Run the unit tests of ``spec.impl`` with ``spec.candidate`` as its goal file.
 
-    ``isolated``: the candidate runs in a process (and container) of its own, which the
-    test's process calls through a proxy (`lmr_author.sandbox.isolation`), unless the
-    task's files show it cannot; False runs it in the test's process (for goals the
-    golden run showed cannot cross). The run says which it was. ``test_reads``: what the
-    golden proof saw only the tests read; the candidate cannot read it.
+    ``spec.isolated``: the candidate runs in a process (and container) of its own, which
+    the test's process calls through a proxy (`lmr_author.sandbox.isolation`), unless
+    the task's files show it cannot; False runs it in the test's process (for goals the
+    golden run showed cannot cross). The run says which it was. ``spec.test_reads``:
+    what the golden proof saw only the tests read; the candidate cannot read it.
 
-    ``candidate`` is the whole goal file (None keeps the image's masked file).
-    ``protocol`` is "auto" (replay when the task has recorded expected outputs for the
-    test, legacy for tests that only log Passed/Failed, else in-process "exit-code"),
-    or one of those names. ``env`` holds the only environment variables the test sees
-    besides PYTHONPATH and HOME. ``test_files`` defaults to the implementation's unit
-    test file; ``expected`` maps a test file to what the golden code does (tests run,
-    "Passed" lines), when known. Engine failures come back as ``infra_error``, never as
-    a verdict of the candidate.
+    ``spec.candidate`` is the whole goal file (None keeps the image's masked file).
+    ``spec.protocol`` is "auto" (replay when the task has recorded expected outputs for
+    the test, legacy for tests that only log Passed/Failed, else in-process
+    "exit-code"), or one of those names. ``env`` holds the only environment variables
+    the test sees besides PYTHONPATH and HOME. ``test_files`` defaults to the
+    implementation's unit test file; ``spec.expected`` maps a test file to what the
+    golden code does (tests run, "Passed" lines), when known. Engine failures come back
+    as ``infra_error``, never as a verdict of the candidate.
     """
+    task, impl, candidate, image = spec.task, spec.impl, spec.candidate, spec.image
+    limits, protocol, expected = spec.limits, spec.protocol, spec.expected
+    isolated, test_reads = spec.isolated, spec.test_reads
     if protocol not in PROTOCOLS:
         raise UserError(
             f"unknown verdict protocol {protocol!r}",
             hint=f"Use one of: {', '.join(PROTOCOLS)}.",
         )
-    limits = limits or Limits()
     started = time.monotonic()
     files = list(test_files) if test_files is not None else [impl.unit_test_file]
     verdicts: list[TestVerdict] = []

@@ -25,6 +25,7 @@ from lmr_author.sandbox.golden import load_proof, proof_key, prove, save_proof
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.run_result import ImplementationRun
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.validate.evidence import ImplementationProof, proof_of
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.rules_run import (
@@ -37,7 +38,7 @@ from lmr_author.validate.rules_run import (
     run_finding,
     undeclared_gpu_findings,
 )
-from lmr_author.validate.runs import LocalRunner, RawRun, Runner
+from lmr_author.validate.runs import LocalRunner, Runner
 
 if TYPE_CHECKING:
     import docker
@@ -93,11 +94,11 @@ def run_dynamic_checks(
                 )
             )
             continue
-        proof = RawRun(
+        proof = RunSpec(
             task, impl, golden, image, limits, protocol, label=f"{task.name} #{impl.index}: "
         )
 
-        def run_golden(isolated: bool, proof: RawRun = proof) -> ImplementationRun:
+        def run_golden(isolated: bool, proof: RunSpec = proof) -> ImplementationRun:
             label = "golden" if isolated else "golden, in the test's process"
             run = dataclasses.replace(_labelled(proof, label), isolated=isolated)
             [outcome] = runner.run_all([run], on_progress)
@@ -142,12 +143,12 @@ _KEEP = object()
 
 
 def _labelled(
-    run: RawRun,
+    run: RunSpec,
     label: str,
     *,
     candidate: bytes | object | None = _KEEP,
     expected: dict[str, Expected] | None = None,
-) -> RawRun:
+) -> RunSpec:
     """``run`` (the golden run) as its follower ``label``: another candidate, expected counts."""
     source = run.candidate if candidate is _KEEP else candidate
     assert source is None or isinstance(source, bytes)

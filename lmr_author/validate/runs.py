@@ -1,9 +1,9 @@
 """Where ``validate --run``'s test runs execute: here, or elsewhere (Slurm), same outcome.
 
-The dynamic proof and mutation testing run a task's tests raw (`run_tests` with the
-given limits and, for the golden proof's followers, the expected counts): the golden
-run IS the proof, so no count is enforced on it. A `Runner` takes a batch of such
-runs and returns their outcomes in order; a batch is what may run at once (all
+The dynamic proof and mutation testing run a task's tests raw (`run_tests` of a
+`RunSpec` with the given limits and, for the golden proof's followers, the expected
+counts): the golden run IS the proof, so no count is enforced on it. A `Runner` takes a
+batch of such runs and returns their outcomes in order; a batch is what may run at once (all
 mutants of an implementation, the masked and second golden runs), so a remote runner
 submits it together. `LocalRunner` runs them one by one against this machine's engine;
 ``lmr_author.executors.slurm.SlurmRunner`` sends them to Slurm.
@@ -11,47 +11,24 @@ submits it together. `LocalRunner` runs them one by one against this machine's e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from lmr_author.domain.task import Implementation, Task
-from lmr_author.images.task_images import ImageRef
-from lmr_author.sandbox.decision import Expected
-from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_result import ImplementationRun
+from lmr_author.sandbox.run_spec import RunSpec
 
 if TYPE_CHECKING:
     import docker
 
 
-@dataclass(frozen=True)
-class RawRun:
-    """One raw run of an implementation's tests: ``candidate`` None keeps the masked file."""
-
-    task: Task
-    impl: Implementation
-    candidate: bytes | None
-    image: ImageRef
-    limits: Limits
-    protocol: str = "auto"
-    expected: Mapping[str, Expected] | None = None
-    #: What progress lines call it ("01-DPO #1: masked").
-    label: str = ""
-    #: The candidate in a process of its own (else in the test's: `sandbox.golden.prove`),
-    #: and what the golden proof saw only the tests read (private to them).
-    isolated: bool = True
-    test_reads: tuple[str, ...] = ()
-
-
 class Runner(Protocol):
-    """Runs a batch of `RawRun` and returns their outcomes, in order.
+    """Runs a batch of `RunSpec` and returns their outcomes, in order.
 
     An engine or cluster failure is the outcome's ``infra_error``, never an exception.
     """
 
     def run_all(
-        self, runs: Sequence[RawRun], on_progress: Callable[[str], None] | None = None
+        self, runs: Sequence[RunSpec], on_progress: Callable[[str], None] | None = None
     ) -> list[ImplementationRun]: ...
 
 
@@ -62,7 +39,7 @@ class LocalRunner:
         self.client = client
 
     def run_all(
-        self, runs: Sequence[RawRun], on_progress: Callable[[str], None] | None = None
+        self, runs: Sequence[RunSpec], on_progress: Callable[[str], None] | None = None
     ) -> list[ImplementationRun]:
         from lmr_author.sandbox.runner import run_tests
 
@@ -70,18 +47,5 @@ class LocalRunner:
         for run in runs:
             if on_progress is not None and run.label:
                 on_progress(run.label)
-            outcomes.append(
-                run_tests(
-                    run.task,
-                    run.impl,
-                    run.candidate,
-                    image=run.image,
-                    limits=run.limits,
-                    protocol=run.protocol,
-                    client=self.client,
-                    expected=run.expected,
-                    isolated=run.isolated,
-                    test_reads=run.test_reads,
-                )
-            )
+            outcomes.append(run_tests(run, client=self.client))
         return outcomes

@@ -14,6 +14,7 @@ from lmr_author.executors.cgroups import container_parent, job_cgroup
 from lmr_author.images.task_images import ensure_image
 from lmr_author.runtime.engine import use_cgroup_parent
 from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.sandbox.runner import run_tests
 from tests.support.sandbox_tasks import GOLDEN, write_task
 
@@ -76,14 +77,8 @@ def test_a_container_is_created_under_the_parent_given(tmp_path: Path, docker_cl
     image = ensure_image(task, client=docker_client)
     use_cgroup_parent(parent)
     try:
-        run = run_tests(
-            task,
-            task.implementation(1),
-            GOLDEN.encode(),
-            image=image,
-            limits=Limits(timeout_s=60),
-            client=docker_client,
-        )
+        spec = RunSpec(task, task.implementation(1), GOLDEN.encode(), image, Limits(timeout_s=60))
+        run = run_tests(spec, client=docker_client)
     finally:
         use_cgroup_parent(None)
         for folder in sorted(Path("/sys/fs/cgroup").glob(f"*{parent}"), reverse=True):

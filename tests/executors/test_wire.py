@@ -126,26 +126,42 @@ def test_the_worker_runs_with_the_submitters_gpus_and_model_cache(tmp_path: Path
     assert Request.load(saved) == given
 
 
-def test_a_raw_request_reads_back_with_its_limits_and_expected_counts(tmp_path: Path) -> None:
-    from dataclasses import asdict
+def test_a_raw_run_spec_reads_back_from_its_request(tmp_path: Path) -> None:
+    """What a node runs is the spec the submitter sent: limits, protocol, counts held
+    to, isolation and the tests' own reads; the candidate travels as a file."""
+    import dataclasses
 
+    from lmr_author.executors.wire import raw_request_fields
+    from lmr_author.images.task_images import ImageRef
     from lmr_author.sandbox.decision import Expected
     from lmr_author.sandbox.limits import Limits
+    from lmr_author.sandbox.run_spec import RunSpec
+    from tests.support.sandbox_tasks import write_task
 
-    limits = Limits(timeout_s=30.0, gpus="all")
-    request = _request(
-        tmp_path,
-        kind="raw",
-        candidate_path=None,
-        candidate_sha256=None,
-        limits=asdict(limits),
-        expected={"unit_test/unit_test_1.py": {"tests": 3, "legacy_passed": None}},
+    task = write_task(tmp_path / "task")
+    image = ImageRef(tag="t:1", image_id="sha256:abc", built=False, workdir="/w")
+    sent = RunSpec(
+        task,
+        task.implementations[0],
+        b"def f(): pass\n",
+        image,
+        Limits(timeout_s=30.0, gpus="all"),
+        protocol="published",
+        expected={"unit_test/unit_test_1.py": Expected(tests=3)},
+        isolated=False,
+        test_reads=("data/fixture.pt",),
+    )
+    request = dataclasses.replace(
+        _request(tmp_path, candidate_path=None, candidate_sha256=None),
+        **raw_request_fields(sent),
     )
     request.save(tmp_path / "req.json")
     loaded = Request.load(tmp_path / "req.json")
-    assert loaded == request
-    assert loaded.raw_limits() == limits
-    assert loaded.raw_expected() == {"unit_test/unit_test_1.py": Expected(tests=3)}
+    assert loaded == request and loaded.kind == "raw"
+    assert loaded.raw_spec(task, image, sent.candidate) == sent
+    masked = RunSpec(task, task.implementations[0], None, image)
+    back = dataclasses.replace(request, **raw_request_fields(masked)).raw_spec(task, image, None)
+    assert back == masked
 
 
 def test_a_request_written_before_raw_runs_is_a_scored_one(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from lmr_author.domain.task import Task
 from lmr_author.images.task_images import ensure_image
+from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.sandbox.runner import run_tests
 from lmr_author.validate.dynamic import run_dynamic_checks
 from tests.support.eval_cli import eval_json
@@ -118,7 +119,7 @@ def test_the_candidates_process_reads_nothing_of_the_test(
     task = task_factory(tag="probe")
     impl = task.implementations[0]
     image = ensure_image(task, client=docker_client)
-    run = run_tests(task, impl, PROBE.encode(), image=image, client=docker_client)
+    run = run_tests(RunSpec(task, impl, PROBE.encode(), image), client=docker_client)
     assert run.isolated and run.verdict == "pass", (run.reason, run.verdicts[0].log[-2000:])
 
 

@@ -19,8 +19,7 @@ from lmr_author.domain.task import Task
 from lmr_author.images.task_images import ImageRef, ensure_image
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_result import ImplementationRun
-from lmr_author.sandbox.runner import run_tests
-from tests.support.sandbox_tasks import LEGACY_TEST, leftover_containers
+from tests.support.sandbox_tasks import LEGACY_TEST, leftover_containers, run_candidate
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
 
@@ -37,9 +36,7 @@ def _run(
 ) -> ImplementationRun:
     task, image = pair
     options.setdefault("limits", FAST)
-    return run_tests(
-        task, task.implementations[0], candidate, image=image, client=client, **options
-    )
+    return run_candidate(task, task.implementations[0], candidate, image, client, **options)
 
 
 def test_golden_passes_and_masked_fails(
@@ -212,7 +209,7 @@ def test_missing_image_is_an_infra_error(
     gone = ImageRef(
         tag="lmr-author/none:0", image_id="sha256:" + "0" * 64, built=False, workdir=image.workdir
     )
-    run = run_tests(task, task.implementations[0], None, image=gone, client=docker_client)
+    run = run_candidate(task, task.implementations[0], None, gone, docker_client)
     assert run.verdict == "infra-error"
     assert run.infra_error
 

@@ -130,3 +130,22 @@ def remove_session_images(client: Any) -> None:
         task = (image.get("Labels") or {}).get(TASK_LABEL, "")
         if task.endswith(SESSION):
             client.api.remove_image(image["Id"], force=True)
+
+
+def run_candidate(
+    task: Task, impl: Any, candidate: bytes | None, image: Any, client: Any, **options: Any
+) -> Any:
+    """`run_tests` of a `RunSpec` made of ``options``' spec fields (limits, protocol,
+    expected, isolated, test_reads); the rest (env, test_files, uid, gid) go to
+    `run_tests` itself."""
+    import dataclasses
+
+    from lmr_author.sandbox.run_spec import RunSpec
+    from lmr_author.sandbox.runner import run_tests
+
+    fields = {field.name for field in dataclasses.fields(RunSpec)}
+    spec = RunSpec(
+        task, impl, candidate, image, **{k: v for k, v in options.items() if k in fields}
+    )
+    rest = {k: v for k, v in options.items() if k not in fields}
+    return run_tests(spec, client=client, **rest)

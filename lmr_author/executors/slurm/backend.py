@@ -39,19 +39,12 @@ from lmr_author.executors.gres import GpuType, gres_for, unrequested_memory
 from lmr_author.executors.slurm.pending import Pending
 from lmr_author.executors.slurm.poller import Poller, Progress
 from lmr_author.executors.slurm.sbatch import SbatchOptions
-from lmr_author.executors.wire import (
-    RAW,
-    SCORED,
-    Request,
-    expected_to_wire,
-    raw_settings,
-    sha256,
-)
+from lmr_author.executors.wire import Request, raw_request_fields, raw_settings, sha256
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.engine import selected_runtime
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.limits import Limits
-from lmr_author.validate.runs import RawRun
+from lmr_author.sandbox.run_spec import RunSpec
 
 #: One scored run as the evaluation pool hands it over.
 RunItem = tuple[Task, Implementation, bytes, PreparedImage]
@@ -152,7 +145,7 @@ class SlurmBackend:
         self.poller.add(pendings)
         return futures
 
-    def run_raw(self, runs: Sequence[RawRun]) -> list[ImplementationResult | BaseException]:
+    def run_raw(self, runs: Sequence[RunSpec]) -> list[ImplementationResult | BaseException]:
         """``validate``'s runs (`run_tests` on the node), submitted together; in order."""
         prepared: list[Pending | InfraError] = []
         for run in runs:
@@ -168,12 +161,7 @@ class SlurmBackend:
                         limits=run.limits,
                         gpus=run.limits.gpus,
                         hf_cache=run.limits.hf_cache,
-                        kind=RAW,
-                        wire_limits=dataclasses.asdict(run.limits),
-                        expected=expected_to_wire(run.expected),
-                        protocol=run.protocol,
-                        isolated=run.isolated,
-                        test_reads=run.test_reads,
+                        raw=run,
                     )
                 )
             except InfraError as error:  # e.g. no --gpu-types type has the memory
@@ -203,14 +191,10 @@ class SlurmBackend:
         limits: Limits,
         gpus: str | None,
         hf_cache: str | None,
-        kind: str = SCORED,
-        wire_limits: dict[str, Any] | None = None,
-        expected: dict[str, Any] | None = None,
-        protocol: str | None = None,
-        isolated: bool = True,
-        test_reads: tuple[str, ...] = (),
+        raw: RunSpec | None = None,
     ) -> Pending:
-        """Write one run's candidate and request into the shared folder."""
+        """Write one run's candidate and request into the shared folder: a scored run
+        (the node's backend holds it to the golden counts), or the ``raw`` run as given."""
         gres = self._gres(task)
         if self.poller.cancelled:
             raise RunCancelled
@@ -231,21 +215,18 @@ class SlurmBackend:
             runtime=selected_runtime(),
             base_image=self.inner.base_image,
             timeout_s=self.inner.timeout_s,
-            protocol=self.inner.protocol if protocol is None else protocol,
+            protocol=self.inner.protocol,
             image_id=image_id,
             workdir=workdir,
             settings=settings,
             result_path=str(runs / f"{name}.result.json"),
             gpus=gpus,
             hf_cache=hf_cache,
-            kind=kind,
-            limits=wire_limits,
-            expected=expected,
             images=None if self.images is None else str(self.images),
             registry=self.registry,
-            isolated=isolated,
-            test_reads=list(test_reads),
         )
+        if raw is not None:
+            request = dataclasses.replace(request, **raw_request_fields(raw))
         resources = self.options.resources(
             cpus=limits.cpus, memory_mb=limits.memory_mb, timeout_s=limits.timeout_s, gres=gres
         )

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from lmr_author.eval_loop.backend import RunCancelled
 from lmr_author.executors.slurm.backend import SlurmBackend
 from lmr_author.sandbox.run_result import ImplementationRun
-from lmr_author.validate.runs import RawRun
+from lmr_author.sandbox.run_spec import RunSpec
 
 
 class SlurmRunner:
@@ -17,7 +17,7 @@ class SlurmRunner:
         self.backend = backend
 
     def run_all(
-        self, runs: Sequence[RawRun], on_progress: Callable[[str], None] | None = None
+        self, runs: Sequence[RunSpec], on_progress: Callable[[str], None] | None = None
     ) -> list[ImplementationRun]:
         if on_progress is not None and runs:
             first = runs[0].label or runs[0].task.name
