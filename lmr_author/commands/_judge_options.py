@@ -9,10 +9,10 @@ commands are read the same way.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.commands._types import non_negative_float, positive_float, positive_int
+from lmr_author.commands._endpoint_options import add_endpoint_options
+from lmr_author.commands._types import non_negative_float
 
 if TYPE_CHECKING:
     from lmr_author.judge.config import JudgeConfig
@@ -26,35 +26,8 @@ def add_judge_options(parser: Any, prefix: str = "") -> None:
         dest = "judge_" + name.replace("-", "_")
         parser.add_argument(flag or f"--{prefix}{name}", dest=dest, **kwargs)
 
-    option("base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    add_endpoint_options(parser, prefix=prefix, dest_prefix="judge_")
     option("model", metavar="NAME", help="judge model (default: OPENAI_MODEL, else gpt-4o)")
-    option(
-        "api-key-env",
-        default="OPENAI_API_KEY",
-        metavar="NAME",
-        help="environment variable holding the API key (default: %(default)s)",
-    )
-    option(
-        "concurrency",
-        type=positive_int,
-        default=4,
-        metavar="N",
-        help="requests in flight (default: %(default)s)",
-    )
-    option(
-        "timeout",
-        type=positive_float,
-        default=120.0,
-        metavar="S",
-        help="request time-out in seconds (default: %(default)g)",
-    )
-    option(
-        "max-attempts",
-        type=positive_int,
-        default=5,
-        metavar="N",
-        help="tries per request on 429, 5xx and time-outs (default: %(default)s)",
-    )
     option(
         "temperature",
         type=non_negative_float,
@@ -62,10 +35,6 @@ def add_judge_options(parser: Any, prefix: str = "") -> None:
         metavar="T",
         help="sampling temperature (default: 0; reasoning models such as o4-mini need 1)",
     )
-    option(
-        "max-tokens", type=positive_int, metavar="N", help="cap on answer tokens (default: none)"
-    )
-    option("template", type=Path, metavar="FILE", help="own Jinja2 prompt template")
     option(
         "scope",
         flag="--judge-scope",  # the name, the same for both commands

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lmr_author.commands._endpoint_options import add_endpoint_options
 from lmr_author.commands._runtime import add_runtime_option
+from lmr_author.commands._types import non_negative_float, positive_int
 from lmr_author.cst.goal_lines import add_line_option
 from lmr_author.util.errors import EXIT_FINDINGS, EXIT_OK
 
@@ -71,36 +73,29 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--model", help="model name (default: OPENAI_MODEL)")
     parser.add_argument("--system", metavar="NAME", help="system name (default: the model's)")
     parser.add_argument("--setting", choices=SETTINGS, default="full", help="(default: full)")
-    parser.add_argument("--samples", type=int, default=1, metavar="N", help="samples per item")
+    parser.add_argument(
+        "--samples", type=positive_int, default=1, metavar="N", help="samples per item"
+    )
     parser.add_argument(
         "--temperature",
-        type=float,
+        type=non_negative_float,
         metavar="T",
         help=f"sampling temperature (default: 0, or {SAMPLING_TEMPERATURE} with --samples > 1)",
     )
-    parser.add_argument("--max-tokens", type=int, metavar="N", help="answer length limit")
     parser.add_argument(
         "--max-prompt-tokens",
-        type=int,
+        type=positive_int,
         default=120_000,
         metavar="N",
         help="prompt budget; longer prompts are cut in the documented order (default: %(default)s)",
     )
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    add_endpoint_options(parser)
     parser.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        metavar="NAME",
-        help="environment variable holding the API key (default: %(default)s)",
+        "--price-in", type=non_negative_float, metavar="USD", help="$ per 1M prompt tokens"
     )
-    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="(default: 4)")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per request")
     parser.add_argument(
-        "--max-attempts", type=int, default=5, metavar="N", help="attempts per request"
+        "--price-out", type=non_negative_float, metavar="USD", help="$ per 1M answer tokens"
     )
-    parser.add_argument("--template", type=Path, metavar="FILE", help="a Jinja2 prompt template")
-    parser.add_argument("--price-in", type=float, metavar="USD", help="$ per 1M prompt tokens")
-    parser.add_argument("--price-out", type=float, metavar="USD", help="$ per 1M answer tokens")
     parser.add_argument(
         "--task", action="append", default=[], metavar="NAME", help="only this task (repeatable)"
     )
