@@ -60,6 +60,11 @@ LEAF_CALLS = 5  # calls of the repository's own functions an orchestrator makes,
 LEAF_WEIGHT = 0.3
 DEMO_PRIOR = 0.7
 NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name given in full
+# It computes a quantity the paper defines: returns it (or is named after it), or assigns it
+# on the way; a word many of the repository's functions carry says little.
+DEFINED_RETURNED = 1.4
+DEFINED_ASSIGNED = 1.15
+DEFINED_COMMON = 3  # functions that compute it: more and it is no one function's job
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class Scored:
 
 def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
     """Every parsed function of ``repo`` with its score, best first."""
-    functions = repo.functions
+    functions = [_with_aliases(function, paper) for function in repo.functions]
     if not functions:
         return []
     frequency: Counter[str] = Counter()
@@ -89,6 +94,8 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         word: math.log(1 + total / (1 + frequency[word])) for word in paper.terms if frequency[word]
     }
     matcher = PassageMatcher(paper.passages)
+    computed = Counter(w for f in functions for w in f.computes | f.returns)
+    quantities = {w for w in paper.defined if computed[w] <= DEFINED_COMMON}
     entry_calls = _entry_calls(repo)
     defined = frozenset(f.name for f in functions) - _IMPLICITLY_CALLED
     scored = []
@@ -99,6 +106,7 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         prior = _prior(function, repo) * _code_prior(function, entry_calls, defined)
         if function.name.lower() in paper.identifiers:
             role *= NAMED_IN_PAPER
+        role *= _computes_defined(function, quantities)
         match = matcher.best(function)
         passage = match.score if match else 0.0
         score = (lexical + names) ** (1 - PASSAGE_SHARE) * passage**PASSAGE_SHARE * role * prior
@@ -106,6 +114,23 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         scored.append(Scored(function, score, lexical, names, role, prior, top, match))
     scored.sort(key=lambda s: (-s.score, s.function.file, s.function.line))
     return _collapse_copies(scored, repo)
+
+
+def _computes_defined(function: FunctionFacts, defined: set[str]) -> float:
+    """Whether the function returns (or is named after) or assigns a quantity the paper's
+    equations define (``delta = ...`` for "δ = ...")."""
+    if defined & function.returns:
+        return DEFINED_RETURNED
+    return DEFINED_ASSIGNED if defined & function.computes else 1.0
+
+
+def _with_aliases(function: FunctionFacts, paper: PaperProfile) -> FunctionFacts:
+    """A function that computes a symbol the paper names (δ, "the gap score") carries
+    the name's words too, once each."""
+    named = set().union(*(paper.aliases.get(w, ()) for w in function.computes))
+    if not named:
+        return function
+    return replace(function, bag=function.bag + Counter(named - function.bag.keys()))
 
 
 def _entry_calls(repo: Repository) -> Counter[str]:
