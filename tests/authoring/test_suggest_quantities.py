@@ -55,6 +55,18 @@ def test_code_facts_say_what_a_function_assigns_and_returns() -> None:
     *_, computed, returned = _source_words(code)
     assert computed == {"delta", "count", "total"}  # not beta: a parameter
     assert returned == {"delta"}
+    commented = textwrap.dedent(
+        """
+        def pick(q, n):
+            # the PUCT bound
+            bound = q + n
+            value = q  # running value
+            return (best_action, bound)
+        """
+    )
+    *_, computed, returned = _source_words(commented)
+    assert computed == {"puct", "bound", "running", "value", "best", "action"}
+    assert returned == {"best", "action", "bound"}
 
 
 PAPER = {

@@ -48,11 +48,11 @@ _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 _VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
 _KEPT_DUNDERS = frozenset({"__call__"})
 # What a line computes: the names it assigns (``self.delta, x = ...``, ``loss += ...``),
-# the name it returns.
+# the names it returns (``return delta``, ``return best, value``).
 _ASSIGNED = re.compile(
     r"^[ \t]*((?:[A-Za-z_][\w.]*(?:\[[^\]\n]*\])*\s*,\s*)*[A-Za-z_][\w.]*)"
     r"(?:\[[^\]\n]*\])*\s*(?::[^=\n]+)?(?:[-+*/@%]|\*\*|//)?=(?!=)"
-    r"|^[ \t]*return[ \t]+([A-Za-z_][\w.]*)[ \t]*$"
+    r"|^[ \t]*return[ \t]+\(?((?:[A-Za-z_][\w.]*[ \t]*,[ \t]*)*[A-Za-z_][\w.]*)[ \t]*,?\)?[ \t]*$"
 )
 _CALL = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 # A line that computes: an arithmetic operator between operands (strings are gone by then,
@@ -336,6 +336,7 @@ def _source_words(
     bag: Counter[str] = Counter()
     strings: Counter[str] = Counter()
     code, literals = _without_strings(text)
+    commented = code
     for literal in literals:
         strings.update(words(literal[:2000]))
     for comment in _COMMENT.findall(code):
@@ -347,10 +348,26 @@ def _source_words(
                 bag[word] += count
     for word, count in strings.items():
         bag[word] += (count + 1) // 2
+    computed, returned = _computed(commented)
     lines = [line for line in code.splitlines() if line.strip()]
+    math_lines = sum(1 for line in lines if _MATH.search(line))
+    return bag, len(lines), math_lines, _called_names(code), computed, returned
+
+
+def _computed(code: str) -> tuple[set[str], set[str]]:
+    """Words of what ``code`` (strings blanked, comments kept) assigns and returns by
+    name, with the words of a comment on or just above an assignment (``# PUCT`` over
+    ``uct = ...``); and of what it returns."""
     computed: set[str] = set()
     returned: set[str] = set()
-    for line in lines:
+    above: list[str] = []
+    for raw in code.splitlines():
+        comment = _COMMENT.search(raw)
+        line = raw[: comment.start()] if comment else raw
+        said = words(comment.group()) if comment else []
+        if not line.strip():
+            above = above + said if said else []
+            continue
         match = _ASSIGNED.match(line)
         if match and not line.rstrip().endswith((",", "):")):  # not a keyword argument
             for target in (match.group(1) or match.group(2)).split(","):
@@ -358,8 +375,10 @@ def _source_words(
                 computed.update(found)
                 if match.group(2):
                     returned.update(found)
-    math_lines = sum(1 for line in lines if _MATH.search(line))
-    return bag, len(lines), math_lines, _called_names(code), computed, returned
+            if match.group(1):
+                computed.update(above + said)
+        above = []
+    return computed, returned
 
 
 @contextmanager

@@ -39,6 +39,7 @@ from lmr_author.authoring.suggest.conventions import (
     IO_WORDS,
     LOOPS,
     NAMING_WORDS,
+    OPTION_CALLS,
     ROLE_WORDS,
     SETUP_WORDS,
 )
@@ -245,8 +246,8 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
         prior *= 0.9
     name = function.name.lower()
     first = set(name_sequence(function.name)[:1])
-    if name in DRIVERS or name.startswith("parse_arg"):
-        prior *= 0.4
+    if name in DRIVERS or name.startswith("parse_arg") or function.calls & OPTION_CALLS:
+        prior *= 0.4  # scripts' drivers, and functions that declare options
     elif name in LOOPS:
         prior *= 0.7
     if first & IO_WORDS:
