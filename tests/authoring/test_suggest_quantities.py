@@ -53,18 +53,20 @@ def test_code_facts_say_what_a_function_assigns_and_returns() -> None:
         """
     )
     *_, computed, returned = _source_words(code)
-    assert computed == {"delta", "count", "total"}  # not beta: a parameter
+    assert computed == {"delta", "total"}  # not beta: a parameter; not count: a constant
     assert returned == {"delta"}
     commented = textwrap.dedent(
         """
         def pick(q, n):
             # the PUCT bound
             bound = q + n
-            value = q  # running value
+            value = q * 2  # running value
+            fetched = lookup(q)
             return (best_action, bound)
         """
     )
     *_, computed, returned = _source_words(commented)
+    # an assignment from a call fetches: it computes nothing
     assert computed == {"puct", "bound", "running", "value", "best", "action"}
     assert returned == {"best", "action", "bound"}
 

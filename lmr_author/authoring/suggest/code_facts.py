@@ -355,9 +355,9 @@ def _source_words(
 
 
 def _computed(code: str) -> tuple[set[str], set[str]]:
-    """Words of what ``code`` (strings blanked, comments kept) assigns and returns by
-    name, with the words of a comment on or just above an assignment (``# PUCT`` over
-    ``uct = ...``); and of what it returns."""
+    """Words of what ``code`` (strings blanked, comments kept) computes and returns by
+    name, with the words of a comment on or just above such an assignment (``# PUCT``
+    over ``uct = q + ...``); and of what it returns."""
     computed: set[str] = set()
     returned: set[str] = set()
     above: list[str] = []
@@ -369,7 +369,10 @@ def _computed(code: str) -> tuple[set[str], set[str]]:
             above = above + said if said else []
             continue
         match = _ASSIGNED.match(line)
-        if match and not line.rstrip().endswith((",", "):")):  # not a keyword argument
+        # an assignment computes when its line does (``x = f(y)`` only fetches); not a
+        # keyword argument of a long call
+        computes = match is not None and bool(match.group(2) or _MATH.search(line))
+        if match and computes and not line.rstrip().endswith((",", "):")):
             for target in (match.group(1) or match.group(2)).split(","):
                 found = token_words(target.split("[", 1)[0].strip().rsplit(".", 1)[-1])
                 computed.update(found)

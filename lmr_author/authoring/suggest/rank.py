@@ -13,12 +13,16 @@ score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, wh
 * best passage: the BM25 match of the passage it implements best (`passages`), so that
   a function carrying one described step beats one that mentions everything once;
 * role: names research code gives its core computations (``*_loss``, ``forward`` of a
-  module, ``step`` of an optimizer, ``score``), and a name the paper writes as code;
+  module, ``step`` of an optimizer, ``score``), a name the paper writes as code, and
+  computing a quantity the paper's equations define (returning ``delta`` for "δ = ...",
+  less for assigning it on the way; the symbol's name in the paper, "the gap δ", joins
+  the function's words);
 * priors: tiny or very long functions, copies of libraries, functions nothing uses, and
-  what scripts are made of around the method (option parsing, plotting, loading,
-  setting up) weigh less; so do functions that arrange rather than compute (few lines
-  with operators or math libraries) and orchestrators that call many of the
-  repository's own functions; what the scripts' own code calls weighs a little more.
+  what scripts are made of around the method (option parsing, by name or by its
+  ``add_argument`` calls; plotting, loading, setting up) weigh less; so do functions
+  that arrange rather than compute (few lines with operators or math libraries) and
+  orchestrators that call many of the repository's own functions; what the scripts'
+  own code calls weighs a little more.
 
 A function defined several times (a file copied into each experiment's folder) is one
 suggestion, at its best copy's rank, shown as its least nested copy (the original, as
