@@ -427,3 +427,20 @@ def test_a_module_s_forward_carries_the_words_of_what_its_init_made(tmp_path: Pa
     assert forward["marginpo"] == 1 and forward["scale"] >= 2  # docstring; __init__ words
     assert "marginpo" not in facts[("MarginHead", "describe")].bag  # not a framework entry
     assert "preference" not in facts[("Plain", "forward")].bag  # not a module
+
+
+def test_a_function_that_declares_options_parses_options_whatever_its_name(
+    tmp_path: Path,
+) -> None:
+    from lmr_author.authoring.suggest.code_facts import scan_repository
+    from lmr_author.authoring.suggest.paper_text import paper_profile
+    from lmr_author.authoring.suggest.rank import score_functions
+
+    renamed = SCRIPT.replace("parse_args()", "marginpo_settings()")
+    repo = _repo(tmp_path, {"losses.py": LOSS, "named.py": SCRIPT, "renamed.py": renamed})
+    paper = paper_profile(PAPER)
+    scored = {
+        s.function.name: s for s in score_functions(scan_repository(repo, paper.terms), paper)
+    }
+    assert scored["marginpo_settings"].prior == pytest.approx(scored["parse_args"].prior)
+    assert _found(suggest_goals(repo, PAPER, limit=1)) == [("losses.py", "marginpo_loss")]

@@ -1,8 +1,9 @@
 """Goal suggestions: which functions of the repository implement what the paper describes.
 
 The paper (`paper_text`) gives passages under their sections, the salience of its words
-in its method text, and the names it gives; the code (`code_facts`) gives each
-function's names, words, size and uses; `passages` finds the passage each function
+in its method text, the names it gives and the quantities its equations define
+(`quantities`); the code (`code_facts`) gives each function's names, words, size, uses
+and what it computes; `passages` finds the passage each function
 implements best; `rank` scores them; `conventions` holds the word lists of papers and
 research code they rely on. Each suggestion says why: the words it shares with the
 passage it matches best, and where that passage is. The annotator still chooses.

@@ -47,6 +47,13 @@ _FIELD = re.compile(r"\{([^{}]*)\}")  # an f-string's replacement field
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 _VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
 _KEPT_DUNDERS = frozenset({"__call__"})
+# What a line computes: the names it assigns (``self.delta, x = ...``, ``loss += ...``),
+# the names it returns (``return delta``, ``return best, value``).
+_ASSIGNED = re.compile(
+    r"^[ \t]*((?:[A-Za-z_][\w.]*(?:\[[^\]\n]*\])*\s*,\s*)*[A-Za-z_][\w.]*)"
+    r"(?:\[[^\]\n]*\])*\s*(?::[^=\n]+)?(?:[-+*/@%]|\*\*|//)?=(?!=)"
+    r"|^[ \t]*return[ \t]+\(?((?:[A-Za-z_][\w.]*[ \t]*,[ \t]*)*[A-Za-z_][\w.]*)[ \t]*,?\)?[ \t]*$"
+)
 _CALL = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 # A line that computes: an arithmetic operator between operands (strings are gone by then,
 # so "a" + b is no match), or a call of a math library or of a reduction.
@@ -91,6 +98,8 @@ class FunctionFacts:
     is_demo: bool = False
     calls: frozenset[str] = frozenset()  # names it calls (``f(...)``, ``x.f(...)``)
     math: float = 0.0  # share of its code lines that compute (operators, math libraries)
+    computes: frozenset[str] = frozenset()  # words of what it assigns and returns by name
+    returns: frozenset[str] = frozenset()  # words of what it returns by name, and of its name
 
 
 @dataclass
@@ -273,7 +282,7 @@ def _facts(
 ) -> FunctionFacts:
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
     span = lines[first - 1 : node.end_lineno or node.lineno]
-    bag, code_lines, math_lines, calls = _source_words("\n".join(span))
+    bag, code_lines, math_lines, calls, computed, returned = _source_words("\n".join(span))
     klass = owner.rsplit(".", 1)[-1]
     return FunctionFacts(
         file=source.rel,
@@ -292,6 +301,8 @@ def _facts(
         is_demo=source.is_demo,
         calls=frozenset(calls - {node.name}),
         math=math_lines / max(code_lines, 1),
+        computes=frozenset(computed),
+        returns=frozenset(returned) | frozenset(token_words(node.name)),
     )
 
 
@@ -316,12 +327,16 @@ def _without_strings(text: str) -> tuple[str, list[str]]:
     return "".join(pieces), literals
 
 
-def _source_words(text: str) -> tuple[Counter[str], int, int, set[str]]:
+def _source_words(
+    text: str,
+) -> tuple[Counter[str], int, int, set[str], set[str], set[str]]:
     """Words of a function's source (strings half), its lines of code, how many of them
-    compute (`_MATH`), and the names it calls."""
+    compute (`_MATH`), the names it calls, the words of what it assigns and returns, and
+    of what it returns."""
     bag: Counter[str] = Counter()
     strings: Counter[str] = Counter()
     code, literals = _without_strings(text)
+    commented = code
     for literal in literals:
         strings.update(words(literal[:2000]))
     for comment in _COMMENT.findall(code):
@@ -333,8 +348,40 @@ def _source_words(text: str) -> tuple[Counter[str], int, int, set[str]]:
                 bag[word] += count
     for word, count in strings.items():
         bag[word] += (count + 1) // 2
+    computed, returned = _computed(commented)
     lines = [line for line in code.splitlines() if line.strip()]
-    return bag, len(lines), sum(1 for line in lines if _MATH.search(line)), _called_names(code)
+    math_lines = sum(1 for line in lines if _MATH.search(line))
+    return bag, len(lines), math_lines, _called_names(code), computed, returned
+
+
+def _computed(code: str) -> tuple[set[str], set[str]]:
+    """Words of what ``code`` (strings blanked, comments kept) computes and returns by
+    name, with the words of a comment on or just above such an assignment (``# PUCT``
+    over ``uct = q + ...``); and of what it returns."""
+    computed: set[str] = set()
+    returned: set[str] = set()
+    above: list[str] = []
+    for raw in code.splitlines():
+        comment = _COMMENT.search(raw)
+        line = raw[: comment.start()] if comment else raw
+        said = words(comment.group()) if comment else []
+        if not line.strip():
+            above = above + said if said else []
+            continue
+        match = _ASSIGNED.match(line)
+        # an assignment computes when its line does (``x = f(y)`` only fetches); not a
+        # keyword argument of a long call
+        computes = match is not None and bool(match.group(2) or _MATH.search(line))
+        if match and computes and not line.rstrip().endswith((",", "):")):
+            for target in (match.group(1) or match.group(2)).split(","):
+                found = token_words(target.split("[", 1)[0].strip().rsplit(".", 1)[-1])
+                computed.update(found)
+                if match.group(2):
+                    returned.update(found)
+            if match.group(1):
+                computed.update(above + said)
+        above = []
+    return computed, returned
 
 
 @contextmanager

@@ -94,6 +94,12 @@ DRIVERS = word_set(
     """main parse_args parse_arguments get_args get_parser get_arguments build_parser
     add_args add_arguments cli"""
 )
+# Calls that declare a script's options (argparse, absl, click): whatever its name, a
+# function made of them parses options.
+OPTION_CALLS = word_set(
+    """add_argument add_argument_group ArgumentParser DEFINE_string DEFINE_integer
+    DEFINE_float DEFINE_bool DEFINE_boolean DEFINE_list DEFINE_enum"""
+)
 LOOPS = word_set("train fit evaluate eval test validate run")
 IO_WORDS = word_set(
     """plot draw visualize visualise show save load download read write print log dump

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmr_author.authoring.suggest.conventions import COMMON_NAMES, NOT_NAMES, PROSE
+from lmr_author.authoring.suggest.quantities import defined_quantities, symbol_aliases
 from lmr_author.authoring.suggest.words import stem, words
 from lmr_author.util.errors import UserError
 
@@ -101,6 +102,8 @@ class PaperProfile:
     names: dict[str, float] = field(default_factory=dict)  # named method word -> salience
     phrases: dict[tuple[str, str], float] = field(default_factory=dict)  # adjacent words
     identifiers: frozenset[str] = frozenset()  # code names it writes, lower case
+    defined: dict[str, float] = field(default_factory=dict)  # quantities its equations define
+    aliases: dict[str, frozenset[str]] = field(default_factory=dict)  # symbol -> its name
 
 
 def read_paper(path: Path) -> dict[str, str]:
@@ -193,7 +196,18 @@ def paper_profile(pages: dict[str, str]) -> PaperProfile:
         terms[word] *= 1.5
     phrases = {pair: math.log1p(count) for pair, count in pairs.items() if count >= 2}
     identifiers = _code_identifiers(pages)
-    return PaperProfile(passages, terms, _named_methods(passages, head), phrases, identifiers)
+    # the method's text, not the preamble's options nor the experiments' settings
+    method = [p.text for p in passages if p.weight >= 1.0 and p.section]
+    defined = defined_quantities(method)
+    return PaperProfile(
+        passages,
+        terms,
+        _named_methods(passages, head),
+        phrases,
+        identifiers,
+        defined,
+        symbol_aliases(method, defined),
+    )
 
 
 def _code_identifiers(pages: dict[str, str]) -> frozenset[str]:

@@ -13,12 +13,16 @@ score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, wh
 * best passage: the BM25 match of the passage it implements best (`passages`), so that
   a function carrying one described step beats one that mentions everything once;
 * role: names research code gives its core computations (``*_loss``, ``forward`` of a
-  module, ``step`` of an optimizer, ``score``), and a name the paper writes as code;
+  module, ``step`` of an optimizer, ``score``), a name the paper writes as code, and
+  computing a quantity the paper's equations define (returning ``delta`` for "δ = ...",
+  less for assigning it on the way; the symbol's name in the paper, "the gap δ", joins
+  the function's words);
 * priors: tiny or very long functions, copies of libraries, functions nothing uses, and
-  what scripts are made of around the method (option parsing, plotting, loading,
-  setting up) weigh less; so do functions that arrange rather than compute (few lines
-  with operators or math libraries) and orchestrators that call many of the
-  repository's own functions; what the scripts' own code calls weighs a little more.
+  what scripts are made of around the method (option parsing, by name or by its
+  ``add_argument`` calls; plotting, loading, setting up) weigh less; so do functions
+  that arrange rather than compute (few lines with operators or math libraries) and
+  orchestrators that call many of the repository's own functions; what the scripts'
+  own code calls weighs a little more.
 
 A function defined several times (a file copied into each experiment's folder) is one
 suggestion, at its best copy's rank, shown as its least nested copy (the original, as
@@ -39,6 +43,7 @@ from lmr_author.authoring.suggest.conventions import (
     IO_WORDS,
     LOOPS,
     NAMING_WORDS,
+    OPTION_CALLS,
     ROLE_WORDS,
     SETUP_WORDS,
 )
@@ -60,6 +65,11 @@ LEAF_CALLS = 5  # calls of the repository's own functions an orchestrator makes,
 LEAF_WEIGHT = 0.3
 DEMO_PRIOR = 0.7
 NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name given in full
+# It computes a quantity the paper defines: returns it (or is named after it), or assigns it
+# on the way; a word many of the repository's functions carry says little.
+DEFINED_RETURNED = 1.4
+DEFINED_ASSIGNED = 1.15
+DEFINED_COMMON = 3  # functions that compute it: more and it is no one function's job
 
 
 @dataclass(frozen=True)
@@ -77,7 +87,7 @@ class Scored:
 
 def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
     """Every parsed function of ``repo`` with its score, best first."""
-    functions = repo.functions
+    functions = [_with_aliases(function, paper) for function in repo.functions]
     if not functions:
         return []
     frequency: Counter[str] = Counter()
@@ -89,6 +99,8 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         word: math.log(1 + total / (1 + frequency[word])) for word in paper.terms if frequency[word]
     }
     matcher = PassageMatcher(paper.passages)
+    computed = Counter(w for f in functions for w in f.computes | f.returns)
+    quantities = {w for w in paper.defined if computed[w] <= DEFINED_COMMON}
     entry_calls = _entry_calls(repo)
     defined = frozenset(f.name for f in functions) - _IMPLICITLY_CALLED
     scored = []
@@ -99,6 +111,7 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         prior = _prior(function, repo) * _code_prior(function, entry_calls, defined)
         if function.name.lower() in paper.identifiers:
             role *= NAMED_IN_PAPER
+        role *= _computes_defined(function, quantities)
         match = matcher.best(function)
         passage = match.score if match else 0.0
         score = (lexical + names) ** (1 - PASSAGE_SHARE) * passage**PASSAGE_SHARE * role * prior
@@ -106,6 +119,23 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         scored.append(Scored(function, score, lexical, names, role, prior, top, match))
     scored.sort(key=lambda s: (-s.score, s.function.file, s.function.line))
     return _collapse_copies(scored, repo)
+
+
+def _computes_defined(function: FunctionFacts, defined: set[str]) -> float:
+    """Whether the function returns (or is named after) or assigns a quantity the paper's
+    equations define (``delta = ...`` for "δ = ...")."""
+    if defined & function.returns:
+        return DEFINED_RETURNED
+    return DEFINED_ASSIGNED if defined & function.computes else 1.0
+
+
+def _with_aliases(function: FunctionFacts, paper: PaperProfile) -> FunctionFacts:
+    """A function that computes a symbol the paper names (δ, "the gap score") carries
+    the name's words too, once each."""
+    named = set().union(*(paper.aliases.get(w, ()) for w in function.computes))
+    if not named:
+        return function
+    return replace(function, bag=function.bag + Counter(named - function.bag.keys()))
 
 
 def _entry_calls(repo: Repository) -> Counter[str]:
@@ -220,8 +250,8 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
         prior *= 0.9
     name = function.name.lower()
     first = set(name_sequence(function.name)[:1])
-    if name in DRIVERS or name.startswith("parse_arg"):
-        prior *= 0.4
+    if name in DRIVERS or name.startswith("parse_arg") or function.calls & OPTION_CALLS:
+        prior *= 0.4  # scripts' drivers, and functions that declare options
     elif name in LOOPS:
         prior *= 0.7
     if first & IO_WORDS:
