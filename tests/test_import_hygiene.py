@@ -115,7 +115,6 @@ ROLE_NAMES = {
     "replay.py",  # the sandbox's replay outputs, Inspect's mock-model replay
     "report.py",
     "runner.py",
-    "runs.py",
     "samples.py",
     "store.py",
     "summary.py",

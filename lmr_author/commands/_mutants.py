@@ -9,7 +9,7 @@ from typing import Any
 from lmr_author.domain.task import load_task
 from lmr_author.mutation.score import MutationReport, mutation_test
 from lmr_author.sandbox.limits import Limits
-from lmr_author.validate.runs import Runner
+from lmr_author.sandbox.run_spec import Runner
 
 
 def mutation_reports(

@@ -240,9 +240,9 @@ def _run_in_sandboxes(
 ) -> None:
     """``--run`` (and ``--mutants``): here, or through Slurm with ``--executor slurm``."""
     from lmr_author.sandbox.limits import Limits
+    from lmr_author.sandbox.run_spec import Runner
     from lmr_author.util.locations import cache_dir
     from lmr_author.validate.proof import prove_reports
-    from lmr_author.validate.runs import Runner
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)

@@ -171,13 +171,15 @@ class DockerBackend:
         from lmr_author.images.task_images import ImageRef
         from lmr_author.sandbox.golden import run_against_golden_counts
         from lmr_author.sandbox.run_spec import RunSpec
+        from lmr_author.sandbox.runner import LocalRunner
 
         if not isinstance(image, ImageRef):
             raise TypeError(f"DockerBackend runs images it prepared, not {image!r}")
         spec = RunSpec(
             task, implementation, candidate, image, self.limits(), protocol=self.protocol
         )
-        outcome: ImplementationResult = run_against_golden_counts(spec, client=self.run_client())
+        runner = LocalRunner(self.run_client())
+        outcome: ImplementationResult = run_against_golden_counts(spec, runner)
         return outcome
 
     def sweep_orphans(self) -> list[str]:

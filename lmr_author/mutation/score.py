@@ -10,8 +10,8 @@ from lmr_author.domain.task import Task
 from lmr_author.mutation.equivalents import EquivalentMutant, equivalents_of
 from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.sandbox.limits import Limits
-from lmr_author.sandbox.run_spec import RunSpec
-from lmr_author.validate.runs import LocalRunner, Runner
+from lmr_author.sandbox.run_spec import Runner, RunSpec
+from lmr_author.sandbox.runner import LocalRunner
 
 if TYPE_CHECKING:
     import docker

@@ -30,12 +30,12 @@ from lmr_author.sandbox.decision import LOG_PROTOCOLS, Expected
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.run_result import ImplementationRun
-from lmr_author.sandbox.run_spec import RunSpec
+from lmr_author.sandbox.run_spec import Runner, RunSpec
 from lmr_author.util.atomic import atomic_write_json
 from lmr_author.util.locations import cache_dir
 
 if TYPE_CHECKING:
-    import docker
+    pass
 
 _LOCK = threading.Lock()
 _LOCKS: dict[str, threading.Lock] = {}
@@ -205,15 +205,9 @@ def _proof_under(
         return load_proof(key, folder=folder)
 
 
-def run_against_golden_counts(
-    spec: RunSpec, *, client: docker.DockerClient | None
-) -> ImplementationRun:
-    """Run ``spec`` held to the golden code's test counts (proven once, then kept);
-    what the spec says it is held to is replaced by the proof.
-
-    ``client`` None makes one when needed (an Apptainer node may have no engine).
-    """
-    from lmr_author.sandbox.runner import run_tests
+def run_against_golden_counts(spec: RunSpec, runner: Runner) -> ImplementationRun:
+    """Run ``spec`` with ``runner``, held to the golden code's test counts (proven once,
+    then kept); what the spec says it is held to is replaced by the proof."""
 
     task, impl, image, limits = spec.task, spec.impl, spec.image, spec.limits
     if (declared := unmet_hardware(task, limits)) is not None:
@@ -225,7 +219,8 @@ def run_against_golden_counts(
 
     def run_golden(source: bytes, isolated: bool) -> ImplementationRun:
         golden = dataclasses.replace(spec.held_to(None), candidate=source, isolated=isolated)
-        return run_tests(golden, client=client)
+        [outcome] = runner.run_all([golden])
+        return outcome
 
     proof = _proof_under(key, impl, run_golden, limits=limits)
     if proof is None and (known := _NOT_RUNNABLE.get(key)) is not None:
@@ -233,7 +228,7 @@ def run_against_golden_counts(
         # can pass, and that is the machine's doing, not the candidate's.
         return ImplementationRun(verdicts=[], image_id=image.image_id, infra_error=known)
     # A broken task (no proof): its candidates run isolated, held to nothing.
-    outcome = run_tests(spec.held_to(proof), client=client)
+    [outcome] = runner.run_all([spec.held_to(proof)])
     if proof is not None and proof.not_isolated_why and not outcome.isolated:
         outcome = dataclasses.replace(outcome, not_isolated_why=proof.not_isolated_why)
     return outcome

@@ -4,15 +4,16 @@ A `RunSpec` says what runs (the task, the implementation, the candidate goal fil
 None for the masked one), in which image, under which limits and verdict protocol, and
 what it is held to: the golden code's test counts, whether the candidate runs in a
 process of its own, and what only the tests may read. Eval's scored runs (held to the
-golden proof, `lmr_author.sandbox.golden`), ``validate --run``'s raw runs and mutants
-(`lmr_author.validate.runs`), ``sandbox run`` and a Slurm node's runs (the spec's wire
-form, `lmr_author.executors.wire`) all hand one to `lmr_author.sandbox.runner.run_tests`.
+golden proof, `lmr_author.sandbox.golden`), ``validate --run``'s raw runs and mutants,
+``sandbox run`` and a Slurm node's runs (the spec's wire form,
+`lmr_author.executors.wire`) all hand one to a `Runner`, here or on a cluster, which
+hands it to `lmr_author.sandbox.runner.run_tests`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -20,6 +21,7 @@ from lmr_author.domain.task import Implementation, Task
 from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_result import ImplementationRun
 
 
 class GoldenCounts(Protocol):
@@ -63,3 +65,18 @@ class RunSpec:
             isolated=proof.isolated,
             test_reads=tuple(proof.test_reads),
         )
+
+
+class Runner(Protocol):
+    """Where runs execute: takes a batch of `RunSpec` and returns their outcomes, in order.
+
+    A batch is what may run at once (all mutants of an implementation; the masked and
+    second golden runs), so a remote runner submits it together. Here:
+    `lmr_author.sandbox.runner.LocalRunner`; on a cluster,
+    ``lmr_author.executors.slurm.SlurmRunner``. An engine or cluster failure is the
+    outcome's ``infra_error``, never an exception.
+    """
+
+    def run_all(
+        self, runs: Sequence[RunSpec], on_progress: Callable[[str], None] | None = None
+    ) -> list[ImplementationRun]: ...

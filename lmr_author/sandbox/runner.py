@@ -22,7 +22,7 @@ user. Everything read back (the harness's report, the output) is streamed and ca
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -70,6 +70,7 @@ __all__ = [
     "RUN_UID",
     "ImplementationRun",
     "Limits",
+    "LocalRunner",
     "RunSpec",
     "TestVerdict",
     "legacy_log_path",
@@ -209,6 +210,23 @@ def run_tests(
         isolated=why_not is None,
         not_isolated_why=why_not or "",
     )
+
+
+class LocalRunner:
+    """The `Runner` of this machine: each run here, one after the other, on its engine."""
+
+    def __init__(self, client: docker.DockerClient | None = None) -> None:
+        self.client = client
+
+    def run_all(
+        self, runs: Sequence[RunSpec], on_progress: Callable[[str], None] | None = None
+    ) -> list[ImplementationRun]:
+        outcomes = []
+        for run in runs:
+            if on_progress is not None and run.label:
+                on_progress(run.label)
+            outcomes.append(run_tests(run, client=self.client))
+        return outcomes
 
 
 def _choose_protocol(impl: Implementation, test_file: str, protocol: str) -> str:

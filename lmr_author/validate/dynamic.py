@@ -25,7 +25,8 @@ from lmr_author.sandbox.golden import load_proof, proof_key, prove, save_proof
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.needs import missing_resource, unmet_hardware
 from lmr_author.sandbox.run_result import ImplementationRun
-from lmr_author.sandbox.run_spec import RunSpec
+from lmr_author.sandbox.run_spec import Runner, RunSpec
+from lmr_author.sandbox.runner import LocalRunner
 from lmr_author.validate.evidence import ImplementationProof, proof_of
 from lmr_author.validate.findings import Finding
 from lmr_author.validate.rules_run import (
@@ -38,7 +39,6 @@ from lmr_author.validate.rules_run import (
     run_finding,
     undeclared_gpu_findings,
 )
-from lmr_author.validate.runs import LocalRunner, Runner
 
 if TYPE_CHECKING:
     import docker

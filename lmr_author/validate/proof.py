@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from lmr_author.sandbox.run_spec import Runner
 from lmr_author.validate.rules import Rule
-from lmr_author.validate.runs import Runner
 from lmr_author.validate.static import TaskReport
 
 

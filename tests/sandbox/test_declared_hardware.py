@@ -72,12 +72,13 @@ class _NoEngine:
 def test_no_candidate_run_touches_the_engine(tmp_path: Path) -> None:
     from lmr_author.sandbox.golden import run_against_golden_counts
     from lmr_author.sandbox.run_spec import RunSpec
+    from lmr_author.sandbox.runner import LocalRunner
 
     task = _declare(write_task(tmp_path), {"gpus": 1})
     image = ImageRef(tag="t:1", image_id="sha256:x", built=False, workdir="/w")
     for candidate in (GOLDEN.encode(), MASKED.encode(), b"raise SystemExit(0)\n"):
         spec = RunSpec(task, task.implementations[0], candidate, image, Limits())
-        run = run_against_golden_counts(spec, client=_NoEngine())  # type: ignore[arg-type]
+        run = run_against_golden_counts(spec, LocalRunner(_NoEngine()))  # type: ignore[arg-type]
         assert run.verdicts == [] and run.infra_error is not None
         assert "1 GPU" in str(run.infra_error)
 
