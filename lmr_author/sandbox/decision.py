@@ -15,7 +15,9 @@ log files must agree with what the test handed to ``logging`` (counted by the ha
 replay tests need every output to match the expected one on the host
 (`lmr_author.sandbox.replay`). `detect_protocol` recognises the protocol from the source.
 `classify_exit` names what killed a process
-(a signal, running out of memory) and reads unittest/pytest summaries.
+(a signal, running out of memory) and reads unittest/pytest summaries. `file_verdict`
+turns what one test file's run observed (`Observed`) into the kept `TestVerdict`:
+the one place a verdict is made, whichever runtime ran the test.
 """
 
 from __future__ import annotations
@@ -24,12 +26,17 @@ import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from lmr_author.domain.task import Implementation, Task
 from lmr_author.domain.verdicts import TestVerdictName
+from lmr_author.sandbox import harness, isolation
 from lmr_author.sandbox.harness import HarnessReport
-from lmr_author.sandbox.replay import compare_outputs
+from lmr_author.sandbox.harness.crossing import safe_text
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.replay import compare_outputs, replay_dir
+from lmr_author.sandbox.run_result import TestVerdict
 from lmr_author.util.python_parse import parse_python
 
 Protocol = Literal["exit-code", "legacy", "published", "replay"]
@@ -372,3 +379,88 @@ def _legacy(report: HarnessReport, status: int | None, expected: Expected) -> Cl
             f"{expected.legacy_passed}",
         )
     return decided
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What one test file's container run gave: its report, output, and how it ended."""
+
+    exit_code: int | None
+    output: str
+    report: harness.HarnessReport
+    duration_s: float
+    timed_out: bool
+    oom_killed: bool
+    #: Isolated runs apart (Apptainer): the candidate's process's output.
+    candidate_output: str = ""
+
+
+def choose_protocol(impl: Implementation, test_file: str, protocol: str) -> str:
+    """The protocol of ``test_file``: the one asked for, or for "auto" replay when the
+    task recorded its outputs, else what the test's source shows (`detect_protocol`)."""
+    if protocol != "auto":
+        return protocol
+    if replay_dir(impl.task_dir, test_file).is_dir():
+        return "replay"
+    try:
+        source = (impl.repo_dir / test_file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "exit-code"
+    return detect_protocol(source)
+
+
+def file_verdict(
+    task: Task,
+    test_file: str,
+    outcome: Observed,
+    protocol: str,
+    limits: Limits,
+    expected: Expected | None,
+    plan: isolation.Isolation | None,
+) -> TestVerdict:
+    """The verdict of one test file from what its run observed (`decide`), with
+    everything a candidate could have written made safe before it is kept."""
+    report = outcome.report
+    decided = decide(
+        report,
+        protocol=protocol,
+        memory_mb=limits.memory_mb,
+        timeout_s=limits.timeout_s,
+        expected=expected,
+        oom_killed=outcome.oom_killed,
+        timed_out=outcome.timed_out,
+        replay_expected=replay_dir(task.path, test_file) if protocol == "replay" else None,
+    )
+    legacy = report.legacy_log or {}
+    log = outcome.output
+    if outcome.candidate_output:
+        log += "\n--- output of the candidate's process ---\n" + outcome.candidate_output
+    counted = test_counts(report)
+    # Everything a candidate could have written is made safe before it is kept.
+    return TestVerdict(
+        test_file=test_file,
+        verdict=decided.verdict,
+        reason=safe_text(decided.reason, 4000),
+        duration_s=outcome.duration_s,
+        log=safe_text(log),
+        exit_code=None if outcome.timed_out or report.timed_out else report.exit_status,
+        legacy_log=safe_text(legacy["text"]) if "text" in legacy else None,
+        protocol=protocol,
+        tests_run=len(report.records),
+        tests=counted[0],
+        tests_failed=counted[1],
+        legacy_passed=str(legacy.get("text", "")).count("Passed") if legacy else None,
+        isolated=plan is not None,
+        crossings=tuple(report.crossings)
+        + (_not_proxied(plan) if plan is not None and report.proxied == 0 else ()),
+        test_reads=()
+        if plan is None
+        else isolation.test_only_reads(plan, report.read, report.candidate_read),
+    )
+
+
+def _not_proxied(plan: isolation.Isolation) -> tuple[str, ...]:
+    return (
+        f"goal: the test never imported {PurePosixPath(plan.goal_path).name} through "
+        "Python's import system, so no proxy stood in for the goal function",
+    )

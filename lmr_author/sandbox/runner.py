@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -50,14 +49,11 @@ from lmr_author.sandbox.container_life import (
 from lmr_author.sandbox.decision import (
     LOG_PROTOCOLS,
     PROTOCOLS,
-    Expected,
-    decide,
-    detect_protocol,
-    test_counts,
+    Observed,
+    choose_protocol,
+    file_verdict,
 )
-from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.limits import Limits
-from lmr_author.sandbox.replay import replay_dir
 from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.util.errors import UserError
@@ -89,18 +85,6 @@ OUTPUTS_DIR = "/lmr-out"
 FORK_CAPABILITIES = ("CHOWN", "FOWNER", "KILL", "SETUID", "SETGID")
 #: Seconds the engine gets beyond the harness's own time limit before we kill.
 _ENGINE_SLACK_S = 15.0
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    exit_code: int | None
-    output: str
-    report: harness.HarnessReport
-    duration_s: float
-    timed_out: bool
-    oom_killed: bool
-    #: Isolated runs apart (Apptainer): the candidate's process's output.
-    candidate_output: str = ""
 
 
 def legacy_log_path(test_file: str) -> str:
@@ -166,7 +150,7 @@ def run_tests(
 
             client = get_client()
         for test_file in files:
-            chosen = _choose_protocol(impl, test_file, protocol)
+            chosen = choose_protocol(impl, test_file, protocol)
             plan = None
             if why_not is None:
                 plan = isolation.plan(
@@ -193,7 +177,7 @@ def run_tests(
                 plan=plan,
             )
             wanted = (expected or {}).get(test_file)
-            verdicts.append(_verdict(task, test_file, outcome, chosen, limits, wanted, plan))
+            verdicts.append(file_verdict(task, test_file, outcome, chosen, limits, wanted, plan))
     except InfraError as error:
         return ImplementationRun(
             verdicts=verdicts,
@@ -229,73 +213,6 @@ class LocalRunner:
         return outcomes
 
 
-def _choose_protocol(impl: Implementation, test_file: str, protocol: str) -> str:
-    if protocol != "auto":
-        return protocol
-    if replay_dir(impl.task_dir, test_file).is_dir():
-        return "replay"
-    try:
-        source = (impl.repo_dir / test_file).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "exit-code"
-    return detect_protocol(source)
-
-
-def _verdict(
-    task: Task,
-    test_file: str,
-    outcome: _Outcome,
-    protocol: str,
-    limits: Limits,
-    expected: Expected | None,
-    plan: isolation.Isolation | None,
-) -> TestVerdict:
-    report = outcome.report
-    decided = decide(
-        report,
-        protocol=protocol,
-        memory_mb=limits.memory_mb,
-        timeout_s=limits.timeout_s,
-        expected=expected,
-        oom_killed=outcome.oom_killed,
-        timed_out=outcome.timed_out,
-        replay_expected=replay_dir(task.path, test_file) if protocol == "replay" else None,
-    )
-    legacy = report.legacy_log or {}
-    log = outcome.output
-    if outcome.candidate_output:
-        log += "\n--- output of the candidate's process ---\n" + outcome.candidate_output
-    counted = test_counts(report)
-    # Everything a candidate could have written is made safe before it is kept.
-    return TestVerdict(
-        test_file=test_file,
-        verdict=decided.verdict,
-        reason=safe_text(decided.reason, 4000),
-        duration_s=outcome.duration_s,
-        log=safe_text(log),
-        exit_code=None if outcome.timed_out or report.timed_out else report.exit_status,
-        legacy_log=safe_text(legacy["text"]) if "text" in legacy else None,
-        protocol=protocol,
-        tests_run=len(report.records),
-        tests=counted[0],
-        tests_failed=counted[1],
-        legacy_passed=str(legacy.get("text", "")).count("Passed") if legacy else None,
-        isolated=plan is not None,
-        crossings=tuple(report.crossings)
-        + (_not_proxied(plan) if plan is not None and report.proxied == 0 else ()),
-        test_reads=()
-        if plan is None
-        else isolation.test_only_reads(plan, report.read, report.candidate_read),
-    )
-
-
-def _not_proxied(plan: isolation.Isolation) -> tuple[str, ...]:
-    return (
-        f"goal: the test never imported {PurePosixPath(plan.goal_path).name} through "
-        "Python's import system, so no proxy stood in for the goal function",
-    )
-
-
 def _run_one(
     client: docker.DockerClient | None,
     *,
@@ -310,7 +227,7 @@ def _run_one(
     uid: int,
     gid: int,
     plan: isolation.Isolation | None = None,
-) -> _Outcome:
+) -> Observed:
     import docker.errors
     import requests
 
@@ -412,7 +329,7 @@ def _run_one(
             report = harness.parse_report(report_text, nonce)
             if report.found and report.exit_status is None:
                 report.exit_status = exit_code
-            return _Outcome(
+            return Observed(
                 exit_code=exit_code,
                 output=output,
                 report=report,
@@ -447,7 +364,7 @@ def _run_in_apptainer(
     gid: int,
     nonce: str,
     plan: isolation.Isolation | None,
-) -> _Outcome:
+) -> Observed:
     """The Apptainer twin of the Docker run above: same command, report and limits."""
     from lmr_author.sandbox.apptainer import check_gpus_here, fatal_message
     from lmr_author.sandbox.apptainer_run import run_in_apptainer
@@ -482,7 +399,7 @@ def _run_in_apptainer(
     report = harness.parse_report(finished.stdout, nonce)
     if report.found and report.exit_status is None:
         report.exit_status = finished.exit_code
-    return _Outcome(
+    return Observed(
         exit_code=finished.exit_code,
         output=finished.stderr,
         report=report,
