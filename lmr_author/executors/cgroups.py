@@ -44,17 +44,22 @@ def job_cgroup(proc_cgroup: str, job_id: str) -> str | None:
 
 def own_job_cgroups(environ: Mapping[str, str]) -> dict[str, str]:
     """This process's job cgroups (`job_cgroups` of its ``SLURM_JOB_ID``), if any."""
+    text = _own_cgroups()
+    return {} if text is None else job_cgroups(text, environ.get("SLURM_JOB_ID", ""))
+
+
+def _own_cgroups() -> str | None:
     try:
         with open("/proc/self/cgroup", encoding="utf-8") as handle:
-            return job_cgroups(handle.read(), environ.get("SLURM_JOB_ID", ""))
+            return handle.read()
     except OSError:
-        return {}
+        return None
 
 
 def container_parent(client: Any, environ: Mapping[str, str]) -> str | None:
     """The cgroup parent for this job's containers on ``client``'s engine, or None."""
-    paths = own_job_cgroups(environ)
-    parent = paths.get("", paths.get("memory"))
+    text = _own_cgroups()
+    parent = None if text is None else job_cgroup(text, environ.get("SLURM_JOB_ID", ""))
     if parent is None:
         return None
     try:
