@@ -24,8 +24,9 @@ import os
 import secrets
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -299,24 +300,41 @@ def _container_processes(starter: int) -> list[tuple[int, list[str]]]:
     """The descendants of ``starter`` in another PID namespace than ours (the
     container's), with their arguments."""
     own = os.readlink("/proc/self/ns/pid")
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            stat = Path(f"/proc/{entry.name}/stat").read_text()
-            parent = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(parent, []).append(int(entry.name))
+    children = _children_lister()
     found = []
-    pending = list(children.get(starter, []))
+    pending = children(starter)
     while pending:
         pid = pending.pop()
-        pending += children.get(pid, [])
+        pending += children(pid)
         with contextlib.suppress(OSError):
             if os.readlink(f"/proc/{pid}/ns/pid") != own:
                 raw = Path(f"/proc/{pid}/cmdline").read_bytes()
                 found.append((pid, raw.decode("utf-8", "replace").split("\0")))
     return found
+
+
+def _children_lister() -> Callable[[int], list[int]]:
+    """Children by pid: the kernel's lists of each thread's (CONFIG_PROC_CHILDREN),
+    else the parent field of every process, read once."""
+    if Path(f"/proc/self/task/{threading.get_native_id()}/children").exists():
+
+        def listed(pid: int) -> list[int]:
+            found: list[int] = []
+            with contextlib.suppress(OSError):
+                for thread in Path(f"/proc/{pid}/task").iterdir():
+                    with contextlib.suppress(OSError):
+                        found += map(int, (thread / "children").read_text().split())
+            return found
+
+        return listed
+    parents: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = Path(f"/proc/{entry.name}/stat").read_text()
+                parent = int(stat.rsplit(")", 1)[1].split()[1])
+                parents.setdefault(parent, []).append(int(entry.name))
+    return lambda pid: list(parents.get(pid, []))
 
 
 def _kill_members(folder: Path) -> None:
