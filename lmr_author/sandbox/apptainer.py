@@ -229,14 +229,15 @@ def run_exec(
             ) from None
         try:
             assert process.stdin is not None
-            if cgroup is not None:
+            if cgroup is not None:  # Apptainer's start counts in the time, as with its flags
                 cgroup.admit_container(process, WRAPPER_NAME, timeout_s)
             try:
                 process.stdin.write(nonce.encode("ascii") + b"\n")
                 process.stdin.close()
             except BrokenPipeError:
                 pass  # it died at once: its exit status and stderr say why
-            exit_code: int | None = process.wait(timeout=timeout_s)
+            left = max(0.0, timeout_s - (time.monotonic() - begun))
+            exit_code: int | None = process.wait(timeout=left)
         except subprocess.TimeoutExpired:
             timed_out = True
             exit_code = None
