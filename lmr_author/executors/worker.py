@@ -25,7 +25,7 @@ from types import FrameType
 
 from lmr_author.domain.task import Task, load_task
 from lmr_author.eval_loop.backend import DockerBackend, PreparedImage
-from lmr_author.executors.cgroups import container_parent
+from lmr_author.executors.cgroups import container_parent, own_job_cgroups
 from lmr_author.executors.claims import claim_next
 from lmr_author.executors.gres import container_gpus
 from lmr_author.executors.images import ensure_loaded
@@ -43,12 +43,15 @@ from lmr_author.images.registry import pull_image
 from lmr_author.images.task_images import ImageRef, image_by_id
 from lmr_author.runtime.engine import selected_runtime, use_cgroup_parent, use_runtime
 from lmr_author.runtime.infra_error import InfraError
+from lmr_author.sandbox.run_cgroup import use_job_cgroups
 from lmr_author.sandbox.run_result import ImplementationRun
 
 
 def run_request(request: Request) -> ImplementationRun | str:
     """The run's outcome, or why it could not be run faithfully here."""
     use_runtime(request.runtime)
+    # Apptainer's runs in a child of this job's cgroup, with their limits (`run_cgroup`).
+    use_job_cgroups(own_job_cgroups(os.environ) if request.runtime == "apptainer" else None)
     candidate: bytes | None = None
     if request.candidate_path is not None:
         candidate = Path(request.candidate_path).read_bytes()

@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_cgroup import RunCgroup
 from lmr_author.util.errors import UserError
 
 #: Docker image ids: a sha256 content digest.
@@ -48,6 +49,8 @@ _WRAPPER = (
     + NONCE_FILE
     + f' && unset n && HOME=/tmp && export HOME && echo {STARTED} && exec "$@"'
 )
+#: The wrapper's $0: how the container's first process is told apart (`run_cgroup`).
+WRAPPER_NAME = "lmr-wrapper"
 #: Apptainer will not take HOME from --env; the wrapper sets it (to /tmp, as in Docker).
 _WRAPPER_SETS = frozenset({"HOME"})
 #: Environment variable naming the SIF cache folder (shared by the nodes of a cluster).
@@ -77,6 +80,7 @@ def exec_command(
     binds: Sequence[Bind] = (),
     run_as: tuple[int, int] | None = None,
     apptainer: str = "apptainer",
+    cgroup: RunCgroup | None = None,
 ) -> list[str]:
     """``apptainer exec`` of ``command`` in ``sif``, as isolated as the Docker run.
 
@@ -85,7 +89,9 @@ def exec_command(
     --net --network none: a loopback-only network namespace; --writable-tmpfs: the
     image is writable in memory only, nothing persists; --no-mount bind-paths: none of
     the administrator's default binds; binds read-only unless ours to write. ``run_as``
-    (uid, gid) needs root (``--security uid:N,gid:N``); GPUs come with ``--nv``.
+    (uid, gid) needs root (``--security uid:N,gid:N``); GPUs come with ``--nv``. The
+    limits are Apptainer's flags, or, given ``cgroup`` (made with these very limits),
+    that cgroup's, which the container joins (`run_cgroup`): never neither.
     """
     if limits.network:
         raise ApptainerRefused(
@@ -99,9 +105,12 @@ def exec_command(
     argv += ["--no-mount", "bind-paths", "--no-init", "--no-eval", "--pwd", workdir]
     if run_as is not None:
         argv += ["--security", f"uid:{run_as[0]},gid:{run_as[1]}"]
-    memory = str(limits.memory_mb * 1024 * 1024)
-    argv += ["--memory", memory, "--memory-swap", memory]  # equal: no swap, as in Docker
-    argv += ["--cpus", f"{limits.cpus:g}", "--pids-limit", str(limits.pids)]
+    if cgroup is None:
+        memory = str(limits.memory_mb * 1024 * 1024)
+        argv += ["--memory", memory, "--memory-swap", memory]  # equal: no swap, as in Docker
+        argv += ["--cpus", f"{limits.cpus:g}", "--pids-limit", str(limits.pids)]
+    elif cgroup.limits != limits:
+        raise ValueError("the run's cgroup was made with other limits than the run's")
     environment = {name: value for name, value in env.items() if name not in _WRAPPER_SETS}
     if limits.gpus is not None:
         argv.append("--nv")
@@ -173,7 +182,7 @@ def _check_bind(bind: Bind) -> None:
 
 def wrapped(command: Sequence[str]) -> list[str]:
     """``command`` behind the wrapper that stages the nonce (read from stdin)."""
-    return ["/bin/sh", "-c", _WRAPPER, "lmr-wrapper", *command]
+    return ["/bin/sh", "-c", _WRAPPER, WRAPPER_NAME, *command]
 
 
 @dataclass(frozen=True)
@@ -196,8 +205,11 @@ def run_exec(
     scratch: Path,
     stdout_cap: int,
     stderr_cap: int,
+    cgroup: RunCgroup | None = None,
 ) -> Finished:
-    """Run ``argv`` (an `exec_command` of a `wrapped` command), killed at ``timeout_s``.
+    """Run ``argv`` (an `exec_command` of a `wrapped` command), killed at ``timeout_s``;
+    with ``cgroup``, its container joins it before the nonce (what the wrapper waits
+    for) is written.
 
     Output goes to files in ``scratch`` (never to pipes a full buffer could stall), read
     back capped: the head of stdout (the report), the tail of stderr (the test's output).
@@ -217,12 +229,15 @@ def run_exec(
             ) from None
         try:
             assert process.stdin is not None
+            if cgroup is not None:  # Apptainer's start counts in the time, as with its flags
+                cgroup.admit_container(process, WRAPPER_NAME, timeout_s)
             try:
                 process.stdin.write(nonce.encode("ascii") + b"\n")
                 process.stdin.close()
             except BrokenPipeError:
                 pass  # it died at once: its exit status and stderr say why
-            exit_code: int | None = process.wait(timeout=timeout_s)
+            left = max(0.0, timeout_s - (time.monotonic() - begun))
+            exit_code: int | None = process.wait(timeout=left)
         except subprocess.TimeoutExpired:
             timed_out = True
             exit_code = None

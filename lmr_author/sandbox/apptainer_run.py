@@ -36,6 +36,7 @@ from lmr_author.sandbox.apptainer import (
 )
 from lmr_author.sandbox.isolation import Isolation
 from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_cgroup import run_cgroup
 
 #: Where both processes of an isolated run find their socket's folder.
 CHANNEL_DIR = "/lmr-chan"
@@ -94,6 +95,7 @@ def run_in_apptainer(
     masked one). Returns the run and the candidate's process's output."""
     sif = sif_of(image)
     as_root = os.geteuid() == 0
+    test_uid = run_as[0] if as_root else os.getuid()  # as a user, the test runs as us
     stage = Path(tempfile.mkdtemp(prefix="lmr-apptainer-"))
     try:
         staged = _stage_harness(stage / "harness", harness.sources())
@@ -119,8 +121,10 @@ def run_in_apptainer(
                         environment=environment,
                         limits=limits,
                         run_as=run_as if as_root else None,
+                        test_uid=test_uid,
                     )
                 )
+            cgroup = stack.enter_context(run_cgroup(limits, test_uid))
             argv = exec_command(
                 sif,
                 wrapped(command),
@@ -129,6 +133,7 @@ def run_in_apptainer(
                 env=environment,
                 binds=binds,
                 run_as=run_as if as_root else None,  # only root may choose the user
+                cgroup=cgroup,
             )
             io = stage / "io"
             io.mkdir(mode=0o700)
@@ -139,6 +144,7 @@ def run_in_apptainer(
                 scratch=io,
                 stdout_cap=stdout_cap,
                 stderr_cap=stderr_cap,
+                cgroup=cgroup,
             )
         return finished, "" if candidate_output is None else candidate_output.read()
     finally:
@@ -168,8 +174,11 @@ def _candidate(
     environment: Mapping[str, str],
     limits: Limits,
     run_as: tuple[int, int] | None,
+    test_uid: int,
 ) -> Iterator[_CandidateOutput]:
-    """The candidate's ``apptainer exec``, running until the block ends, then stopped."""
+    """The candidate's ``apptainer exec``, running until the block ends, then stopped;
+    in a job, in a cgroup of its own with the run's limits (as Apptainer's flags give it),
+    joined while `held` waits."""
     staged = _stage_harness(stage / "candidate", harness.candidate_sources())
     binds = [Bind(str(staged), str(harness.HARNESS_DIR)), channel]
     if goal is not None and plan.source_path:  # where the candidate's loader reads it
@@ -180,29 +189,53 @@ def _candidate(
     binds += _staged_files(stage, "emptied", [(path, b"") for path in plan.emptied_files])
     if limits.hf_cache is not None:
         binds.append(Bind(limits.hf_cache, provisions.HUB_MOUNT))
-    argv = exec_command(
-        sif,
-        plan.candidate_command(),
-        workdir=image.workdir,
-        limits=limits,
-        env={name: value for name, value in environment.items() if name != "LMR_REPLAY_OUT"},
-        binds=binds,
-        run_as=run_as,
-    )
-    output = stage / "candidate-output"
-    with output.open("wb") as sink:
+    with run_cgroup(limits, test_uid) as cgroup:
+        command = plan.candidate_command()
+        argv = exec_command(
+            sif,
+            command if cgroup is None else held(command),
+            workdir=image.workdir,
+            limits=limits,
+            env={name: value for name, value in environment.items() if name != "LMR_REPLAY_OUT"},
+            binds=binds,
+            run_as=run_as,
+            cgroup=cgroup,
+        )
+        output = stage / "candidate-output"
+        with output.open("wb") as sink:
+            try:
+                process = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL if cgroup is None else subprocess.PIPE,
+                    stdout=sink,
+                    stderr=sink,
+                    start_new_session=True,
+                )
+            except OSError as error:
+                raise InfraError(f"cannot start {argv[0]} for the candidate: {error}") from None
         try:
-            process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, start_new_session=True
-            )
-        except OSError as error:
-            raise InfraError(f"cannot start {argv[0]} for the candidate: {error}") from None
-    try:
-        yield _CandidateOutput(output, 64_000)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, 9)
-        process.wait()
+            if cgroup is not None:
+                assert process.stdin is not None
+                cgroup.admit_container(process, HOLD_NAME, limits.timeout_s)
+                with contextlib.suppress(BrokenPipeError):
+                    process.stdin.write(b"go\n")
+                    process.stdin.close()
+            yield _CandidateOutput(output, 64_000)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, 9)
+            process.wait()
+
+
+#: The $0 of `held`: how the candidate's container's first process is told apart.
+HOLD_NAME = "lmr-hold"
+_HOLD = 'IFS= read -r _ && exec "$@"'
+
+
+def held(command: Sequence[str]) -> list[str]:
+    """``command`` behind a wrapper that waits for a line on stdin: the container's
+    first process, moved into its cgroup before anything of the candidate's runs."""
+    return ["/bin/sh", "-c", _HOLD, HOLD_NAME, *command]
 
 
 def _own_folder(folder: Path, run_as: tuple[int, int]) -> Path:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from lmr_author.executors.cgroups import container_parent, job_cgroup
+from lmr_author.executors.cgroups import container_parent, job_cgroup, job_cgroups
 from lmr_author.images.task_images import ensure_image
 from lmr_author.runtime.engine import use_cgroup_parent
 from lmr_author.sandbox.limits import Limits
@@ -29,6 +29,19 @@ V2 = "0::/system.slice/slurmstepd.scope/job_77/step_batch/user/task_0\n"
 def test_the_jobs_cgroup_is_found_on_cgroups_v1_and_v2() -> None:
     assert job_cgroup(V1, "4242") == "/slurm/uid_1000/job_4242"
     assert job_cgroup(V2, "77") == "/system.slice/slurmstepd.scope/job_77"
+
+
+def test_every_hierarchy_the_job_has_is_found_for_apptainers_runs() -> None:
+    hybrid = V1 + "3:cpu,cpuacct:/slurm/uid_1000/job_4242/step_0\n0::/user.slice\n"
+    assert job_cgroups(hybrid, "4242") == {
+        "pids": "/slurm/uid_1000/job_4242",
+        "memory": "/slurm/uid_1000/job_4242",
+        "cpu": "/slurm/uid_1000/job_4242",
+        "cpuacct": "/slurm/uid_1000/job_4242",
+    }
+    assert job_cgroups(V2, "77") == {"": "/system.slice/slurmstepd.scope/job_77"}
+    assert job_cgroups(V2, "7") == {}  # job_77 is not job_7
+    assert job_cgroups(V1, "") == {}
 
 
 def test_no_job_cgroup_means_no_parent() -> None:

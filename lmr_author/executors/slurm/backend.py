@@ -227,8 +227,14 @@ class SlurmBackend:
         )
         if raw is not None:
             request = dataclasses.replace(request, **raw_request_fields(raw))
+        # Under Apptainer an isolated run is two containers with the limit each, and inside
+        # a job's cgroup both count against the job (`lmr_author.sandbox.run_cgroup`).
+        containers = 2 if request.isolated and request.runtime == "apptainer" else 1
         resources = self.options.resources(
-            cpus=limits.cpus, memory_mb=limits.memory_mb, timeout_s=limits.timeout_s, gres=gres
+            cpus=limits.cpus,
+            memory_mb=limits.memory_mb * containers,
+            timeout_s=limits.timeout_s,
+            gres=gres,
         )
         pending = Pending(
             request, runs / f"{name}.request.json", resources, candidate_path, limits.timeout_s

@@ -6,7 +6,8 @@ the worker is started here the way ``task/cgroup`` starts a job's processes on
 cgroups v1: in a memory cgroup ``.../job_<SLURM_JOB_ID>`` (made by the "python" the
 array runs, which then execs the real one). What the runtimes then do with the test's
 container is theirs: Docker and Podman (``cgroupfs``) create it under the job's cgroup;
-Apptainer, with the sandbox's limit flags, moves it into a cgroup of its own.
+under Apptainer the worker makes each run a child of the job's cgroup with the run's
+limits (`lmr_author.sandbox.run_cgroup`) and removes it after.
 """
 
 from __future__ import annotations
@@ -114,8 +115,9 @@ def test_where_the_tests_processes_sit_inside_a_job(
             remove_session_images(client)
 
     job = f"{job_root}/slurm/uid_0/job_"
-    if runtime in ("docker", "podman"):  # cgroupfs: the job's cgroup is the parent
-        assert where.startswith(job), where
-    else:  # Apptainer's own cgroup for its limits, out of the job's
-        assert where.startswith("/apptainer/"), where
+    assert where.startswith(job), where
+    if runtime == "apptainer":  # a child of the job's cgroup with the run's limits
+        assert where.split("/")[-1].startswith("lmr-run-"), where
+        memory = CGROUPS / "memory" / job_root.lstrip("/")
+        assert list(memory.glob("slurm/uid_0/job_*/lmr-run-*")) == []  # gone after the run
     assert jobs_of(tmp_path) == []
