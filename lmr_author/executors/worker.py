@@ -41,7 +41,12 @@ from lmr_author.executors.wire import (
 )
 from lmr_author.images.registry import pull_image
 from lmr_author.images.task_images import ImageRef, image_by_id
-from lmr_author.runtime.engine import selected_runtime, use_cgroup_parent, use_runtime
+from lmr_author.runtime.engine import (
+    current_runtime,
+    selected_runtime,
+    use_cgroup_parent,
+    use_runtime,
+)
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.run_cgroup import use_job_cgroups
 from lmr_author.sandbox.run_result import ImplementationRun
@@ -51,7 +56,7 @@ def run_request(request: Request) -> ImplementationRun | str:
     """The run's outcome, or why it could not be run faithfully here."""
     use_runtime(request.runtime)
     # Apptainer's runs in a child of this job's cgroup, with their limits (`run_cgroup`).
-    use_job_cgroups(own_job_cgroups(os.environ) if request.runtime == "apptainer" else None)
+    use_job_cgroups(own_job_cgroups(os.environ) if current_runtime().runs_from_sif else None)
     candidate: bytes | None = None
     if request.candidate_path is not None:
         candidate = Path(request.candidate_path).read_bytes()
@@ -122,7 +127,7 @@ def _keyed_image(backend: DockerBackend, task: Task, request: Request) -> ImageR
     try:
         client = backend.client()
     except InfraError as error:
-        if request.runtime != "apptainer":
+        if not current_runtime().runs_from_sif:
             raise
         from lmr_author.sandbox.apptainer import default_cache_folder
 
@@ -155,7 +160,7 @@ def _sif_image(request: Request) -> ImageRef | None:
     """Under Apptainer, the run's image when its SIF is in the shared cache already."""
     from lmr_author.sandbox.apptainer import SifCache, default_cache_folder
 
-    if request.runtime != "apptainer" or request.workdir is None:
+    if not current_runtime().runs_from_sif or request.workdir is None:
         return None
     if SifCache(default_cache_folder()).cached(request.image_id) is None:
         return None

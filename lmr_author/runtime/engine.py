@@ -39,7 +39,10 @@ class Runtime:
     #: The ``--runtime`` value, the wire's and (but for Docker) the run keys' name.
     name: str = "docker"
     #: Runs are ``apptainer exec`` of the image's SIF (converted once per image from the
-    #: engine's image), not containers of the engine: a node may run them without one.
+    #: engine's image), not containers of the engine: a node may run them without one;
+    #: they are this process's children (so they start in its cgroup, and a Slurm
+    #: worker places them in its job's); an isolated candidate runs apart, in a second
+    #: one with the same limits (Docker and Podman fork it inside the test's container).
     runs_from_sif: bool = False
     #: Whether a run key names the runtime: another runtime enforces the limits with its
     #: own code (crun, its own cgroup and tmpfs handling), so its verdicts are its own

@@ -41,7 +41,7 @@ from lmr_author.executors.slurm.poller import Poller, Progress
 from lmr_author.executors.slurm.sbatch import SbatchOptions
 from lmr_author.executors.wire import Request, raw_request_fields, raw_settings, sha256
 from lmr_author.images.task_images import ImageRef
-from lmr_author.runtime.engine import selected_runtime
+from lmr_author.runtime.engine import current_runtime, selected_runtime
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_spec import RunSpec
@@ -229,7 +229,7 @@ class SlurmBackend:
             request = dataclasses.replace(request, **raw_request_fields(raw))
         # Under Apptainer an isolated run is two containers with the limit each, and inside
         # a job's cgroup both count against the job (`lmr_author.sandbox.run_cgroup`).
-        containers = 2 if request.isolated and request.runtime == "apptainer" else 1
+        containers = 2 if request.isolated and current_runtime().runs_from_sif else 1
         resources = self.options.resources(
             cpus=limits.cpus,
             memory_mb=limits.memory_mb * containers,
