@@ -1,5 +1,6 @@
 """The options of an OpenAI-compatible endpoint, defined once for every command that asks
-one: ``generate`` (the system under test) and the judge (``judge``, ``eval --judge``).
+one: ``generate`` (the system under test) and the judge (``judge``, ``eval --judge``);
+`endpoint_settings` reads them back as the keywords both configs take.
 
 Each option is checked as it is parsed (a concurrency of 0, a negative time-out or a
 non-number is refused with the usage line), whichever command takes it.
@@ -7,6 +8,7 @@ non-number is refused with the usage line), whichever command takes it.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +56,21 @@ def add_endpoint_options(parser: Any, *, prefix: str = "", dest_prefix: str = ""
         "max-tokens", type=positive_int, metavar="N", help="cap on answer tokens (default: none)"
     )
     option("template", type=Path, metavar="FILE", help="own Jinja2 prompt template")
+
+
+def endpoint_settings(args: argparse.Namespace, *, dest_prefix: str = "") -> dict[str, Any]:
+    """What `add_endpoint_options` parsed, as the keywords of ``config_from_env``
+    (generation's and the judge's alike)."""
+
+    def value(name: str) -> Any:
+        return getattr(args, dest_prefix + name)
+
+    return {
+        "base_url": value("base_url"),
+        "api_key_env": value("api_key_env"),
+        "concurrency": value("concurrency"),
+        "timeout_s": value("timeout"),
+        "max_attempts": value("max_attempts"),
+        "max_tokens": value("max_tokens"),
+        "template": value("template"),
+    }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.commands._endpoint_options import add_endpoint_options
+from lmr_author.commands._endpoint_options import add_endpoint_options, endpoint_settings
 from lmr_author.commands._types import non_negative_float
 
 if TYPE_CHECKING:
@@ -64,15 +64,9 @@ def judge_config(args: argparse.Namespace, *, offline: bool = False) -> JudgeCon
 
     return config_from_env(
         api_key=(os.environ.get(args.judge_api_key_env) or NO_KEY) if offline else None,
-        base_url=args.judge_base_url,
-        api_key_env=args.judge_api_key_env,
+        **endpoint_settings(args, dest_prefix="judge_"),
         model=args.judge_model,
-        concurrency=args.judge_concurrency,
-        timeout_s=args.judge_timeout,
-        max_attempts=args.judge_max_attempts,
         temperature=args.judge_temperature,
-        max_tokens=args.judge_max_tokens,
-        template=args.judge_template,
         scope=args.judge_scope,
         structured=not args.judge_no_structured,
     )

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.commands._endpoint_options import add_endpoint_options
+from lmr_author.commands._endpoint_options import add_endpoint_options, endpoint_settings
 from lmr_author.commands._runtime import add_runtime_option
 from lmr_author.commands._types import non_negative_float, positive_int
 from lmr_author.cst.goal_lines import add_line_option
@@ -118,20 +118,14 @@ def _generate(args: argparse.Namespace) -> int:
         temperature = SAMPLING_TEMPERATURE if args.samples > 1 else 0.0
     config = config_from_env(
         model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
+        **endpoint_settings(args),
         require_endpoint=not args.dry_run,
         system=args.system,
         setting=Setting(args.setting),
         samples=args.samples,
         temperature=temperature,
-        max_tokens=args.max_tokens,
         max_prompt_tokens=args.max_prompt_tokens,
-        concurrency=args.concurrency,
-        timeout_s=args.timeout,
-        max_attempts=args.max_attempts,
         use_cache=not args.no_cache,
-        template=args.template,
         price_in=args.price_in,
         price_out=args.price_out,
     )
