@@ -21,7 +21,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lmr_author.domain.task import Implementation, Task
 from lmr_author.images.task_images import ImageRef
@@ -33,9 +32,6 @@ from lmr_author.sandbox.run_result import ImplementationRun
 from lmr_author.sandbox.run_spec import Runner, RunSpec
 from lmr_author.util.atomic import atomic_write_json
 from lmr_author.util.locations import cache_dir
-
-if TYPE_CHECKING:
-    pass
 
 _LOCK = threading.Lock()
 _LOCKS: dict[str, threading.Lock] = {}
@@ -208,7 +204,6 @@ def _proof_under(
 def run_against_golden_counts(spec: RunSpec, runner: Runner) -> ImplementationRun:
     """Run ``spec`` with ``runner``, held to the golden code's test counts (proven once,
     then kept); what the spec says it is held to is replaced by the proof."""
-
     task, impl, image, limits = spec.task, spec.impl, spec.image, spec.limits
     if (declared := unmet_hardware(task, limits)) is not None:
         # Declared by the task, not learned from a run: no container starts.

@@ -62,12 +62,9 @@ if TYPE_CHECKING:
     import docker
 
 __all__ = [
-    "RUN_GID",
-    "RUN_UID",
     "ImplementationRun",
     "Limits",
     "LocalRunner",
-    "RunSpec",
     "TestVerdict",
     "legacy_log_path",
     "run_tests",
