@@ -97,7 +97,8 @@ def test_a_run_in_a_job_sits_in_a_child_of_the_jobs_cgroup(
     outside, inside = _in_and_out(
         unittest_task, "", docker_client, Limits(timeout_s=60), job, isolated=isolated
     )
-    assert outside.verdict == inside.verdict == "pass", inside.verdicts[0].reason
+    # The runs' own reasons (an infrastructure error has no test verdict to read).
+    assert outside.verdict == inside.verdict == "pass", (outside.reason, inside.reason)
     assert _where(outside)["memory"].startswith("/apptainer/")
     where = _where(inside)
     assert where["memory"].startswith(f"{job}/lmr-run-"), where
