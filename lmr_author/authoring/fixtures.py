@@ -38,14 +38,17 @@ from lmr_author.util.errors import UserError
 #: The codec's name beside a replay test (the test imports it from its own folder).
 CODEC_MODULE = "lmr_replay.py"
 EXPECTED_OUTPUTS = "expected_outputs"
+#: The line the recorder writes (to stderr) when a value cannot be stored in a fixture.
+UNSTORABLE_MARKER = "LMR-AUTHOR-UNSTORABLE "
 #: Calls recorded at most per goal; the rest are counted and said, never dropped silently.
 MAX_FIXTURES = 20
 
 
 _RECORDER = (
     f"IMPORT_MARKER = {IMPORT_MARKER!r}\n"
+    f"UNSTORABLE_MARKER = {UNSTORABLE_MARKER!r}\n"
     + r"""
-import importlib, importlib.util, json, os, runpy, sys
+import importlib, importlib.util, inspect, json, os, runpy, sys
 repo, module_name, qualname, out_dir, expected_dir, prefix, limit, codec_path = sys.argv[1:9]
 driver = sys.argv[9]
 limit = int(limit)
@@ -102,23 +105,64 @@ is_method = isinstance(owner, type) and not isinstance(raw, (staticmethod, class
 function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
 written = []
 calls = [0]
+unchecked = []
+
+try:
+    parameter_names = list(inspect.signature(function).parameters)
+except (TypeError, ValueError):
+    parameter_names = []
+
+def refuse(what, name, error):
+    # A value a fixture cannot store: say which, in which call, and stop.
+    where = name
+    if name.startswith("args["):
+        number = int(name[5:-1]) + (1 if is_method else 0)
+        if number < len(parameter_names):
+            where = f"{name} ({parameter_names[number]})"
+    report = {"what": what, "input": where, "error": str(error), "call": calls[0]}
+    sys.stderr.write("\n" + UNSTORABLE_MARKER + json.dumps(report) + "\n")
+    sys.exit(4)
+
+def encoded(value):
+    return json.dumps(codec.encode(value, allow_objects=True))
 
 def recorder(*args, **kwargs):
     calls[0] += 1
     recording = len(written) < limit
     if recording:
-        # Encoded before the call: the function may change its inputs in place.
         case = {"args": list(args), "kwargs": kwargs}
         if is_method:
             case = {"self": args[0], "args": list(args[1:]), "kwargs": kwargs}
-        inputs = codec.dumps(case, allow_objects=True)
+        named = codec.case_inputs(case)
+        # Encoded before the call: the function may change its inputs in place.
+        before = {}
+        for name, value in named.items():
+            try:
+                before[name] = encoded(value)
+            except codec.CodecError as error:
+                refuse("input", name, error)
+        inputs = codec.encode(case, allow_objects=True)
     result = function(*args, **kwargs)
     if recording:
+        # What the call changed in its inputs is part of what it does (an optimizer's
+        # step returns None and updates its parameters): those inputs are compared too.
+        changed = {}
+        for name, value in named.items():
+            try:
+                if encoded(value) != before[name]:
+                    changed[name] = value
+            except codec.CodecError as error:  # said, not compared
+                unchecked.append(f"{name}: {error}")
+        try:
+            output = codec.dumps(result, allow_objects=True, changed=changed)
+        except codec.CodecError as error:
+            refuse("output", "the value returned", error)
         name = f"{prefix}_{len(written) + 1}.json"
         with open(os.path.join(out_dir, name), "w", encoding="utf-8") as handle:
-            handle.write(inputs)
+            watch = {"watch": list(changed)} if changed else {}
+            handle.write(codec.document(inputs, **watch))
         with open(os.path.join(expected_dir, name), "w", encoding="utf-8") as handle:
-            handle.write(codec.dumps(result, allow_objects=True))
+            handle.write(output)
         written.append(name)
     return result
 
@@ -132,7 +176,7 @@ if os.path.isfile(driver):
     runpy.run_path(driver, run_name="__main__")
 else:
     exec(compile(driver, "<driver>", "exec"), {"__name__": "__main__"})
-print(json.dumps({"written": written, "calls": calls[0]}))
+print(json.dumps({"written": written, "calls": calls[0], "unchecked": sorted(set(unchecked))}))
 """
 )
 
@@ -156,8 +200,18 @@ def driver_failure_hint(stderr: str) -> str:
     return "Fix the driver and record again."
 
 
-def recorded_calls(stdout: str) -> tuple[list[str], int]:
-    """The fixtures the recorder wrote and how many calls the driver made in all."""
+@dataclass(frozen=True)
+class RecorderSummary:
+    """What the recorder said at the end: its fixtures, the calls made in all, and the
+    inputs a call changed into something a fixture cannot store (so not compared)."""
+
+    written: list[str]
+    calls: int
+    unchecked: list[str]
+
+
+def recorder_summary(stdout: str) -> RecorderSummary:
+    """The recorder's last word (nothing written when it never got there)."""
     for line in reversed(stdout.splitlines()):
         try:
             value = json.loads(line)
@@ -166,8 +220,63 @@ def recorded_calls(stdout: str) -> tuple[list[str], int]:
         if isinstance(value, dict) and isinstance(value.get("written"), list):
             names = [str(name) for name in value["written"]]
             calls = value.get("calls")
-            return names, calls if isinstance(calls, int) else len(names)
-    return [], 0
+            unchecked = value.get("unchecked")
+            return RecorderSummary(
+                names,
+                calls if isinstance(calls, int) else len(names),
+                [str(item) for item in unchecked] if isinstance(unchecked, list) else [],
+            )
+    return RecorderSummary([], 0, [])
+
+
+def raise_if_unstorable(stderr: str, qualname: str) -> None:
+    """A `UserError` naming the input (or output) a fixture could not store, if the
+    recorder stopped on one."""
+    for line in reversed(stderr.splitlines()):
+        if not line.startswith(UNSTORABLE_MARKER):
+            continue
+        try:
+            report = json.loads(line[len(UNSTORABLE_MARKER) :])
+        except ValueError:
+            return
+        if not isinstance(report, dict):
+            return
+        what = str(report.get("what", "input"))
+        where = str(report.get("input", "?"))
+        subject = where if what == "output" else f"the {what} {where}"
+        raise UserError(
+            f"call {report.get('call', '?')} of {qualname} cannot be recorded: {subject} "
+            f"holds a value a fixture cannot store ({report.get('error', '')})",
+            hint=(
+                "Fixtures hold values: numbers, strings, bytes, lists, tuples, dicts, sets, "
+                "NumPy arrays, torch tensors and objects of classes defined in the "
+                "repository; not functions, closures, generators, open files or classes "
+                "made in the driver. Call the goal with values only (an optimizer's step "
+                "without its closure), or pick another function as the goal."
+            ),
+        )
+
+
+def refuse_vacuous(expected: list[str], qualname: str) -> None:
+    """Refuse fixtures that would pass any function returning None: every recorded call
+    (``expected``: the output documents) returned None and changed none of its inputs."""
+    for text in expected:
+        try:
+            value, changed = replay_codec.read_outcome(text)
+        except replay_codec.CodecError:
+            return
+        if value is not None or changed:
+            return
+    if expected:
+        raise UserError(
+            f"every recorded call of {qualname} returned None and changed none of its "
+            "inputs: such fixtures would pass any function that returns None",
+            hint=(
+                "Make the driver call the goal so that its work shows: on inputs it "
+                "changes in place (parameters, state, buffers), or pick as the goal a "
+                "function that returns its result."
+            ),
+        )
 
 
 def expected_outputs_dir(task_dir: Path, unit_test_file: str) -> Path:
@@ -245,14 +354,16 @@ def record_fixtures(
         Path(script.name).unlink(missing_ok=True)
     if completed.returncode != 0:
         raise_if_import_failed(completed.stderr, repo_dir, goal_file)
+        raise_if_unstorable(completed.stderr, qualname)
         tail = "\n".join(completed.stderr.strip().splitlines()[-8:])
         raise UserError(f"the driver failed:\n{tail}", hint=driver_failure_hint(tail))
-    names, _ = recorded_calls(completed.stdout)
+    names = recorder_summary(completed.stdout).written
     if not names:
         raise UserError(
             f"the driver never called {qualname}",
             hint="Make the driver call the goal function (directly or through the repository).",
         )
+    refuse_vacuous([(expected / name).read_text(encoding="utf-8") for name in names], qualname)
     return [out / name for name in names]
 
 

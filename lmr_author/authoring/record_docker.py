@@ -100,6 +100,10 @@ class RecordingResult:
     seconds: float = 0.0
     #: Calls the driver made in all (more than the fixtures when over the limit).
     calls: int = 0
+    #: Inputs a call changed into values a fixture cannot store: not compared after it.
+    unchecked: list[str] = field(default_factory=list)
+    #: Inputs some call changed in place (``self``, ``args[0]``): compared after the call.
+    changed: list[str] = field(default_factory=list)
 
     @property
     def dropped(self) -> int:
@@ -109,10 +113,17 @@ class RecordingResult:
         """One paragraph for the annotator."""
         if self.deterministic:
             text = f"recorded {len(self.inputs)} call(s) in the task's image"
+            if self.changed:
+                text += f", each compared on what it returns and on {', '.join(self.changed)}"
             if self.dropped:
                 text += (
                     f"; the driver made {self.calls}: {self.dropped} over the limit of "
                     f"{len(self.inputs)} were not kept"
+                )
+            if self.unchecked:
+                text += (
+                    "; not compared after the call, as they hold values a fixture cannot "
+                    f"store: {'; '.join(self.unchecked)}"
                 )
             return text
         first = self.differences[0]
@@ -132,6 +143,7 @@ class _Recording:
     files: dict[str, tuple[str, str]]  # name -> (inputs text, expected text)
     log: str
     calls: int = 0
+    unchecked: list[str] = field(default_factory=list)
 
 
 def record_goal_in_docker(
@@ -200,7 +212,20 @@ def record_goal_in_docker(
         log=log,
         seconds=time.monotonic() - started,
         calls=first.calls,
+        unchecked=first.unchecked,
+        changed=_changed_inputs(first),
     )
+
+
+def _changed_inputs(recording: _Recording) -> list[str]:
+    """The inputs any recorded call changed in place, in the order first met."""
+    names: dict[str, None] = {}
+    for inputs, _ in recording.files.values():
+        try:
+            names.update(dict.fromkeys(replay_codec.watched(inputs)))
+        except replay_codec.CodecError:
+            continue
+    return list(names)
 
 
 def compare_recordings(
@@ -220,7 +245,10 @@ def compare_recordings(
             if a == b:
                 continue
             try:
-                same = replay_codec.close(replay_codec.loads(a), replay_codec.loads(b))
+                # An output's changed inputs count; a fixture's are read as one.
+                same = not replay_codec.outcome_mismatches(
+                    replay_codec.read_outcome(a), replay_codec.read_outcome(b)
+                ) and replay_codec.watched(a) == replay_codec.watched(b)
             except replay_codec.CodecError:
                 same = False
             if not same:
@@ -306,11 +334,13 @@ def _record_once(
                     on_log(line)
             if int(status.get("StatusCode", -1)) != 0:
                 raise_if_import_failed(err, None, goal.goal_file)
+                fixtures.raise_if_unstorable(err, qualname)
                 raise UserError(
                     f"the driver failed in the task's image:\n{err.strip()}",
                     hint=fixtures.driver_failure_hint(err),
                 )
-            names, calls = fixtures.recorded_calls(out)
+            summary = fixtures.recorder_summary(out)
+            names = summary.written
             if not names:
                 raise UserError(
                     f"the driver never called {qualname}",
@@ -321,10 +351,12 @@ def _record_once(
             expected = _read_folder(container, STAGE / "expected")
     except docker.errors.DockerException as error:
         raise InfraError(f"the Docker engine failed while recording: {error}") from None
+    fixtures.refuse_vacuous([expected.get(name, "") for name in names], qualname)
     return _Recording(
         files={name: (inputs.get(name, ""), expected.get(name, "")) for name in names},
         log=out + err,
-        calls=calls,
+        calls=summary.calls,
+        unchecked=summary.unchecked,
     )
 
 

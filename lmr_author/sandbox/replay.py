@@ -2,7 +2,8 @@
 
 A replay test (templates/unit_test.py.tmpl) finds the goal function's recorded inputs in
 the repository, calls the function under test on each and, inside the container, writes
-each output to ``$LMR_REPLAY_OUT/<case>.json`` (`lmr_author.domain.replay_codec`). The expected
+each outcome (the value returned, and the inputs the golden call changed, as the call left
+them) to ``$LMR_REPLAY_OUT/<case>.json`` (`lmr_author.domain.replay_codec`). The expected
 outputs live in the task folder but outside the repository,
 ``<task>/expected_outputs/<unit test stem>/<case>.json``, so they never enter the image.
 The harness's supervisor hands the outputs back in its report; here they are decoded (no
@@ -50,15 +51,15 @@ def compare_outputs(expected_dir: Path, outputs: Any) -> list[str]:
             problems.append(f"case {case}: the output is larger than the cap")
             continue
         try:
-            actual = replay_codec.loads(str(got.get("text", "")))
+            actual = replay_codec.read_outcome(str(got.get("text", "")))
         except replay_codec.CodecError as error:
             problems.append(f"case {case}: the output is not readable ({error})")
             continue
         try:
-            want = replay_codec.loads(path.read_bytes(), allow_objects=False)
+            want = replay_codec.read_outcome(path.read_bytes())
         except (OSError, replay_codec.CodecError) as error:
             problems.append(f"case {case}: the expected output is not readable ({error})")
             continue
-        if not replay_codec.close(want, actual):
-            problems.append(f"case {case}: the output differs from the expected output")
+        mismatches = replay_codec.outcome_mismatches(want, actual)
+        problems += [f"case {case}: {problem}" for problem in mismatches]
     return problems

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import collections
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 
 from lmr_author.domain import replay_codec
-from lmr_author.domain.replay_codec import CodecError, EncodedObject
+from lmr_author.domain.replay_codec import CodecError, EncodedObject, KeyValuePairs
 
 
 class Point:
@@ -85,8 +87,8 @@ def test_values_that_cannot_cross_are_refused() -> None:
         replay_codec.dumps(Point(1.0, np.ones(1)))  # objects only when allowed
     with pytest.raises(CodecError):
         replay_codec.dumps(np.array([object()]))
-    with pytest.raises(CodecError):
-        replay_codec.dumps({1, 2})
+    with pytest.raises(CodecError, match="function"):
+        replay_codec.dumps({"f": lambda: 1}, allow_objects=True)
 
 
 def test_close_uses_the_template_tolerances() -> None:
@@ -97,3 +99,122 @@ def test_close_uses_the_template_tolerances() -> None:
     assert not replay_codec.close(True, 1)
     assert replay_codec.close(float("nan"), float("nan"))
     assert not replay_codec.close({"a": 1}, {"b": 1})
+
+
+class Param:
+    """Hashable by identity, as a torch parameter is."""
+
+    def __init__(self, data: list[float]) -> None:
+        self.data = np.array(data)
+        self.grad: np.ndarray | None = None
+
+
+class Optim:
+    def __init__(self, params: list[Param]) -> None:
+        self.state: collections.defaultdict[Param, dict[str, Any]] = collections.defaultdict(dict)
+        self.param_groups = [{"params": params, "lr": 0.1}]
+        self.hooks: collections.OrderedDict[int, str] = collections.OrderedDict()
+
+
+def test_an_object_met_twice_comes_back_as_one_object() -> None:
+    params = [Param([1.0, 2.0]), Param([3.0])]
+    optim = Optim(params)
+    optim.state[params[0]]["momentum"] = np.zeros(2)
+    back = replay_codec.loads(replay_codec.dumps(optim, allow_objects=True), allow_objects=True)
+    # The state is keyed by the very parameters the groups hold, as the optimizer reads it.
+    (key,) = back.state
+    assert key is back.param_groups[0]["params"][0]
+    assert isinstance(back.state, collections.defaultdict) and back.state[params[1]] == {}
+    assert isinstance(back.hooks, collections.OrderedDict)
+
+
+def test_an_object_that_holds_itself_is_stored() -> None:
+    point = Point(1.0, np.ones(1))
+    point.me = point  # type: ignore[attr-defined]
+    back = replay_codec.loads(replay_codec.dumps(point, allow_objects=True), allow_objects=True)
+    assert back.me is back
+
+
+def test_sets_round_trip() -> None:
+    value = {"tags": {"a", "b"}, "frozen": frozenset({1, 2})}
+    assert replay_codec.loads(replay_codec.dumps(value)) == value
+
+
+def test_read_for_comparison_a_mapping_keyed_by_objects_keeps_its_pairs() -> None:
+    params = [Param([1.0]), Param([2.0])]
+    optim = Optim(params)
+    for param in params:
+        optim.state[param]["step"] = 1
+    want = replay_codec.loads(replay_codec.dumps(optim, allow_objects=True))
+    optim.state[params[1]]["step"] = 2
+    got = replay_codec.loads(replay_codec.dumps(optim, allow_objects=True))
+    assert isinstance(want.state["state"], KeyValuePairs)
+    assert replay_codec.close(want, want) and not replay_codec.close(want, got)
+
+
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        ({"args": [1, lambda: 0]}, "['args'][1]"),
+        (Point(1.0, [np.ones(1), (lambda: 2)]), ".y[1]"),
+    ],
+)
+def test_what_cannot_be_stored_is_named_by_where_it_is(value: Any, where: str) -> None:
+    with pytest.raises(CodecError) as caught:
+        replay_codec.dumps(value, allow_objects=True)
+    assert caught.value.where == where and "function" in str(caught.value)
+
+
+def test_a_class_made_inside_a_function_is_refused() -> None:
+    class Local:
+        pass
+
+    with pytest.raises(CodecError, match="Local cannot be stored"):
+        replay_codec.dumps(Local(), allow_objects=True)
+
+
+def test_outcomes_compare_the_inputs_the_golden_call_changed() -> None:
+    golden = Optim([Param([1.0])])
+    expected = replay_codec.read_outcome(replay_codec.dumps(None, changed={"self": golden}))
+    same = replay_codec.read_outcome(replay_codec.dumps(None, changed={"self": golden}))
+    assert replay_codec.outcome_mismatches(expected, same) == []
+    golden.param_groups[0]["lr"] = 0.2
+    moved = replay_codec.read_outcome(replay_codec.dumps(None, changed={"self": golden}))
+    assert replay_codec.outcome_mismatches(expected, moved) == [
+        "self after the call differs from what the golden call left"
+    ]
+    # An output that leaves the changed inputs out, or could not store them, fails.
+    bare = replay_codec.read_outcome(replay_codec.dumps(None))
+    assert replay_codec.outcome_mismatches(expected, bare) == [
+        "self after the call was not stored (not written)"
+    ]
+    golden.param_groups[0]["lr"] = lambda: 0.1
+    broken = replay_codec.read_outcome(replay_codec.dumps(None, changed={"self": golden}))
+    (problem,) = replay_codec.outcome_mismatches(expected, broken)
+    assert problem.startswith("self after the call was not stored (a function")
+
+
+def test_a_fixture_names_the_inputs_to_compare_after_the_call() -> None:
+    case = {"self": Point(1.0, np.ones(1)), "args": [np.ones(2)], "kwargs": {"beta": 0.5}}
+    text = replay_codec.document(replay_codec.encode(case, allow_objects=True), watch=["args[0]"])
+    back, watch = replay_codec.load_fixture(text)
+    assert list(replay_codec.case_inputs(back)) == ["self", "args[0]", "kwargs['beta']"]
+    assert list(replay_codec.inputs_after(back, watch)) == ["args[0]"]
+    with pytest.raises(CodecError):
+        replay_codec.load_fixture(replay_codec.document(1, watch="self"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '{"$ref": 1}',
+        '[{"$ndarray": {"dtype": "<f8", "shape": [], "data": "AAAAAAAA8D8=", "id": 1}},'
+        ' {"$ndarray": {"dtype": "<f8", "shape": [], "data": "AAAAAAAA8D8=", "id": 1}}]',
+        '{"$defaultdict": {"factory": "os.system", "items": {}}}',
+        '{"$object": {"type": "collections:OrderedDict", "state": []}}',
+    ],
+    ids=["dangling-ref", "repeated-id", "bad-factory", "bad-state"],
+)
+def test_malformed_references_and_mappings_are_codec_errors(value: str) -> None:
+    with pytest.raises(CodecError):
+        replay_codec.loads(DOC % value, allow_objects=True)

@@ -5,11 +5,20 @@ goal function in the repository and its EXPECTED outputs outside it; in the cont
 the candidate's outputs are written in this format and compared on the host, where no
 candidate code ever ran. So loading must never execute anything: no pickle, only JSON
 plus these tags (``{"$tag": ...}``): ``$float`` (nan, inf, -inf), ``$tuple``, ``$dict``
-(keys that are not plain strings), ``$bytes`` (base64), ``$complex``, ``$ndarray`` and
-``$npscalar`` (NumPy: dtype, shape, little-endian bytes in base64; numeric and bool
-dtypes only), ``$tensor`` (a torch tensor, stored as its array) and ``$object`` (an
-instance's class and ``__dict__``; only inputs may be rebuilt into objects, and only
-when the caller allows it).
+(keys that are not plain strings), ``$set`` and ``$frozenset``, ``$ordereddict`` and
+``$defaultdict`` (its default made by a builtin type), ``$bytes`` (base64), ``$complex``,
+``$ndarray`` and ``$npscalar`` (NumPy: dtype, shape, little-endian bytes in base64;
+numeric and bool dtypes only), ``$tensor`` (a torch tensor, stored as its array, with its
+gradient and whether it is a parameter), ``$object`` (an instance's class and
+``__dict__``; only inputs may be rebuilt into objects, and only when the caller allows
+it), ``$ref`` (the same tensor, array or object met again: an optimizer's state is keyed
+by the very parameters its groups hold) and ``$unstorable`` (a value after a call that
+could not be stored, said instead of failing the whole output).
+
+A call changes more than what it returns: an optimizer's ``step`` updates its
+parameters in place and returns ``None``. A fixture's document lists the inputs the
+golden call changed (``"watch"``), and an output's document carries those inputs as the
+call left them (``"changed"``); `mismatches` compares both.
 
 This one file is used on both sides: the toolkit imports it, and the authoring flow
 copies it beside each replay test as ``unit_test/lmr_replay.py`` (standard library, plus
@@ -19,19 +28,47 @@ NumPy when the values hold arrays). Keep it free of lmr_author imports.
 from __future__ import annotations
 
 import base64
+import collections
 import importlib
 import json
 import math
+import sys
 from typing import Any
 
 FORMAT = "lmr-replay/1"
 _TAG = "$"
 #: NumPy dtype kinds that may cross: bool, signed, unsigned, float, complex.
 _KINDS = "biufc"
+#: What may make a defaultdict's missing values (a lambda cannot be stored).
+_FACTORIES = {
+    "dict": dict,
+    "list": list,
+    "set": set,
+    "int": int,
+    "float": float,
+    "str": str,
+    "tuple": tuple,
+}
+_DEPTH_CAP = 100
 
 
 class CodecError(ValueError):
-    """A value that this format cannot hold, or a document that is not in it."""
+    """A value that this format cannot hold, or a document that is not in it.
+
+    ``where`` is the path of the value inside what was given (``args[1].state``), filled
+    in on the way out of the encoder."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.reason = message
+        self.where = where
+
+    def __str__(self) -> str:
+        return f"{self.reason} (at {self.where})" if self.where else self.reason
+
+    def inside(self, step: str) -> CodecError:
+        """The same error, one level further out (``step`` is ``[0]``, ``['key']``, ``.name``)."""
+        return CodecError(self.reason, step + self.where)
 
 
 class EncodedObject:
@@ -48,8 +85,28 @@ class EncodedObject:
             and other.state == self.state
         )
 
+    __hash__ = None  # type: ignore[assignment]  # unhashable: keys made of it stay pairs
+
     def __repr__(self) -> str:
         return f"<{self.type_name} {self.state!r}>"
+
+
+class KeyValuePairs(list):  # type: ignore[type-arg]
+    """A mapping read without rebuilding its keys (arrays, objects): its (key, value) pairs
+    in order. Only values read for comparison come back this way."""
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{key!r}: {value!r}" for key, value in self) + "}"
+
+
+class Unstorable:
+    """An input that, after the call, held something this format cannot store."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"<cannot be stored: {self.reason}>"
 
 
 def _numpy() -> Any:
@@ -62,149 +119,290 @@ def _numpy() -> Any:
 
 def _torch_module_of(value: Any) -> Any:
     """torch, when ``value`` is a tensor (torch is never imported for other values)."""
-    import sys
-
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, torch.Tensor):
         return torch
     return None
 
 
-def encode(value: Any, *, allow_objects: bool = False, _depth: int = 0) -> Any:
-    """``value`` as a JSON-able structure; raise `CodecError` for what cannot cross."""
-    if _depth > 100:
-        raise CodecError("nested more than 100 levels deep")
-    deeper = _depth + 1
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return {"$float": repr(float(value))}
-        return float(value)
-    if isinstance(value, complex):
-        return {"$complex": [encode(value.real), encode(value.imag)]}
-    if isinstance(value, (bytes, bytearray)):
-        return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
-    if isinstance(value, list):
-        return [encode(item, allow_objects=allow_objects, _depth=deeper) for item in value]
-    if isinstance(value, tuple):
-        return {"$tuple": [encode(i, allow_objects=allow_objects, _depth=deeper) for i in value]}
-    if isinstance(value, dict):
-        if all(isinstance(key, str) and not key.startswith(_TAG) for key in value):
-            return {
-                key: encode(item, allow_objects=allow_objects, _depth=deeper)
-                for key, item in value.items()
-            }
-        return {
-            "$dict": [
-                [
-                    encode(key, allow_objects=allow_objects, _depth=deeper),
-                    encode(item, allow_objects=allow_objects, _depth=deeper),
-                ]
-                for key, item in value.items()
-            ]
-        }
-    torch = _torch_module_of(value)
-    if torch is not None:
-        # A tensor crosses as its NumPy array; the reader rebuilds a tensor if it can.
-        array = value.detach().cpu().numpy()
-        return {"$tensor": encode(array, _depth=deeper)["$ndarray"]}
-    numpy = _numpy()
-    if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
-        array = numpy.asarray(value)
-        if array.dtype.kind not in _KINDS:
-            raise CodecError(f"NumPy dtype {array.dtype} cannot be stored (numbers only)")
-        little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-        data = base64.b64encode(numpy.ascontiguousarray(little).tobytes()).decode("ascii")
-        spec = {"dtype": little.dtype.str, "shape": list(array.shape), "data": data}
-        return {"$ndarray" if isinstance(value, numpy.ndarray) else "$npscalar": spec}
-    if allow_objects and hasattr(value, "__dict__") and not isinstance(value, type):
+def _findable(kind: type) -> bool:
+    """Whether ``kind`` can be found again by its module and name: a function, a class made
+    inside a function or in the driver cannot, so its instances are not stored."""
+    if kind.__module__ == "__main__" or "<locals>" in kind.__qualname__:
+        return False
+    owner: Any = sys.modules.get(kind.__module__)
+    for part in kind.__qualname__.split("."):
+        owner = getattr(owner, part, None)
+    return owner is kind
+
+
+class _Encoder:
+    """One value's encoding: tensors, arrays and objects met twice become ``$ref``."""
+
+    def __init__(self, allow_objects: bool) -> None:
+        self.allow_objects = allow_objects
+        #: id -> (the value, kept alive so its id is not reused; its tag body).
+        self.seen: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self.refs = 0
+
+    def encode(self, value: Any, depth: int = 0) -> Any:
+        if depth > _DEPTH_CAP:
+            raise CodecError(f"nested more than {_DEPTH_CAP} levels deep")
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            if math.isnan(value) or math.isinf(value):
+                return {"$float": repr(float(value))}
+            return float(value)
+        if isinstance(value, complex):
+            return {"$complex": [self.encode(value.real), self.encode(value.imag)]}
+        if isinstance(value, (bytes, bytearray)):
+            return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+        deeper = depth + 1
+        if isinstance(value, list):
+            return [self._at(f"[{n}]", item, deeper) for n, item in enumerate(value)]
+        if isinstance(value, tuple):
+            return {"$tuple": [self._at(f"[{n}]", item, deeper) for n, item in enumerate(value)]}
+        if isinstance(value, (set, frozenset)):
+            tag = "$frozenset" if isinstance(value, frozenset) else "$set"
+            return {tag: [self._at("{…}", item, deeper) for item in value]}
+        if isinstance(value, dict):
+            return self._mapping(value, deeper)
+        if id(value) in self.seen:
+            return self._ref(value)
+        torch = _torch_module_of(value)
+        if torch is not None:
+            return self._remember(value, "$tensor", self._tensor(torch, value, deeper))
+        numpy = _numpy()
+        if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
+            tag = "$ndarray" if isinstance(value, numpy.ndarray) else "$npscalar"
+            return self._remember(value, tag, _array_spec(numpy, value))
         kind = type(value)
-        return {
-            "$object": {
-                "type": f"{kind.__module__}:{kind.__qualname__}",
-                "state": encode(vars(value), allow_objects=True, _depth=deeper),
+        if self.allow_objects and hasattr(value, "__dict__") and not isinstance(value, type):
+            if not _findable(kind):
+                raise CodecError(f"a {kind.__qualname__} cannot be stored")
+            body: dict[str, Any] = {"type": f"{kind.__module__}:{kind.__qualname__}"}
+            tagged = self._remember(value, "$object", body)
+            # Remembered before its state: an object holding itself is a $ref, not a loop.
+            body["state"] = self._mapping(vars(value), deeper, attributes=True)
+            return tagged
+        raise CodecError(f"a value of type {kind.__name__} cannot be stored")
+
+    def _at(self, step: str, value: Any, depth: int) -> Any:
+        try:
+            return self.encode(value, depth)
+        except CodecError as error:
+            raise error.inside(step) from None
+
+    def _mapping(self, value: dict[Any, Any], depth: int, *, attributes: bool = False) -> Any:
+        def step(key: Any) -> str:
+            return f".{key}" if attributes else f"[{key!r}]"
+
+        if all(isinstance(key, str) and not key.startswith(_TAG) for key in value):
+            plain: Any = {key: self._at(step(key), item, depth) for key, item in value.items()}
+        else:
+            plain = {
+                "$dict": [
+                    [self._at(step(key), key, depth), self._at(step(key), item, depth)]
+                    for key, item in value.items()
+                ]
             }
-        }
-    raise CodecError(f"a value of type {type(value).__name__} cannot be stored")
+        if attributes or type(value) is dict:
+            return plain
+        if isinstance(value, collections.defaultdict):
+            factory = value.default_factory
+            name = getattr(factory, "__name__", "")
+            if factory is None or _FACTORIES.get(name) is factory:
+                return {"$defaultdict": {"factory": name or None, "items": plain}}
+        elif isinstance(value, collections.OrderedDict):
+            return {"$ordereddict": plain}
+        return plain  # other mappings are stored as the dict they hold
+
+    def _tensor(self, torch: Any, value: Any, depth: int) -> dict[str, Any]:
+        numpy = _numpy()
+        if numpy is None:
+            raise CodecError("NumPy is needed to store tensors")
+        body = _array_spec(numpy, value.detach().cpu().numpy())
+        if isinstance(value, torch.nn.Parameter):
+            body["parameter"] = True
+        if value.is_leaf and value.requires_grad:
+            body["requires_grad"] = True
+            if value.grad is not None:  # what an optimizer's step reads
+                body["grad"] = self._at(".grad", value.grad, depth)
+        return body
+
+    def _remember(self, value: Any, tag: str, body: dict[str, Any]) -> dict[str, Any]:
+        self.seen[id(value)] = (value, body)
+        return {tag: body}
+
+    def _ref(self, value: Any) -> dict[str, Any]:
+        _, body = self.seen[id(value)]
+        if "id" not in body:
+            self.refs += 1
+            body["id"] = self.refs
+        return {"$ref": body["id"]}
 
 
-def decode(data: Any, *, allow_objects: bool = False, _depth: int = 0) -> Any:
-    """The value ``encode`` stored. Objects come back as `EncodedObject` unless
-    ``allow_objects`` (only for inputs from the task's own repository)."""
-    if _depth > 100:
-        raise CodecError("nested more than 100 levels deep")
-    deeper = _depth + 1
-    if data is None or isinstance(data, (bool, int, float, str)):
-        return data
-    if isinstance(data, list):
-        return [decode(item, allow_objects=allow_objects, _depth=deeper) for item in data]
-    if not isinstance(data, dict):
-        raise CodecError(f"unexpected JSON value {type(data).__name__}")
-    if len(data) == 1:
-        ((key, body),) = data.items()
-        if key.startswith(_TAG):
-            return _decode_tag(key, body, allow_objects, deeper)
-    return {
-        key: decode(item, allow_objects=allow_objects, _depth=deeper) for key, item in data.items()
-    }
+def _array_spec(numpy: Any, value: Any) -> dict[str, Any]:
+    array = numpy.asarray(value)
+    if array.dtype.kind not in _KINDS:
+        raise CodecError(f"NumPy dtype {array.dtype} cannot be stored (numbers only)")
+    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
+    data = base64.b64encode(numpy.ascontiguousarray(little).tobytes()).decode("ascii")
+    return {"dtype": little.dtype.str, "shape": list(array.shape), "data": data}
 
 
-def _decode_tag(tag: str, body: Any, allow_objects: bool, depth: int) -> Any:
-    if tag == "$float":
-        if body not in ("nan", "inf", "-inf"):
-            raise CodecError(f"bad $float {body!r}")
-        return float(body)
-    if tag == "$tuple":
-        return tuple(decode(_list(body), allow_objects=allow_objects, _depth=depth))
-    if tag == "$dict":
+def encode(value: Any, *, allow_objects: bool = False) -> Any:
+    """``value`` as a JSON-able structure; raise `CodecError` for what cannot cross."""
+    return _Encoder(allow_objects).encode(value)
+
+
+class _Decoder:
+    """One document's values; ``$ref`` numbers name what was decoded earlier in it."""
+
+    def __init__(self, allow_objects: bool) -> None:
+        self.allow_objects = allow_objects
+        self.known: dict[int, Any] = {}
+
+    def decode(self, data: Any, depth: int = 0) -> Any:
+        if depth > _DEPTH_CAP:
+            raise CodecError(f"nested more than {_DEPTH_CAP} levels deep")
+        if data is None or isinstance(data, (bool, int, float, str)):
+            return data
+        deeper = depth + 1
+        if isinstance(data, list):
+            return [self.decode(item, deeper) for item in data]
+        if not isinstance(data, dict):
+            raise CodecError(f"unexpected JSON value {type(data).__name__}")
+        if len(data) == 1:
+            ((key, body),) = data.items()
+            if key.startswith(_TAG):
+                return self._tagged(key, body, deeper)
+        return {key: self.decode(item, deeper) for key, item in data.items()}
+
+    def _tagged(self, tag: str, body: Any, depth: int) -> Any:
+        if tag == "$float":
+            if body not in ("nan", "inf", "-inf"):
+                raise CodecError(f"bad $float {body!r}")
+            return float(body)
+        if tag == "$tuple":
+            return tuple(self.decode(_list(body), depth))
+        if tag in ("$set", "$frozenset"):
+            items = self.decode(_list(body), depth)
+            try:
+                return set(items) if tag == "$set" else frozenset(items)
+            except TypeError:  # arrays or objects read for comparison: keep them in order
+                return items
+        if tag == "$dict":
+            return self._pairs(body, depth)
+        if tag == "$ordereddict":
+            inner = self.decode(body, depth)
+            if not isinstance(inner, dict) or not self.allow_objects:
+                return inner
+            return collections.OrderedDict(inner)
+        if tag == "$defaultdict":
+            spec = _spec(body)
+            inner = self.decode(spec.get("items"), depth)
+            factory = spec.get("factory")
+            if factory is not None and factory not in _FACTORIES:
+                raise CodecError(f"bad $defaultdict factory {factory!r}")
+            if not isinstance(inner, dict) or not self.allow_objects:
+                return inner
+            return collections.defaultdict(_FACTORIES[factory] if factory else None, inner)
+        if tag == "$bytes":
+            return base64.b64decode(str(body), validate=True)
+        if tag == "$complex":
+            real, imag = _list(body)
+            return complex(self.decode(real), self.decode(imag))
+        if tag == "$ref":
+            if not isinstance(body, int) or body not in self.known:
+                raise CodecError(f"$ref {body!r} names nothing read before it")
+            return self.known[body]
+        if tag == "$unstorable":
+            return Unstorable(str(body))
+        if tag in ("$ndarray", "$npscalar"):
+            return self._known(body, _decode_array(tag, body))
+        if tag == "$tensor":
+            return self._tensor(_spec(body), depth)
+        if tag == "$object":
+            return self._object(_spec(body), depth)
+        raise CodecError(f"unknown tag {tag}")
+
+    def _known(self, body: Any, value: Any) -> Any:
+        number = body.get("id") if isinstance(body, dict) else None
+        if number is not None:
+            if not isinstance(number, int) or number in self.known:
+                raise CodecError(f"bad or repeated id {number!r}")
+            self.known[number] = value
+        return value
+
+    def _pairs(self, body: Any, depth: int) -> Any:
         pairs = [_list(pair) for pair in _list(body)]
         if any(len(pair) != 2 for pair in pairs):
             raise CodecError("$dict entries are [key, value] pairs")
-        return {
-            _hashable(decode(k, allow_objects=allow_objects, _depth=depth)): decode(
-                v, allow_objects=allow_objects, _depth=depth
-            )
-            for k, v in pairs
-        }
-    if tag == "$bytes":
-        return base64.b64decode(str(body), validate=True)
-    if tag == "$complex":
-        real, imag = _list(body)
-        return complex(decode(real), decode(imag))
-    if tag in ("$ndarray", "$npscalar"):
-        return _decode_array(tag, body)
-    if tag == "$tensor":
+        decoded = [(_hashable(self.decode(k, depth)), self.decode(v, depth)) for k, v in pairs]
+        try:
+            return dict(decoded)
+        except TypeError:  # keys that are arrays or objects read for comparison
+            return KeyValuePairs(decoded)
+
+    def _tensor(self, body: dict[str, Any], depth: int) -> Any:
         array = _decode_array("$ndarray", body)
-        if allow_objects:
+        value: Any = array
+        torch = None
+        if self.allow_objects:
             try:
                 torch = importlib.import_module("torch")
             except ImportError:
-                return array
-            return torch.from_numpy(array.copy())
-        return array
-    if tag == "$object":
-        if not isinstance(body, dict):
-            raise CodecError("bad $object")
-        state = decode(body.get("state"), allow_objects=allow_objects, _depth=depth)
+                torch = None
+        if torch is not None:
+            value = torch.from_numpy(array.copy())
+            if body.get("parameter") is True:
+                value = torch.nn.Parameter(value, requires_grad=body.get("requires_grad") is True)
+            elif body.get("requires_grad") is True and value.is_floating_point():
+                value.requires_grad_(True)
+        self._known(body, value)
+        if "grad" in body:
+            grad = self.decode(body["grad"], depth)
+            if torch is not None and isinstance(grad, torch.Tensor) and value.requires_grad:
+                value.grad = grad
+        return value
+
+    def _object(self, body: dict[str, Any], depth: int) -> Any:
         type_name = str(body.get("type", ""))
-        if not allow_objects:
-            return EncodedObject(type_name, state)
+        if not self.allow_objects:
+            shell = self._known(body, EncodedObject(type_name, None))
+            shell.state = self.decode(body.get("state"), depth)
+            return shell
         module_name, _, qualname = type_name.partition(":")
         owner: Any = importlib.import_module(module_name)
         for part in qualname.split("."):
             owner = getattr(owner, part)
-        instance = owner.__new__(owner)
+        instance = self._known(body, owner.__new__(owner))
+        state = self.decode(body.get("state"), depth)
+        if not isinstance(state, dict):
+            raise CodecError(f"the state of a {qualname} is not a mapping")
         instance.__dict__.update(state)
         return instance
-    raise CodecError(f"unknown tag {tag}")
+
+
+def decode(data: Any, *, allow_objects: bool = False) -> Any:
+    """The value ``encode`` stored. Objects come back as `EncodedObject` unless
+    ``allow_objects`` (only for inputs from the task's own repository)."""
+    return _Decoder(allow_objects).decode(data)
 
 
 def _list(value: Any) -> list[Any]:
     if not isinstance(value, list):
         raise CodecError("expected a JSON list")
+    return value
+
+
+def _spec(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise CodecError("expected a JSON object")
     return value
 
 
@@ -236,26 +434,115 @@ def _decode_array(tag: str, body: Any) -> Any:
     return array if tag == "$ndarray" else array[()]
 
 
-def dumps(value: Any, *, allow_objects: bool = False) -> str:
-    return json.dumps({"format": FORMAT, "value": encode(value, allow_objects=allow_objects)})
+def document(encoded: Any, **extra: Any) -> str:
+    """An already encoded value as a document (a fixture adds its ``watch`` list)."""
+    return json.dumps({"format": FORMAT, "value": encoded, **extra})
 
 
-def loads(text: str | bytes, *, allow_objects: bool = False) -> Any:
-    """Parse a document written by `dumps`; raise `CodecError` when it is not one."""
+def dumps(value: Any, *, allow_objects: bool = False, changed: dict[str, Any] | None = None) -> str:
+    """``value`` as a document; ``changed`` (input name -> that input after the call) is
+    stored beside it, each input on its own so that one that cannot be stored is said."""
+    extra: dict[str, Any] = {}
+    if changed:
+        extra["changed"] = {}
+        for name, after in changed.items():
+            try:
+                extra["changed"][name] = encode(after, allow_objects=True)
+            except CodecError as error:
+                extra["changed"][name] = {"$unstorable": str(error)}
+    return document(encode(value, allow_objects=allow_objects), **extra)
+
+
+def _document(text: str | bytes) -> dict[str, Any]:
     try:
-        document = json.loads(text)
+        parsed = json.loads(text)
     except (ValueError, RecursionError) as error:
         raise CodecError(f"not JSON: {error}") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
+    if not isinstance(parsed, dict) or parsed.get("format") != FORMAT:
         raise CodecError(f"not an {FORMAT} document")
+    return parsed
+
+
+def _decoded(data: Any, allow_objects: bool) -> Any:
     try:
-        return decode(document.get("value"), allow_objects=allow_objects)
+        return decode(data, allow_objects=allow_objects)
     except RecursionError:
         raise CodecError("nested too deeply") from None
     except (TypeError, ValueError, AttributeError, ImportError) as error:
         if isinstance(error, CodecError):
             raise
         raise CodecError(str(error)) from None
+
+
+def loads(text: str | bytes, *, allow_objects: bool = False) -> Any:
+    """Parse a document written by `dumps`; raise `CodecError` when it is not one."""
+    return _decoded(_document(text).get("value"), allow_objects)
+
+
+def _watch(parsed: dict[str, Any]) -> list[str]:
+    watch = parsed.get("watch", [])
+    if not isinstance(watch, list) or not all(isinstance(name, str) for name in watch):
+        raise CodecError("a fixture's watch is a list of input names")
+    return watch
+
+
+def watched(text: str | bytes) -> list[str]:
+    """The inputs a fixture's golden call changed (compared after the call)."""
+    return _watch(_document(text))
+
+
+def load_fixture(text: str | bytes) -> tuple[Any, list[str]]:
+    """A fixture's call (objects rebuilt) and the inputs to compare after the call."""
+    parsed = _document(text)
+    return _decoded(parsed.get("value"), True), _watch(parsed)
+
+
+def case_inputs(case: Any) -> dict[str, Any]:
+    """A recorded call's inputs by name: ``self``, ``args[0]``, ``kwargs['beta']``."""
+    if not isinstance(case, dict):
+        return {}
+    named: dict[str, Any] = {}
+    if "self" in case:
+        named["self"] = case["self"]
+    for number, value in enumerate(case.get("args") or []):
+        named[f"args[{number}]"] = value
+    for key, value in (case.get("kwargs") or {}).items():
+        named[f"kwargs[{key!r}]"] = value
+    return named
+
+
+def inputs_after(case: Any, watch: list[str]) -> dict[str, Any]:
+    """The watched inputs of ``case`` as the call left them."""
+    named = case_inputs(case)
+    return {name: named[name] for name in watch if name in named}
+
+
+def read_outcome(text: str | bytes) -> tuple[Any, dict[str, Any]]:
+    """An output document's value and its inputs after the call (for comparison only)."""
+    parsed = _document(text)
+    changed = parsed.get("changed", {})
+    if not isinstance(changed, dict):
+        raise CodecError("an output's changed inputs are a mapping")
+    return _decoded(parsed.get("value"), False), {
+        str(name): _decoded(value, False) for name, value in changed.items()
+    }
+
+
+def outcome_mismatches(
+    expected: tuple[Any, dict[str, Any]], actual: tuple[Any, dict[str, Any]]
+) -> list[str]:
+    """How an outcome (`read_outcome`) differs from the expected one: its value, and each
+    input the golden call changed."""
+    problems = []
+    if not close(expected[0], actual[0]):
+        problems.append("the output differs from the expected output")
+    for name, want in expected[1].items():
+        got = actual[1].get(name, Unstorable("not written"))
+        if isinstance(got, Unstorable):
+            problems.append(f"{name} after the call was not stored ({got.reason})")
+        elif not close(want, got):
+            problems.append(f"{name} after the call differs from what the golden call left")
+    return problems
 
 
 def close(expected: Any, actual: Any, rel: float = 1e-5, abs_: float = 1e-6) -> bool:

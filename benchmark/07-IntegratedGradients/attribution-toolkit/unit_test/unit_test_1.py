@@ -3,10 +3,11 @@
 The recorded INPUTS are in unit_test/fixtures/integrated_gradients_*.json (in this
 repository); the EXPECTED outputs are kept outside the repository, in
 <task folder>/expected_outputs/unit_test_1/, so that code under test never sees them.
-Each input is given to the function under test. Under lmr-author's harness
-(LMR_REPLAY_OUT set) each output is written there and compared on the host; run by
-hand, the test compares with the expected outputs (LMR_REPLAY_EXPECTED or beside the
-task). Run from the repository folder:
+Each input is given to the function under test; what it returns, and the inputs the
+golden call changed in place (as the call leaves them), make its outcome. Under
+lmr-author's harness (LMR_REPLAY_OUT set) each outcome is written there and compared on
+the host; run by hand, the test compares with the expected outcomes
+(LMR_REPLAY_EXPECTED or beside the task). Run from the repository folder:
     python unit_test/unit_test_1.py
 """
 
@@ -37,19 +38,25 @@ class TestIntegratedGradients(unittest.TestCase):
             name = os.path.basename(path)
             with self.subTest(fixture=name):
                 with open(path, encoding="utf-8") as handle:
-                    case = lmr_replay.loads(handle.read(), allow_objects=True)
+                    case, watch = lmr_replay.load_fixture(handle.read())
                 actual = integrated_gradients(*case["args"], **case["kwargs"])
+                # What the golden call changed in its inputs is compared too.
+                outcome = lmr_replay.dumps(
+                    actual, allow_objects=True, changed=lmr_replay.inputs_after(case, watch)
+                )
                 if OUT:
                     with open(os.path.join(OUT, name), "w", encoding="utf-8") as handle:
-                        handle.write(lmr_replay.dumps(actual, allow_objects=True))
+                        handle.write(outcome)
                 expected_path = os.path.join(EXPECTED, name)
                 if os.path.exists(expected_path):
                     with open(expected_path, encoding="utf-8") as handle:
-                        expected = lmr_replay.loads(handle.read())
-                    got = lmr_replay.loads(lmr_replay.dumps(actual, allow_objects=True))
-                    self.assertTrue(
-                        lmr_replay.close(expected, got),
-                        f"{name}: expected {expected!r}, got {got!r}",
+                        expected = lmr_replay.read_outcome(handle.read())
+                    got = lmr_replay.read_outcome(outcome)
+                    problems = lmr_replay.outcome_mismatches(expected, got)
+                    self.assertFalse(
+                        problems,
+                        f"{name}: {'; '.join(problems)}: expected {expected!r:.300}, "
+                        f"got {got!r:.300}",
                     )
                 elif not OUT:
                     self.fail(f"no expected output for {name} (looked in {EXPECTED})")
