@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import collections
+import json
 import math
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lmr_author.domain import replay_codec
 from lmr_author.domain.replay_codec import CodecError, EncodedObject, KeyValuePairs
@@ -128,11 +131,27 @@ def test_an_object_met_twice_comes_back_as_one_object() -> None:
     assert isinstance(back.hooks, collections.OrderedDict)
 
 
-def test_an_object_that_holds_itself_is_stored() -> None:
+def test_an_object_that_holds_itself_is_stored_read_and_compared() -> None:
     point = Point(1.0, np.ones(1))
     point.me = point  # type: ignore[attr-defined]
-    back = replay_codec.loads(replay_codec.dumps(point, allow_objects=True), allow_objects=True)
+    text = replay_codec.dumps(point, allow_objects=True)
+    back = replay_codec.loads(text, allow_objects=True)
     assert back.me is back
+    want, got = replay_codec.loads(text), replay_codec.loads(text)
+    assert replay_codec.close(want, got) and "<...>" in repr(want)
+    point.x = 2.0
+    assert not replay_codec.close(
+        want, replay_codec.loads(replay_codec.dumps(point, allow_objects=True))
+    )
+
+
+def test_shared_parts_are_compared_once() -> None:
+    # 30 levels, each holding the level below twice: 2**30 paths, 31 objects.
+    level = Point(0.0, np.ones(1))
+    for _ in range(30):
+        level = Point(1.0, [level, level])
+    text = replay_codec.dumps(level, allow_objects=True)
+    assert replay_codec.close(replay_codec.loads(text), replay_codec.loads(text))
 
 
 def test_sets_round_trip() -> None:
@@ -218,3 +237,48 @@ def test_a_fixture_names_the_inputs_to_compare_after_the_call() -> None:
 def test_malformed_references_and_mappings_are_codec_errors(value: str) -> None:
     with pytest.raises(CodecError):
         replay_codec.loads(DOC % value, allow_objects=True)
+
+
+_TAGS = st.sampled_from(
+    [
+        "$ref",
+        "$set",
+        "$frozenset",
+        "$dict",
+        "$ordereddict",
+        "$defaultdict",
+        "$object",
+        "$tensor",
+        "$ndarray",
+        "$tuple",
+        "$unstorable",
+        "$float",
+        "$bytes",
+        "$complex",
+    ]
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+        | st.builds(lambda tag, body: {tag: body}, _TAGS, inner)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(expected=_JSON, actual=_JSON)
+def test_any_output_document_is_read_and_compared_or_refused(expected: Any, actual: Any) -> None:
+    # What a candidate writes is read on the host: a CodecError or a verdict, nothing else.
+    texts = [
+        json.dumps({"format": replay_codec.FORMAT, "value": value, "changed": {"self": value}})
+        for value in (expected, actual)
+    ]
+    try:
+        want, got = (replay_codec.read_outcome(text) for text in texts)
+    except CodecError:
+        return
+    assert isinstance(replay_codec.outcome_mismatches(want, got), list)
+    repr(got)

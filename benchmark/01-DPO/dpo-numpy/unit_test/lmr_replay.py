@@ -32,6 +32,7 @@ import collections
 import importlib
 import json
 import math
+import reprlib
 import sys
 from typing import Any
 
@@ -87,6 +88,7 @@ class EncodedObject:
 
     __hash__ = None  # type: ignore[assignment]  # unhashable: keys made of it stay pairs
 
+    @reprlib.recursive_repr("<...>")
     def __repr__(self) -> str:
         return f"<{self.type_name} {self.state!r}>"
 
@@ -548,44 +550,69 @@ def outcome_mismatches(
 def close(expected: Any, actual: Any, rel: float = 1e-5, abs_: float = 1e-6) -> bool:
     """True when ``actual`` matches ``expected``: numbers within tolerance, the same
     shapes and structure otherwise (lists and tuples alike)."""
-    numpy = _numpy()
-    if numpy is not None and (
-        isinstance(expected, (numpy.ndarray, numpy.generic))
-        or isinstance(actual, (numpy.ndarray, numpy.generic))
-    ):
+    return _Comparison(rel, abs_).close(expected, actual)
+
+
+class _Comparison:
+    """One comparison. Containers and objects met again (``$ref``) are compared once: an
+    object that holds itself does not loop, and shared parts are not compared again."""
+
+    def __init__(self, rel: float, abs_: float) -> None:
+        self.rel = rel
+        self.abs = abs_
+        #: (id, id) -> the verdict; True while being compared (a loop agrees with itself).
+        self.done: dict[tuple[int, int], bool] = {}
+
+    def close(self, expected: Any, actual: Any) -> bool:
+        numpy = _numpy()
+        if numpy is not None and (
+            isinstance(expected, (numpy.ndarray, numpy.generic))
+            or isinstance(actual, (numpy.ndarray, numpy.generic))
+        ):
+            return self._arrays(numpy, expected, actual)
+        if isinstance(expected, bool) or isinstance(actual, bool):
+            return type(expected) is type(actual) and expected == actual
+        if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+            if math.isnan(expected) or math.isnan(actual):
+                return math.isnan(expected) and math.isnan(actual)
+            return math.isclose(float(expected), float(actual), rel_tol=self.rel, abs_tol=self.abs)
+        if isinstance(expected, complex) or isinstance(actual, complex):
+            try:
+                want, got = complex(expected), complex(actual)
+            except TypeError:
+                return False
+            return self.close(want.real, got.real) and self.close(want.imag, got.imag)
+        if isinstance(expected, (list, tuple, dict, EncodedObject)):
+            pair = (id(expected), id(actual))
+            if pair not in self.done:
+                self.done[pair] = True
+                self.done[pair] = self._structures(expected, actual)
+            return self.done[pair]
+        return type(expected) is type(actual) and bool(expected == actual)
+
+    def _structures(self, expected: Any, actual: Any) -> bool:
+        if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+            return len(expected) == len(actual) and all(
+                self.close(e, a) for e, a in zip(expected, actual, strict=True)
+            )
+        if isinstance(expected, dict) and isinstance(actual, dict):
+            return expected.keys() == actual.keys() and all(
+                self.close(expected[k], actual[k]) for k in expected
+            )
+        if isinstance(expected, EncodedObject) and isinstance(actual, EncodedObject):
+            return expected.type_name == actual.type_name and self.close(
+                expected.state, actual.state
+            )
+        return False
+
+    def _arrays(self, numpy: Any, expected: Any, actual: Any) -> bool:
         try:
             want = numpy.asarray(expected)
             got = numpy.asarray(actual)
             if want.dtype.kind not in _KINDS or got.dtype.kind not in _KINDS:
                 return False
             return want.shape == got.shape and bool(
-                numpy.allclose(got, want, rtol=rel, atol=abs_, equal_nan=True)
+                numpy.allclose(got, want, rtol=self.rel, atol=self.abs, equal_nan=True)
             )
         except (TypeError, ValueError):
             return False
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        return math.isclose(float(expected), float(actual), rel_tol=rel, abs_tol=abs_)
-    if isinstance(expected, complex) or isinstance(actual, complex):
-        try:
-            return close(complex(expected).real, complex(actual).real, rel, abs_) and close(
-                complex(expected).imag, complex(actual).imag, rel, abs_
-            )
-        except TypeError:
-            return False
-    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-        return len(expected) == len(actual) and all(
-            close(e, a, rel, abs_) for e, a in zip(expected, actual, strict=True)
-        )
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        return expected.keys() == actual.keys() and all(
-            close(expected[k], actual[k], rel, abs_) for k in expected
-        )
-    if isinstance(expected, EncodedObject) and isinstance(actual, EncodedObject):
-        return expected.type_name == actual.type_name and close(
-            expected.state, actual.state, rel, abs_
-        )
-    return type(expected) is type(actual) and bool(expected == actual)
