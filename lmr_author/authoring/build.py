@@ -98,7 +98,9 @@ def build_task(
                 shutil.copyfile(goal_path, impl.golden_path)
             if goal.driver and in_docker:
                 step(f"recording fixtures of {goal.goal_function} in the task's image")
-                _record_in_docker(spec, index, staging, impl.unit_test_file, on_log, base_image)
+                step(
+                    _record_in_docker(spec, index, staging, impl.unit_test_file, on_log, base_image)
+                )
             elif goal.driver:
                 step(f"recording fixtures of {goal.goal_function}")
                 record_fixtures(
@@ -180,7 +182,8 @@ def _record_in_docker(
     unit_test_file: str,
     on_log: Callable[[str], None] | None,
     base_image: str | None,
-) -> None:
+) -> str:
+    """Record in the task's image; what was recorded, in a line (or refuse)."""
     from lmr_author.authoring.record_docker import NondeterministicGolden, record_goal_in_docker
 
     result = record_goal_in_docker(
@@ -190,6 +193,7 @@ def _record_in_docker(
         raise NondeterministicGolden(
             result.message(), hint='Set "seed": true in the draft, or fix the driver.'
         )
+    return result.message()
 
 
 def _swap_into_place(staging: Path, target: Path) -> None:
