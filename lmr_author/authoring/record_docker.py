@@ -104,6 +104,8 @@ class RecordingResult:
     unchecked: list[str] = field(default_factory=list)
     #: Inputs some call changed in place (``self``, ``args[0]``): compared after the call.
     changed: list[str] = field(default_factory=list)
+    #: Every call returned None and changed nothing: the test would pass any such function.
+    tests_nothing: bool = False
 
     @property
     def dropped(self) -> int:
@@ -119,6 +121,12 @@ class RecordingResult:
                 text += (
                     f"; the driver made {self.calls}: {self.dropped} over the limit of "
                     f"{len(self.inputs)} were not kept"
+                )
+            if self.tests_nothing:
+                text += (
+                    ". Every call returned None and changed none of its inputs: such "
+                    "fixtures pass any function that returns None (validate refuses them). "
+                    "Call the goal so that its work shows"
                 )
             if self.unchecked:
                 text += (
@@ -214,6 +222,7 @@ def record_goal_in_docker(
         calls=first.calls,
         unchecked=first.unchecked,
         changed=_changed_inputs(first),
+        tests_nothing=replay_codec.show_no_work([output for _, output in first.files.values()]),
     )
 
 
@@ -351,7 +360,6 @@ def _record_once(
             expected = _read_folder(container, STAGE / "expected")
     except docker.errors.DockerException as error:
         raise InfraError(f"the Docker engine failed while recording: {error}") from None
-    fixtures.refuse_vacuous([expected.get(name, "") for name in names], qualname)
     return _Recording(
         files={name: (inputs.get(name, ""), expected.get(name, "")) for name in names},
         log=out + err,

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from lmr_author.domain import replay_codec
+from lmr_author.sandbox.replay import replay_dir
 from lmr_author.util import lfs
 from lmr_author.util.python_parse import parse_python
 from lmr_author.validate.context import SourceFile, TaskContext
@@ -306,3 +308,37 @@ def _exists(path: Path) -> bool:
         return path.exists()
     except (OSError, ValueError):
         return False
+
+
+@rule(
+    "replay-tests-nothing",
+    "error",
+    "every recorded call returned None and changed none of its inputs",
+)
+def check_replay_tests_something(ctx: TaskContext) -> Iterator[Finding]:
+    """Replay fixtures whose outcomes are all "None, nothing changed" pass any function
+    that returns None: the proof (golden passes, masked fails) can hold and the test still
+    tells nothing (issue 30: an optimizer's step recorded before in-place changes counted)."""
+    if ctx.task is None:
+        return
+    for impl in ctx.task.implementations:
+        folder = replay_dir(ctx.task.path, impl.unit_test_file)
+        cases = sorted(folder.glob("*.json")) if folder.is_dir() else []
+        if replay_codec.show_no_work([_read(case) for case in cases]):
+            yield ctx.finding(
+                "replay-tests-nothing",
+                f"every recorded call of {impl.goal_function} ({len(cases)}) returned None and "
+                "changed none of its inputs: the test passes any function that returns None",
+                file=ctx.rel(folder),
+                hint=(
+                    "Record again with a driver whose calls show the goal's work: a result "
+                    "it returns, or inputs it changes in place (parameters, state)."
+                ),
+            )
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""  # unreadable: another rule's business

@@ -201,3 +201,34 @@ def test_fixture_relative_to_the_test_folder_counts(
     test = FIXTURE_TEST.replace("unit_test/data/inputs.npy", "data/inputs.npy")
     task = make_task(files={TEST: test, f"{REPO}/unit_test/data/inputs.npy": b"\x93NUMPY"})
     assert findings(task, "test-missing-fixture") == []
+
+
+# -- replay-tests-nothing -------------------------------------------------------------
+_NONE = b'{"format": "lmr-replay/1", "value": null}'
+
+
+def test_replay_outcomes_that_are_all_none_test_nothing(
+    make_task: MakeTask, findings: Callable
+) -> None:
+    files = {f"expected_outputs/unit_test_1/loss_{n}.json": _NONE for n in (1, 2)}
+    [found] = findings(make_task(files=files), "replay-tests-nothing")
+    assert found.severity == "error" and found.file == "expected_outputs/unit_test_1"
+    assert "(2) returned None" in found.message
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        b'{"format": "lmr-replay/1", "value": 0.5}',
+        b'{"format": "lmr-replay/1", "value": null, "changed": {"self": {"lr": 0.1}}}',
+    ],
+    ids=["a-value", "a-change-in-place"],
+)
+def test_one_outcome_that_shows_work_is_enough(
+    other: bytes, make_task: MakeTask, findings: Callable
+) -> None:
+    files = {
+        "expected_outputs/unit_test_1/loss_1.json": _NONE,
+        "expected_outputs/unit_test_1/loss_2.json": other,
+    }
+    assert findings(make_task(files=files), "replay-tests-nothing") == []

@@ -139,7 +139,8 @@ def test_unverified_task_is_not_written_without_confirmation(
 ) -> None:
     spec = _spec(tmp_path)
     data = json.loads(spec.read_text(encoding="utf-8"))
-    # A driver whose calls all return None, as the masked stub does: not verified.
+    # A driver whose calls all return None and change nothing: the fixtures would pass
+    # any function that returns None, so the task is not verified.
     data["goals"][0].update(
         goal_file="outliers/checks.py", goal_function="check_values", driver=LAX_DRIVER
     )
@@ -147,7 +148,7 @@ def test_unverified_task_is_not_written_without_confirmation(
     bench = tmp_path / "bench"
     assert main(["new-task", "--spec", str(spec), "--into", str(bench)]) == 1
     err = capsys.readouterr().err
-    assert "not saved" in err and "masked" in err and "--allow-unverified" in err
+    assert "not saved" in err and "replay-tests-nothing" in err and "--allow-unverified" in err
     assert not (bench / "91-Outliers").exists()
     argv = ["new-task", "--spec", str(spec), "--into", str(bench), "--allow-unverified"]
     assert main(argv) == 0

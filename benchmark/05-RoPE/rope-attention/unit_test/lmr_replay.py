@@ -547,6 +547,20 @@ def outcome_mismatches(
     return problems
 
 
+def show_no_work(outcomes: list[str] | list[bytes]) -> bool:
+    """Whether every recorded call (its output documents) returned None and changed none
+    of its inputs: fixtures that pass any function returning None. Unreadable documents
+    are another check's business (False)."""
+    for text in outcomes:
+        try:
+            value, changed = read_outcome(text)
+        except CodecError:
+            return False
+        if value is not None or changed:
+            return False
+    return bool(outcomes)
+
+
 def close(expected: Any, actual: Any, rel: float = 1e-5, abs_: float = 1e-6) -> bool:
     """True when ``actual`` matches ``expected``: numbers within tolerance, the same
     shapes and structure otherwise (lists and tuples alike)."""
