@@ -240,7 +240,13 @@ class RunCgroup:
             for pid, _args in _container_processes(process.pid):
                 with contextlib.suppress(ProcessLookupError):
                     self.admit(pid)
-        stray = [pid for pid, _ in _container_processes(process.pid) if not self.holds(pid)]
+        # A process that ended between the listing and the check (the wrapper's short
+        # children, under load) is not left out: only a live one outside the child is.
+        stray = [
+            pid
+            for pid, _ in _container_processes(process.pid)
+            if not self.holds(pid) and still_running(pid)
+        ]
         if stray:
             raise InfraError(f"could not move the container's processes {stray} into its cgroup")
 
@@ -294,6 +300,16 @@ def _not_writable_by(path: Path, uid: int) -> None:
     status = path.stat()
     if status.st_uid == uid or status.st_mode & 0o022:
         raise CgroupUnusable(f"{path} is writable by the test's user {uid}")
+
+
+def still_running(pid: int) -> bool:
+    """Whether ``pid`` is a process that still runs (not gone, not a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    fields = stat.rsplit(")", 1)[-1].split()
+    return bool(fields) and fields[0] not in ("Z", "X", "x")
 
 
 def _container_processes(starter: int) -> list[tuple[int, list[str]]]:

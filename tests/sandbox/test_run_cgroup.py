@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from lmr_author.sandbox.run_cgroup import (
     limit_files,
     proc_cgroups,
     run_cgroup,
+    still_running,
     use_job_cgroups,
 )
 
@@ -186,3 +188,22 @@ def test_outside_a_job_there_is_no_child() -> None:
     use_job_cgroups(None)
     with run_cgroup(Limits(), test_uid=65534) as cgroup:
         assert cgroup is None
+
+
+def test_a_process_that_ended_is_not_left_out_of_the_child() -> None:
+    """The container's short-lived processes may end between the listing and the check
+    (under load): ended or a zombie is not a process left outside the child."""
+    ended = subprocess.Popen(["true"])
+    deadline = time.monotonic() + 30
+    while still_running(ended.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)  # until it is a zombie (not reaped yet)
+    assert Path(f"/proc/{ended.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    assert not still_running(ended.pid)
+    ended.wait()
+    assert not still_running(ended.pid)
+    running = subprocess.Popen(["sleep", "30"])
+    try:
+        assert still_running(running.pid)
+    finally:
+        running.kill()
+        running.wait()
