@@ -187,10 +187,10 @@ def driver_failure_hint(stderr: str) -> str:
     if "CodecError" in stderr:
         return (
             "A recorded value cannot be stored: inputs, outputs and the object a method "
-            "belongs to must be numbers, strings, lists, tuples, dicts, bytes, NumPy "
-            "arrays, torch tensors or plain objects of the repository (a torch module, "
-            "whose state holds sets and hooks, is none). Pick a function as the goal, or "
-            "call the method on a plain object."
+            "belongs to must be numbers, strings, bytes, lists, tuples, dicts, sets, NumPy "
+            "arrays, torch tensors and modules, or objects of classes defined in the "
+            "repository (not functions, generators, open files or classes made in the "
+            "driver). Call the goal with such values, or pick another function as the goal."
         )
     if "ModuleNotFoundError" in stderr:
         return (
