@@ -1,5 +1,5 @@
 """Rules of the goal ranking, each by a ranking it changes: acronyms the paper spells out,
-examples that are no definitions."""
+examples that are no definitions, docstrings, and the strings of prompts and messages."""
 
 from __future__ import annotations
 
@@ -88,3 +88,61 @@ def test_an_example_s_text_defines_no_quantity(tmp_path: Path) -> None:
     # query would return a quantity the paper "defines" by quoting an example's prompt
     repo = _repo(tmp_path, {"gap.py": GAP, "query.py": QUERY})
     assert _first(repo, GAP_PAPER) == ("gap.py", "pair_difference")
+
+
+MARGIN_PAPER = {
+    "1": "Contrastive Margins for Preference Optimization\nAbstract\n"
+    "We propose MarginPO, a margin loss for preference optimization.\n",
+    "2": "3\nMethod\nThe MarginPO loss of a chosen and a rejected response is\n"
+    "L = -log sigmoid(beta (logp_chosen - logp_rejected) - gamma) (2)\n"
+    "where beta scales the log-probability margin and gamma is a target margin.\n",
+}
+DESCRIBED = """
+def pair_value(a, b, s, t):
+    \"\"\"The preference margin of the chosen over the rejected response, scaled by beta,
+    less the target margin gamma.
+
+    a, b: log-probabilities of the chosen and of the rejected response; s: beta, the
+    scale of the margin; t: gamma, the target margin.
+    \"\"\"
+    d = s * (a - b)
+    d = d - t
+    d = d * 1.0
+    return d
+"""
+CODED = """
+def margin_shift(chosen, rejected, beta):
+    d = chosen - rejected
+    d = d * beta
+    return d
+"""
+
+
+def test_a_docstring_counts_as_the_function_s_own_words(tmp_path: Path) -> None:
+    # margin_shift is named after the paper's margin; pair_value's docstring says it all
+    repo = _repo(tmp_path, {"described.py": DESCRIBED, "coded.py": CODED})
+    assert _first(repo, MARGIN_PAPER) == ("described.py", "pair_value")
+
+
+PROMPT_BUILDER = """
+def build_request(a, b, c):
+    return (
+        f"MarginPO preference optimization: compute the MarginPO loss, the log-probability "
+        f"margin of the chosen response {a} over the rejected response {b}, scaled by beta "
+        f"{c}, less the target margin gamma, under a log sigmoid."
+    )
+"""
+COMPUTED = """
+import math
+
+
+def margin(x, y, s):
+    d = x - y
+    return s * d
+"""
+
+
+def test_the_words_of_a_prompt_are_not_the_function_s_own(tmp_path: Path) -> None:
+    # the prompt quotes nearly all of the method; margin computes a part of it
+    repo = _repo(tmp_path, {"prompt.py": PROMPT_BUILDER, "margin.py": COMPUTED})
+    assert _first(repo, MARGIN_PAPER) == ("margin.py", "margin")
