@@ -106,7 +106,8 @@ def test_the_loss_ranks_above_the_script_that_runs_it(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"losses.py": LOSS, "train.py": SCRIPT})
     found = _found(suggest_goals(repo, PAPER))
     assert found[0] == ("losses.py", "marginpo_loss")
-    assert found.index(("train.py", "parse_args")) > 0
+    # its help texts say the paper's words, its code none: it is about the loss, not it
+    assert ("train.py", "parse_args") not in found
 
 
 def test_a_script_s_main_ranks_below_the_function_it_runs_even_with_more_paper_words(
@@ -121,7 +122,7 @@ def test_a_script_s_main_ranks_below_the_function_it_runs_even_with_more_paper_w
         "    # MarginPO preference optimization: log-probability margin of the responses\n"
         "    logp_chosen, logp_rejected = float(args.chosen), float(args.rejected)\n"
         "    margin = args.beta * (logp_chosen - logp_rejected) - args.gamma\n"
-        "    print('MarginPO margin', margin, 'beta', args.beta, 'gamma', args.gamma)\n"
+        "    print(margin, args.beta, args.gamma)  # MarginPO margin, beta, gamma\n"
     )
     script = SCRIPT.replace("marginpo_loss", "pair_value").replace(
         "    args = parse_args()\n", "    args = parse_args()\n" + inlined

@@ -52,7 +52,8 @@ def test_code_facts_say_what_a_function_assigns_and_returns() -> None:
             return delta
         """
     )
-    *_, computed, returned = _source_words(code)
+    found = _source_words(code)
+    computed, returned = found.computed, found.returned
     assert computed == {"delta", "total"}  # not beta: a parameter; not count: a constant
     assert returned == {"delta"}
     commented = textwrap.dedent(
@@ -65,7 +66,8 @@ def test_code_facts_say_what_a_function_assigns_and_returns() -> None:
             return (best_action, bound)
         """
     )
-    *_, computed, returned = _source_words(commented)
+    found = _source_words(commented)
+    computed, returned = found.computed, found.returned
     # an assignment from a call fetches: it computes nothing
     assert computed == {"puct", "bound", "running", "value", "best", "action"}
     assert returned == {"best", "action", "bound"}

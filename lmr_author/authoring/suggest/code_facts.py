@@ -5,10 +5,11 @@ regular expressions only: how often each identifier is used, and whether the fil
 test, part of a copied library or a figure script. The second parses with ``ast`` the
 files that can hold the goal: all of them in a research-sized repository, else those
 whose identifiers match the paper best, up to `PARSE_BUDGET_LINES`.
-A function's words come from its source text (identifiers and comments count once,
-words of strings half: prompts and messages say less about the method than names); the
-second pass also notes what each function calls, how many of its lines compute, and what
-the scripts' top-level code calls.
+A function's words come from its source text: identifiers, comments and its docstring
+count once; words of its other strings (prompts, messages, data) are kept apart, halved,
+as they quote the paper rather than compute it (`passages` uses them). The second pass
+also notes what each function calls, how many of its lines compute, and what the
+scripts' top-level code calls.
 Tests (a new task has none yet) are never evidence.
 """
 
@@ -24,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from lmr_author.authoring.suggest.conventions import (
     DEMO_DIRS,
@@ -92,7 +94,8 @@ class FunctionFacts:
     file_words: tuple[str, ...]
     base_words: tuple[str, ...]  # of the class's bases (Module, Optimizer, Trainer)
     sequence: tuple[str, ...]  # the class's and the function's name words, in order
-    bag: Counter[str] = field(default_factory=Counter)  # docstring, comments, body
+    bag: Counter[str] = field(default_factory=Counter)  # docstring, comments, code
+    said: Counter[str] = field(default_factory=Counter)  # its other strings' words, halved
     is_vendored: bool = False
     is_figure: bool = False
     is_demo: bool = False
@@ -251,7 +254,8 @@ def _class_setup(node: ast.ClassDef, lines: list[str]) -> Counter[str]:
     for child in node.body:
         if isinstance(child, ast.FunctionDef) and child.name == "__init__":
             span = lines[child.lineno - 1 : child.end_lineno or child.lineno]
-            setup.update(_source_words("\n".join(span))[0])
+            found = _source_words("\n".join(span))
+            setup.update(found.bag + found.said)
     return setup
 
 
@@ -282,27 +286,28 @@ def _facts(
 ) -> FunctionFacts:
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
     span = lines[first - 1 : node.end_lineno or node.lineno]
-    bag, code_lines, math_lines, calls, computed, returned = _source_words("\n".join(span))
+    found = _source_words("\n".join(span), ast.get_docstring(node) or "")
     klass = owner.rsplit(".", 1)[-1]
     return FunctionFacts(
         file=source.rel,
         name=node.name,
         class_name=owner,
         line=node.lineno,
-        lines=max(code_lines, 1),
+        lines=max(found.lines, 1),
         name_words=token_words(node.name),
         class_words=tuple(words(klass)),
         file_words=file_words,
         base_words=bases,
         sequence=name_sequence(klass) + name_sequence(node.name),
-        bag=bag,
+        bag=found.bag,
+        said=found.said,
         is_vendored=source.is_vendored,
         is_figure=source.is_figure,
         is_demo=source.is_demo,
-        calls=frozenset(calls - {node.name}),
-        math=math_lines / max(code_lines, 1),
-        computes=frozenset(computed),
-        returns=frozenset(returned) | frozenset(token_words(node.name)),
+        calls=frozenset(found.calls - {node.name}),
+        math=found.math_lines / max(found.lines, 1),
+        computes=frozenset(found.computed),
+        returns=frozenset(found.returned) | frozenset(token_words(node.name)),
     )
 
 
@@ -327,18 +332,30 @@ def _without_strings(text: str) -> tuple[str, list[str]]:
     return "".join(pieces), literals
 
 
-def _source_words(
-    text: str,
-) -> tuple[Counter[str], int, int, set[str], set[str], set[str]]:
-    """Words of a function's source (strings half), its lines of code, how many of them
-    compute (`_MATH`), the names it calls, the words of what it assigns and returns, and
-    of what it returns."""
+class _SourceWords(NamedTuple):
+    bag: Counter[str]  # identifiers, comments and the docstring
+    lines: int  # of code
+    math_lines: int  # lines that compute (`_MATH`)
+    calls: set[str]
+    computed: set[str]  # words of what it assigns and returns
+    returned: set[str]  # words of what it returns
+    said: Counter[str]  # words of its other strings, halved
+
+
+def _source_words(text: str, docstring: str = "") -> _SourceWords:
+    """Words of a function's source, its lines of code, how many of them compute, the
+    names it calls, the words of what it assigns and returns, and of its strings."""
     bag: Counter[str] = Counter()
+    said: Counter[str] = Counter()
     strings: Counter[str] = Counter()
     code, literals = _without_strings(text)
     commented = code
     for literal in literals:
         strings.update(words(literal[:2000]))
+    if docstring:  # what the function says it does counts as its comments do
+        described = Counter(words(docstring[:2000]))
+        bag.update(described)
+        strings -= described
     for comment in _COMMENT.findall(code):
         bag.update(words(comment))
     code = _COMMENT.sub("", code)
@@ -347,11 +364,11 @@ def _source_words(
             for word in token_words(token):
                 bag[word] += count
     for word, count in strings.items():
-        bag[word] += (count + 1) // 2
+        said[word] += (count + 1) // 2
     computed, returned = _computed(commented)
     lines = [line for line in code.splitlines() if line.strip()]
     math_lines = sum(1 for line in lines if _MATH.search(line))
-    return bag, len(lines), math_lines, _called_names(code), computed, returned
+    return _SourceWords(bag, len(lines), math_lines, _called_names(code), computed, returned, said)
 
 
 def _computed(code: str) -> tuple[set[str], set[str]]:

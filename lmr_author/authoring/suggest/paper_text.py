@@ -19,7 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmr_author.authoring.suggest.conventions import COMMON_NAMES, NOT_NAMES, PROSE
-from lmr_author.authoring.suggest.quantities import defined_quantities, symbol_aliases
+from lmr_author.authoring.suggest.quantities import (
+    acronym_aliases,
+    defined_quantities,
+    symbol_aliases,
+)
 from lmr_author.authoring.suggest.words import stem, words
 from lmr_author.util.errors import UserError
 
@@ -206,7 +210,7 @@ def paper_profile(pages: dict[str, str]) -> PaperProfile:
         phrases,
         identifiers,
         defined,
-        symbol_aliases(method, defined),
+        acronym_aliases(method) | symbol_aliases(method, defined),
     )
 
 

@@ -1,6 +1,6 @@
 """Which passage of the paper a function implements: BM25 of the function's words (its
-names weighted up) against each passage, times the passage's weight (method sections,
-equations and algorithm boxes count more).
+names weighted up) and of its strings against each passage, times the passage's weight
+(method sections, equations and algorithm boxes count more).
 
 Each paper word keeps its BM25 weight in every passage that holds it (an inverted
 index of numpy arrays), so a function's scores over all passages are one ``bincount``.
@@ -64,7 +64,12 @@ class PassageMatcher:
 
     def best(self, function: FunctionFacts) -> PassageMatch | None:
         """The passage ``function`` matches best, or None when no word matches."""
-        query = {w: min(c, _NAME_WEIGHT) for w, c in function.bag.items() if w in self.index}
+        # its strings too: a prompt or a message says which passage the function is about
+        query = {
+            w: min(function.bag.get(w, 0) + function.said.get(w, 0), _NAME_WEIGHT)
+            for w in function.bag.keys() | function.said.keys()
+            if w in self.index
+        }
         for word in function.name_words + function.class_words:
             if word in self.index:
                 query[word] = _NAME_WEIGHT

@@ -4,9 +4,10 @@ code's conventions say of it.
 
 score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, where
 
-* paper words: the function's words (name, class and file weighted up; body, docstring
-  and comments saturating as in BM25), each weighted by its salience in the paper's
-  method text and by its rarity among the repository's functions;
+* paper words: the function's words (name, class and file weighted up; code, docstring
+  and comments saturating as in BM25; not its other strings, which only find its
+  passage), each weighted by its salience in the paper's method text and by its rarity
+  among the repository's functions;
 * paper names: words of the names the paper gives (SimPO, InfoNCE, its title) found in
   the function's, its class's or its file's name, and word pairs of its name that the
   paper writes too (``relation_group``);
@@ -299,6 +300,6 @@ def _copy_order(function: FunctionFacts, repo: Repository) -> tuple[int, bool, b
 
 def _same_words(first: FunctionFacts, second: FunctionFacts) -> bool:
     """A copy, perhaps edited a little; not a second implementation of the same idea."""
-    a, b = set(first.bag), set(second.bag)
+    a, b = set(first.bag) | set(first.said), set(second.bag) | set(second.said)
     sizes = sorted((first.lines, second.lines))
     return len(a & b) >= 0.9 * max(len(a | b), 1) and sizes[0] >= 0.8 * sizes[1]
