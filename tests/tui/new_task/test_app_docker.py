@@ -229,8 +229,8 @@ async def test_an_unverified_task_is_written_only_when_confirmed(
         )
     ]
     spec.instance_id, spec.year, spec.step = 94, 2024, "save"
-    # Every recorded call returns None, as the masked stub does: the tests cannot tell
-    # them apart (test-does-not-discriminate), so the task is not verified.
+    # Every recorded call returns None and changes nothing: the fixtures would pass any
+    # function that returns None (replay-tests-nothing), so the task is not verified.
     save_spec(spec, draft_path("unverified"))
     bench = tmp_path / "bench"
     app = NewTaskApp(benchmark_dir=bench, draft_name="unverified")
@@ -240,7 +240,7 @@ async def test_an_unverified_task_is_written_only_when_confirmed(
             await _press(pilot, "#save")
             assert isinstance(app.screen, ConfirmUnverified), app.screen
             reasons = "\n".join(app.screen.reasons)
-            assert "masked" in reasons
+            assert "replay-tests-nothing" in reasons
             await pilot.press("n")
             await _settle(pilot)
             assert not (bench / folder).exists()
