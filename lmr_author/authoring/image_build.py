@@ -160,7 +160,10 @@ def build_environment(
     base_image: str | None = None,
     rebuild: bool = False,
 ) -> BuildResult:
-    """Build (or reuse) the draft's environment image; a failed build is a result."""
+    """Build (or reuse) the draft's environment image; a failed build is a result.
+
+    ``base_image`` replaces the Dockerfile's FROM; None: the draft's own choice, if any.
+    """
     from lmr_author.authoring.task_layout import task_from_spec
     from lmr_author.images.task_images import ensure_image
 
@@ -175,7 +178,9 @@ def build_environment(
 
     started = time.monotonic()
     try:
-        image = ensure_image(task, base_image=base_image, rebuild=rebuild, on_log=line)
+        image = ensure_image(
+            task, base_image=base_image or spec.base_image or None, rebuild=rebuild, on_log=line
+        )
     except InfraError as error:
         lines = log or error.message.splitlines()
         return BuildResult(

@@ -278,7 +278,9 @@ def run_save_checks(
 
     A verified build is kept (per content key), so that saving the same content
     writes exactly what was verified, without building and recording again.
+    ``base_image`` replaces the Dockerfile's FROM; None: the draft's own choice, if any.
     """
+    base_image = base_image or spec.base_image or None
     key = content_key(spec)
     with tempfile.TemporaryDirectory(prefix="lmr-author-save-") as scratch:
         task = build_task(
@@ -310,7 +312,9 @@ def save_draft_task(
     """Check and write the draft as ``benchmark_dir/<folder_name>``; mark the draft finished.
 
     Every input is checked (`check_inputs`) before the first Docker step.
+    ``base_image`` replaces the Dockerfile's FROM; None: the draft's own choice, if any.
     """
+    base_image = base_image or spec.base_image or None
     paper = check_inputs(spec)
     if on_step:
         on_step(

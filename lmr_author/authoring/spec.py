@@ -70,6 +70,9 @@ class TaskSpec:
     dockerfile: str = ""
     #: Render the CUDA variant of the Dockerfile (see `authoring.dockerfile.GPU_NOTE`).
     gpu: bool = False
+    #: The image every build of the draft starts from instead of its Dockerfile's FROM
+    #: (`--base-image`); "" = the Dockerfile's own.
+    base_image: str = ""
     #: GPUs one run of the task needs (info.json ``hardware``; 0: none, the key is left out).
     gpus: int = 0
     #: Memory each of those GPUs needs, in GB (None: any).

@@ -47,3 +47,19 @@ def test_draft_path_is_in_the_user_data_folder(tmp_path: Path) -> None:
     path = draft_path("07 My/Task")
     assert path.name == "07_My_Task.json"
     assert "drafts" in path.parts
+
+
+def test_the_base_image_is_kept_in_the_draft_and_changes_what_is_verified(
+    tmp_path: Path,
+) -> None:
+    from lmr_author.authoring.save import content_key
+
+    spec = TaskSpec(folder_name="07-Toy", source=str(tmp_path), base_image="lmr-standin:recipe")
+    save_spec(spec, tmp_path / "s.json")
+    assert load_spec(tmp_path / "s.json").base_image == "lmr-standin:recipe"
+    # A verification made on one base image is not one made on another.
+    assert content_key(spec) != content_key(TaskSpec(folder_name="07-Toy", source=str(tmp_path)))
+    (tmp_path / "s.json").write_text(json.dumps({"base_image": 3}))
+    with pytest.raises(UserError) as error:
+        load_spec(tmp_path / "s.json")
+    assert error.value.where == "$.base_image"
