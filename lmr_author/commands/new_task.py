@@ -67,7 +67,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--base-image",
         default=None,
-        help="build the task image from this base instead of its Dockerfile's FROM",
+        help="build the task's images from this base instead of its Dockerfile's FROM "
+        "(the app keeps it in the draft and shows it in its Environment step)",
     )
     parser.add_argument(
         "--example-spec", action="store_true", help="print an example spec file and exit"
@@ -87,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.spec is None:
         from lmr_author.tui.new_task import run_new_task
 
-        return run_new_task(args.into, draft_name=args.draft)
+        return run_new_task(args.into, draft_name=args.draft, base_image=args.base_image)
     from lmr_author.authoring.environment import propose_for_draft
     from lmr_author.authoring.record_docker import NondeterministicGolden
     from lmr_author.authoring.save import UnverifiedTask, save_draft_task

@@ -49,7 +49,9 @@ class NewTaskApp(App[int]):
             super().__init__()
             self.reason = reason
 
-    def __init__(self, *, benchmark_dir: Path, draft_name: str = "current") -> None:
+    def __init__(
+        self, *, benchmark_dir: Path, draft_name: str = "current", base_image: str | None = None
+    ) -> None:
         super().__init__()
         self.benchmark_dir = benchmark_dir
         self.draft_file = draft_path(draft_name)
@@ -61,6 +63,11 @@ class NewTaskApp(App[int]):
         if not self.spec.benchmark_dir:
             self.spec.benchmark_dir = str(benchmark_dir)
         self.benchmark_dir = Path(self.spec.benchmark_dir)
+        # --base-image is the draft's base image from now on (the Environment step shows
+        # it, and every build, recording, Verify and Save starts from it).
+        self._base_image_given = bool(base_image) and base_image != self.spec.base_image
+        if base_image:
+            self.spec.base_image = base_image
         self.paper_pages: dict[str, str] = {}
         #: The environment image built in step 6 (fixtures are recorded in it).
         self.environment_image: ImageRef | None = None
@@ -76,6 +83,8 @@ class NewTaskApp(App[int]):
         names = [name for name, _ in STEPS]
         start = self.spec.step if self.spec.step in names else names[0]
         self.push_screen(self._make(start))
+        if self._base_image_given:
+            self.autosave()
         if self.saved_before is not None:
             saved = self.saved_before
             text = f"last task saved: {saved.name} in {saved.parent}; a new draft now"

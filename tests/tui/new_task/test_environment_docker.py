@@ -65,3 +65,50 @@ async def test_a_failing_build_shows_the_diagnosis(
             assert "Image build" in str(app.screen.query_one("#log-title", Static).visual)
     finally:
         prune(client=docker_client, task=folder)
+
+
+async def test_the_base_image_option_is_the_draft_base_the_build_starts_from(
+    docker_client: Any, tmp_path: Path, toy_repo: Path
+) -> None:
+    from textual.widgets import Input
+
+    from lmr_author.authoring.spec import load_spec
+    from lmr_author.sandbox.housekeeping import prune
+
+    folder = f"97-EnvBase{tmp_path.name[-6:].replace('_', '')}"
+    spec = TaskSpec(
+        folder_name=folder,
+        source=str(toy_repo),
+        repo_path=str(toy_repo),
+        repo_folder_name="toy-margin",
+        step="environment",
+        # A FROM no engine can pull: only the base image given builds it.
+        dockerfile="FROM lmr-author-test/unpullable:0\nARG DIR\nCOPY ${DIR} /srv/${DIR}\n",
+        goals=[GoalSpec("toy/losses.py", "margin_loss")],
+    )
+    save_spec(spec, draft_path("envbase"))
+    base = "python:3.11-slim"  # the tests' base image (tests/sandbox/test_images.py)
+    app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="envbase", base_image=base)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _settle(pilot)
+            field = app.screen.query_one("#base-image", Input)
+            assert field.value == base
+            assert "lmr-author-test/unpullable:0" in field.placeholder  # what empty means
+            await pilot.press("ctrl+r")  # Build
+            await _settle(pilot)
+            status = str(app.screen.query_one("#status", Static).visual)
+            assert f"image built ✓ from {base}" in status, app.screen.output.text  # type: ignore[attr-defined]
+            assert app.environment_image is not None
+            layers = docker_client.images.get(app.environment_image.tag).attrs["RootFS"]["Layers"]
+            below = docker_client.images.get(base).attrs["RootFS"]["Layers"]
+            assert layers[: len(below)] == below  # built on exactly that image
+            # Emptied: the Dockerfile's own FROM again, which cannot be pulled.
+            field.value = ""
+            await pilot.pause()
+            await pilot.press("ctrl+r")
+            await _settle(pilot)
+            assert app.environment_image is None
+        assert load_spec(draft_path("envbase")).base_image == ""
+    finally:
+        prune(client=docker_client, task=folder)

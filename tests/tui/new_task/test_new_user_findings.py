@@ -113,7 +113,7 @@ async def test_tab_never_edits_the_driver_and_ctrl_t_indents(toy_repo: Path) -> 
         ("goal", "fn-search"),
         ("mask", "goal-select"),
         ("instruction", "goal-select"),
-        ("environment", "requirements"),
+        ("environment", "base-image"),
         ("tests", "goal-select"),
         ("check", "field-folder_name"),
         ("save", "into"),

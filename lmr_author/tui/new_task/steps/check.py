@@ -308,8 +308,11 @@ class CheckStep(StepScreen):
         try:
             fill_identity(spec)
             with tempfile.TemporaryDirectory(prefix="lmr-author-mutants-") as scratch:
-                task = build_task(spec, Path(scratch), in_docker=True, on_step=say, on_log=say)
-                reports = mutation_test(task, on_progress=say)
+                base = spec.base_image or None
+                task = build_task(
+                    spec, Path(scratch), in_docker=True, on_step=say, on_log=say, base_image=base
+                )
+                reports = mutation_test(task, base_image=base, on_progress=say)
         except UserError as error:
             self.post_message(self.Mutated([], str(error)))
             return

@@ -20,6 +20,7 @@ from textual.widgets import (
     Button,
     Collapsible,
     DataTable,
+    Input,
     Label,
     RichLog,
     Static,
@@ -93,6 +94,10 @@ class EnvironmentStep(StepScreen):
         # Folded: a repository may declare hundreds of packages the goal never imports.
         with Collapsible(title="", id="left-out", collapsed=True):
             yield Static("", id="left-out-list", markup=False)
+        # The image every build starts from instead of the Dockerfile's FROM (a local
+        # image with the heavy dependencies, e.g. --base-image); empty: the FROM.
+        yield Label("Base image (instead of the Dockerfile's FROM)", id="base-image-label")
+        yield Input(self.spec.base_image, id="base-image")
         with Horizontal(classes="row", id="gpu-row"):
             yield Switch(value=self.spec.gpu, id="gpu")
             yield Static(f"GPU image (CUDA). {GPU_NOTE}", id="gpu-note", markup=False)
@@ -187,6 +192,22 @@ class EnvironmentStep(StepScreen):
         if not self.spec.dockerfile or area.text == self._template:
             area.load_text(message.dockerfile)
         self._template = message.dockerfile
+        self._show_default_base()
+
+    def _show_default_base(self) -> None:
+        """The base field's placeholder names what an empty field builds from."""
+        from lmr_author.images.from_lines import rewrite_from
+
+        bases = rewrite_from(self.query_one("#dockerfile", TextArea).text, None)[1]
+        shown = ", ".join(bases) if bases else "none"
+        self.query_one("#base-image", Input).placeholder = f"empty: the Dockerfile's FROM ({shown})"
+
+    @on(Input.Changed, "#base-image")
+    def _base_image_changed(self, event: Input.Changed) -> None:
+        value = event.value.strip()
+        if value != self.spec.base_image:
+            self.spec.base_image = value
+            self.changed()
 
     @on(Switch.Changed, "#gpu")
     def _gpu_changed(self, event: Switch.Changed) -> None:
@@ -210,6 +231,7 @@ class EnvironmentStep(StepScreen):
         if value != self.spec.dockerfile:
             self.spec.dockerfile = value
             self.changed()
+        self._show_default_base()
 
     @on(Button.Pressed, "#env-edit")
     def _edit(self) -> None:
@@ -232,7 +254,8 @@ class EnvironmentStep(StepScreen):
         log.display = True
         self.query_one("#diagnosis", Static).display = False
         self.log_start("Image build")
-        self.set_status("building the image…")
+        base = self.spec.base_image or "the Dockerfile's FROM"
+        self.set_status(f"building the image from {base}…")
         self._build()
 
     @work(thread=True, exclusive=True, group="build", exit_on_error=False)
@@ -277,7 +300,8 @@ class EnvironmentStep(StepScreen):
         if result.ok:
             self.authoring.environment_image = result.image
             how = "cached" if result.cached else f"{result.seconds:.0f} s"
-            self.set_status(f"image built ✓ ({how})")
+            base = f" from {self.spec.base_image}" if self.spec.base_image else ""
+            self.set_status(f"image built ✓{base} ({how})")
             return
         self.authoring.environment_image = None
         diagnosis = result.diagnosis

@@ -257,9 +257,11 @@ class SaveStep(StepScreen):
         shown = ", ".join(
             f"{top} ({count})" if top.endswith("/") else top for top, count in tops.items()
         )
+        # The task's Dockerfile keeps its FROM: its checks ran on the draft's base image.
+        base = f" --base-image {self.spec.base_image}" if self.spec.base_image else ""
         self.query_one("#saved", Static).update(
             f"✓ Task written to {written.path} ({len(written.files)} files)\n"
-            f"Next: lmr-author validate --run {written.path}\nPress ctrl+q to quit.\n"
+            f"Next: lmr-author validate --run {written.path}{base}\nPress ctrl+q to quit.\n"
             f"Holds: {shown}"
         )
         self.set_status("saved ✓")

@@ -1,0 +1,91 @@
+"""Pilot tests of what a new annotator's trial at 80×24 found (issue 30): the base image
+option reaches the app, an error never covers the status line nor outlives its step,
+the driver starts from a marked import skeleton, the mask choice is visible, the build
+clock ticks, a saved draft is never resumed, Tab-then-type lands in the new field, and
+Verify says how strong the tests are."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, load_spec, save_spec
+from lmr_author.tui.new_task.app import NewTaskApp
+
+SMALL = (80, 24)
+
+
+async def _settle(pilot: Pilot[int]) -> None:
+    for _ in range(3):
+        ours = [w for w in pilot.app.workers if w.name != "_loader"]
+        if ours:
+            await pilot.app.workers.wait_for_complete(ours)
+        await pilot.pause()
+
+
+def _app(repo: Path, step: str, name: str = "", **fields: object) -> NewTaskApp:
+    spec = TaskSpec(
+        source=str(repo),
+        repo_path=str(repo),
+        step=step,
+        goals=[GoalSpec("toy/losses.py", "margin_loss", instruction="Implement it.")],
+    )
+    for key, value in fields.items():
+        setattr(spec, key, value)
+    draft = name or f"trial-{step}"
+    save_spec(spec, draft_path(draft))
+    return NewTaskApp(benchmark_dir=Path("bench"), draft_name=draft)
+
+
+def _screen_lines(app: NewTaskApp) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def _text(app: NewTaskApp, widget_id: str) -> str:
+    return re.sub(r"\s+", " ", str(app.screen.query_one(f"#{widget_id}", Static).visual))
+
+
+# -- 1. --base-image ------------------------------------------------------------------
+
+
+def test_new_task_hands_its_base_image_option_to_the_app(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import lmr_author.tui.new_task as app_package
+    from lmr_author.cli import main
+
+    seen: dict[str, object] = {}
+
+    def run(benchmark_dir: Path, **options: object) -> int:
+        seen.update(options, benchmark_dir=benchmark_dir)
+        return 0
+
+    monkeypatch.setattr(app_package, "run_new_task", run)
+    assert main(["new-task", "--into", str(tmp_path), "--base-image", "lmr-standin:recipe"]) == 0
+    assert seen["base_image"] == "lmr-standin:recipe"
+
+
+async def test_the_base_image_field_shows_the_option_and_edits_the_draft(toy_repo: Path) -> None:
+    save_spec(
+        TaskSpec(source=str(toy_repo), repo_path=str(toy_repo), step="environment"),
+        draft_path("trial-base"),
+    )
+    app = NewTaskApp(benchmark_dir=Path("bench"), draft_name="trial-base", base_image="img:1")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        field = app.screen.query_one("#base-image", Input)
+        assert field.value == "img:1" and app.spec.base_image == "img:1"
+        assert field.region.bottom <= SMALL[1] - 2  # on screen at 80×24, above the nav
+        assert "python:3.11-slim" in field.placeholder  # what an empty field builds from
+        field.value = "other:2"
+        await _settle(pilot)
+    assert load_spec(draft_path("trial-base")).base_image == "other:2"
+    # Started again without the option: the draft keeps its own.
+    app = NewTaskApp(benchmark_dir=Path("bench"), draft_name="trial-base")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        assert app.screen.query_one("#base-image", Input).value == "other:2"
