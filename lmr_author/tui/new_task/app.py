@@ -40,6 +40,12 @@ class NewTaskApp(App[int]):
         Binding("ctrl+n", "next_step", "Next", priority=True),
         Binding("ctrl+b", "previous_step", "Back", priority=True),
         Binding("ctrl+q", "quit", "Quit (draft kept)", priority=True),
+        # Tab moves the focus the moment it arrives. Textual sends a key to the widget
+        # focused when the key is read and moves the focus only once that widget has
+        # passed the Tab up; keys typed right after a Tab (a fast typist, a paste, tmux)
+        # then went into the field being left.
+        Binding("tab", "focus_next", show=False, priority=True),
+        Binding("shift+tab", "focus_previous", show=False, priority=True),
     ]
 
     class DraftNotSaved(Message):

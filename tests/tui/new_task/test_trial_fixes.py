@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, load_spec, save_spec
 from lmr_author.tui.new_task.app import NewTaskApp
+from lmr_author.tui.new_task.steps import STEPS
 
 SMALL = (80, 24)
 
@@ -89,3 +90,38 @@ async def test_the_base_image_field_shows_the_option_and_edits_the_draft(toy_rep
     async with app.run_test(size=SMALL) as pilot:
         await _settle(pilot)
         assert app.screen.query_one("#base-image", Input).value == "other:2"
+
+
+# -- 7. Tab, then type --------------------------------------------------------------------
+
+
+def _texts(app: NewTaskApp) -> dict[str, str]:
+    from textual.widgets import TextArea
+
+    found = {f"input#{w.id}": w.value for w in app.screen.query(Input)}
+    found.update({f"area#{w.id}": w.text for w in app.screen.query(TextArea)})
+    return found
+
+
+@pytest.mark.parametrize("step", [name for name, _ in STEPS])
+async def test_keys_typed_right_after_tab_go_to_the_newly_focused_field(
+    toy_repo: Path, step: str
+) -> None:
+    from textual import events
+
+    app = _app(toy_repo, step, folder_name="07-Toy")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        left = app.focused
+        before = _texts(app)
+        # As a terminal delivers them: all three read before any is handled.
+        for key, char in (("tab", "\t"), ("z", "z"), ("q", "q")):
+            app.post_message(events.Key(key, char))
+        await _settle(pilot)
+        now = app.focused
+        assert now is not left
+        changed = {name for name, text in _texts(app).items() if before.get(name) != text}
+        widget = f"{'input' if isinstance(now, Input) else 'area'}#{getattr(now, 'id', '')}"
+        assert changed <= {widget}, (left, now, changed)
+        if widget in changed:
+            assert "zq" in _texts(app)[widget]
