@@ -125,3 +125,48 @@ async def test_keys_typed_right_after_tab_go_to_the_newly_focused_field(
         assert changed <= {widget}, (left, now, changed)
         if widget in changed:
             assert "zq" in _texts(app)[widget]
+
+
+# -- 2. errors fit, and go with their step ----------------------------------------------
+
+
+async def test_a_long_verify_error_leaves_the_status_line_and_goes_with_its_step(
+    toy_repo: Path,
+) -> None:
+    from textual.widgets._toast import Toast
+
+    from lmr_author.tui.new_task.steps import StepScreen
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    app = _app(toy_repo, "check", folder_name="07-Toy")
+    reasons = [
+        f"dynamic: test {n} of unit_test_1.py fails on golden code: " + "x" * 90
+        for n in range(1, 12)
+    ]
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CheckStep)
+        screen.set_status("verification failed: " + "\n".join(reasons), error=True)
+        for _ in range(50):
+            await pilot.pause(0.02)
+            toasts = list(app.screen.query(Toast))
+            if toasts and toasts[0].region.height:
+                break
+        assert len(toasts) == 1
+        toast, nav = toasts[0].region, app.screen.query_one("#nav").region
+        assert toast.height <= SMALL[1] // 4, toast  # the form stays in sight
+        assert toast.bottom <= nav.y, (toast, nav)  # the status line too
+        assert [n.message[-6:] for n in app._notifications] == ["ctrl+l"]  # the rest: the log
+        assert "verification failed" in _text(app, "status")
+        # A new verify starts: the old error goes.
+        screen.log_start("Verify")
+        await pilot.pause()
+        assert not app._notifications
+        screen.set_status("verification failed: " + "\n".join(reasons), error=True)
+        await pilot.pause()
+        assert app._notifications
+        await pilot.press("ctrl+b")  # to the Tests step
+        await _settle(pilot)
+        assert isinstance(app.screen, StepScreen) and app.screen.STEP_NUMBER == 7
+        assert not app._notifications and not list(app.screen.query(Toast))

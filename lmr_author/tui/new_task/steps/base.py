@@ -6,6 +6,7 @@ holds. Back and Next take no focus: Enter in a field never goes back by accident
 
 from __future__ import annotations
 
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,8 +183,8 @@ class StepScreen(Screen[None]):
 
         The status is one line (cut with an ellipsis), so the step keeps its room at
         80×24; an error or a longer text (a traceback, a hint) is added whole to the
-        step's output, which ctrl+l opens, and an error is shown whole for a while in a
-        notification over the body.
+        step's output, which ctrl+l opens, and an error is shown for a while in a
+        notification over the body (cut to fit; gone when the step is left).
         """
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
@@ -192,16 +193,30 @@ class StepScreen(Screen[None]):
         self.query_one("#log-hint", Static).display = bool(self.output.lines)
         status.update(("✗ " if error else "") + first_line(text))
         if error and text.strip() and len(text) > status.size.width - 2:
-            self.app.notify(
-                text if len(text) <= 600 else text[:597] + "…",
-                severity="error",
-                timeout=20,
-                markup=False,
-            )
+            self.app.notify(self._fitted(text), severity="error", timeout=20, markup=False)
+
+    def _fitted(self, text: str) -> str:
+        """``text`` cut to what a notification may cover: a quarter of the screen's height
+        at most, so the step's fields and its status line stay in sight at 80×24; the
+        whole text is in the log (ctrl+l)."""
+        # A toast is 60 columns, at most half of the screen's inside (1 column of margin
+        # each side); its edge and padding take 3.
+        width = max(20, min(60, (self.app.size.width - 2) // 2) - 3)
+        room = max(2, self.app.size.height // 4 - 2)  # its padding takes 2 lines
+        lines = [part for line in text.splitlines() for part in textwrap.wrap(line, width) or [""]]
+        if len(lines) <= room:
+            return text
+        return "\n".join([*lines[: room - 1], "… the whole text: ctrl+l"])
+
+    @on(events.ScreenSuspend)
+    def _drop_notifications(self) -> None:
+        # A step's errors are about that step: none stays over the next one.
+        self.app.clear_notifications()
 
     def log_start(self, title: str) -> None:
         """Start the output of a new piece of work (a build, a recording, a check)."""
         self.output.start(title)
+        self.app.clear_notifications()  # the last attempt's error is not this one's
         self.query_one("#log-hint", Static).display = True
         self._work_started = time.monotonic()
 
