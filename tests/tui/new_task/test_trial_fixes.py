@@ -170,3 +170,44 @@ async def test_a_long_verify_error_leaves_the_status_line_and_goes_with_its_step
         await _settle(pilot)
         assert isinstance(app.screen, StepScreen) and app.screen.STEP_NUMBER == 7
         assert not app._notifications and not list(app.screen.query(Toast))
+
+
+# -- 4. the mask choice ------------------------------------------------------------------
+
+
+def _label_style(app: NewTaskApp, words: str) -> tuple[str, bool, object]:
+    """The mark before ``words`` on screen, whether they are bold, and their background."""
+    for strip in app.screen._compositor.render_strips():
+        text = strip.text
+        if words in text:
+            mark = text[: text.index(words)].rstrip().replace("(chosen)", "").rstrip()[-1]
+            for segment in strip:
+                if words in segment.text and segment.style is not None:
+                    return mark, bool(segment.style.bold), segment.style.bgcolor
+    raise AssertionError(f"{words!r} not on screen")
+
+
+async def test_the_chosen_mask_style_and_the_cursor_are_visibly_different(
+    toy_repo: Path,
+) -> None:
+    from textual.widgets import RadioSet
+
+    app = _app(toy_repo, "mask")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        lmr, todo = "lmr: docstring", "todo: docstring"
+        assert _label_style(app, lmr)[:2] == ("◉", True)
+        assert _label_style(app, todo)[:2] == ("○", False)
+        # Unfocused, the cursor is not drawn: nothing but the choice stands out.
+        assert _label_style(app, lmr)[2] == _label_style(app, todo)[2]
+        app.screen.query_one("#mask-style", RadioSet).focus()
+        await pilot.press("down")
+        await pilot.pause()
+        # Focused: the cursor (on todo) has its own background; lmr is still the choice.
+        assert _label_style(app, todo)[2] != _label_style(app, lmr)[2]
+        assert _label_style(app, lmr)[:2] == ("◉", True)
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert app.spec.goals[0].mask_style == "todo"
+        assert _label_style(app, todo)[:2] == ("◉", True)
+        assert _label_style(app, lmr)[:2] == ("○", False)

@@ -9,6 +9,7 @@ from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Label, RadioButton, RadioSet, Select, Static
 
@@ -22,6 +23,17 @@ STYLE_HELP = {
     "lmr": "docstring, TODO, the last return line kept (as published)",
     "todo": "docstring, TODO, raise NotImplementedError",
 }
+
+
+class StyleChoice(RadioButton):
+    """A mask style in the choice: the chosen one reads "◉" with a bold label, the others
+    "○" with a muted one, so the choice shows in any colours (or none); the cursor of the
+    focused choice is the block cursor of every list (new_task.tcss)."""
+
+    def render(self) -> Content:
+        mark = Content.styled("◉" if self.value else "○", self.get_visual_style("toggle--button"))
+        label = self.label.pad(1, 1).stylize_before(self.get_visual_style("toggle--label"))
+        return Content.assemble(mark, label)
 
 
 def _style_label(name: str, chosen: bool) -> str:
@@ -56,7 +68,7 @@ class MaskStep(StepScreen):
             with RadioSet(id="mask-style"):
                 style = self.spec.goals[0].mask_style if self.spec.goals else "lmr"
                 for name in MASK_STYLES:
-                    yield RadioButton(
+                    yield StyleChoice(
                         _style_label(name, name == style), value=name == style, name=name
                     )
         yield Static(_chosen_text(style), id="mask-chosen")
