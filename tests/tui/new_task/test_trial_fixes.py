@@ -211,3 +211,48 @@ async def test_the_chosen_mask_style_and_the_cursor_are_visibly_different(
         assert app.spec.goals[0].mask_style == "todo"
         assert _label_style(app, todo)[:2] == ("◉", True)
         assert _label_style(app, lmr)[:2] == ("○", False)
+
+
+# -- 5. the build clock ------------------------------------------------------------------
+
+
+async def test_the_clock_of_long_work_ticks_between_log_lines_until_the_work_ends(
+    toy_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from lmr_author.tui.new_task.steps import base
+    from lmr_author.tui.new_task.steps.environment import EnvironmentStep
+
+    now = [1000.0]
+    monkeypatch.setattr(base, "_clock", lambda: now[0])
+    app = _app(toy_repo, "environment")
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, EnvironmentStep)
+        written = threading.Event()
+        # A build in its last phase: the image is being written, the engine says nothing.
+        screen.run_worker(written.wait, thread=True, group="build")
+        screen.log_start("Image build")
+        screen.post_message(EnvironmentStep.BuildLog("#12 exporting layers"))
+        await pilot.pause()
+        assert "building (0 s): #12 exporting layers" in _text(app, "status")
+
+        async def shows(text: str) -> bool:
+            for _ in range(60):  # the clock is ours; only the 1 s tick is waited for
+                if text in _text(app, "status"):
+                    return True
+                await pilot.pause(0.05)
+            return False
+
+        now[0] += 95
+        assert await shows("building (95 s): #12 exporting layers")
+        now[0] += 40
+        assert await shows("building (135 s): #12 exporting layers")
+        written.set()  # the build returned: the step says how it went, the clock stops
+        await _settle(pilot)
+        screen.set_status("image built ✓ (140 s)")
+        now[0] += 60
+        await pilot.pause(1.5)
+        assert "image built ✓ (140 s)" in _text(app, "status")

@@ -19,11 +19,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Button, Footer, Static
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.images.task_images import ImageRef
 from lmr_author.tui.widgets.log_view import LogScreen, OutputLog, first_line
+
+#: The clock of the status line's "(N s)" (one name, so a test can move it).
+_clock = time.monotonic
 
 STEP_TITLES = (
     "Source",
@@ -83,7 +87,11 @@ class StepScreen(Screen[None]):
         super().__init__()
         #: The full output behind the status line (errors, build and run logs).
         self.output = OutputLog()
-        self._work_started = time.monotonic()  # of the work whose lines the status says
+        self._work_started = _clock()  # of the work whose lines the status says
+        #: What the status says of the running work: (activity, its latest line); None
+        #: once the step says something else.
+        self._work_line: tuple[str, str] | None = None
+        self._ticking: Timer | None = None
 
     @property
     def authoring(self) -> AuthoringSession:
@@ -186,6 +194,10 @@ class StepScreen(Screen[None]):
         step's output, which ctrl+l opens, and an error is shown for a while in a
         notification over the body (cut to fit; gone when the step is left).
         """
+        self._work_line = None
+        self._put_status(text, error=error)
+
+    def _put_status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
         if (error or len(text.splitlines()) > 1) and text.strip():
@@ -218,20 +230,40 @@ class StepScreen(Screen[None]):
         self.output.start(title)
         self.app.clear_notifications()  # the last attempt's error is not this one's
         self.query_one("#log-hint", Static).display = True
-        self._work_started = time.monotonic()
+        self._work_started = _clock()
+        if self._ticking is None:
+            self._ticking = self.set_interval(1.0, self._tick)
 
     def log_line(self, line: str) -> None:
         self.output.add(line)
 
     def log_progress(self, activity: str, line: str) -> None:
         """A line of long work (a build, a recording, the proof): into the output, and
-        the status line says it with the time so far. At 80×24 the step's own log may be
-        below the fold, and a bare "building…" for minutes looks hung."""
+        the status line says it with the time so far, which keeps counting between
+        lines. At 80×24 the step's own log may be below the fold, and a bare
+        "building…" for minutes (or a clock stopped while the image is written) looks
+        hung."""
         self.log_line(line)
         shown = " ".join(Text.from_ansi(line).plain.split())
         if shown:
-            seconds = int(time.monotonic() - self._work_started)
-            self.set_status(f"{activity} ({seconds} s): {shown}")
+            self._work_line = (activity, shown)
+            self._show_progress()
+
+    def _show_progress(self) -> None:
+        if self._work_line is not None:
+            activity, shown = self._work_line
+            seconds = int(_clock() - self._work_started)
+            self._put_status(f"{activity} ({seconds} s): {shown}")
+
+    def _tick(self) -> None:
+        """Every second: the time so far, while this step's work still runs (phases
+        with no log line, such as writing the image, last minutes)."""
+        if self._work_line is None:
+            return
+        if any(worker.node is self and worker.is_running for worker in self.app.workers):
+            self._show_progress()
+        else:
+            self._work_line = None  # the work ended without a word: the clock stops
 
     def action_show_log(self) -> None:
         self.app.push_screen(LogScreen(self.output))

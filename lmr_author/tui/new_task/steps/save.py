@@ -110,10 +110,9 @@ class SaveStep(StepScreen):
     class Progress(Message):
         """A step of the save started, or a line of its log."""
 
-        def __init__(self, line: str, *, step: bool) -> None:
+        def __init__(self, line: str) -> None:
             super().__init__()
             self.line = line
-            self.step = step
 
     class Done(Message):
         """The task was written, or why not (``unverified`` lists the reasons)."""
@@ -196,11 +195,8 @@ class SaveStep(StepScreen):
     def _save(self, spec: TaskSpec, overwrite: bool, allow_unverified: bool) -> None:
         from lmr_author.authoring.save import UnverifiedTask, save_draft_task
 
-        def step(line: str) -> None:
-            self.post_message(self.Progress(line, step=True))
-
-        def log(line: str) -> None:
-            self.post_message(self.Progress(line, step=False))
+        def say(line: str) -> None:
+            self.post_message(self.Progress(line))
 
         try:
             task = save_draft_task(
@@ -208,8 +204,8 @@ class SaveStep(StepScreen):
                 self.authoring.benchmark_dir,
                 allow_unverified=allow_unverified,
                 overwrite=overwrite,
-                on_step=step,
-                on_log=log,
+                on_step=say,
+                on_log=say,
             )
         except UnverifiedTask as unverified:
             reasons = unverified.check.reasons or ["it was not verified"]
@@ -229,8 +225,6 @@ class SaveStep(StepScreen):
     def _progress(self, message: Progress) -> None:
         self.query_one("#save-log", RichLog).write(message.line)
         self.log_progress("saving", message.line)
-        if message.step:
-            self.set_status(message.line + "…")
 
     @on(Done)
     def _done(self, message: Done) -> None:
