@@ -210,3 +210,12 @@ def test_surviving_mutants_are_shown(snap_compare: SnapCompare, full_draft: Task
 
     app = _at("check", full_draft)
     assert snap_compare(app, terminal_size=SIZES["small"], run_before=scored)
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_a_new_goal_s_driver_template(
+    snap_compare: SnapCompare, full_draft: TaskSpec, size: str
+) -> None:
+    full_draft.goals[0].driver = ""
+    app = _at("tests", full_draft)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_still)

@@ -256,3 +256,67 @@ async def test_the_clock_of_long_work_ticks_between_log_lines_until_the_work_end
         now[0] += 60
         await pilot.pause(1.5)
         assert "image built ✓ (140 s)" in _text(app, "status")
+
+
+# -- 3. the driver editor ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("size", "lines"), [(SMALL, 10), ((200, 50), 20)])
+async def test_a_new_goal_s_driver_starts_from_a_marked_template_with_room(
+    toy_repo: Path, size: tuple[int, int], lines: int
+) -> None:
+    from textual.widgets import TextArea
+
+    from lmr_author.tui.new_task.steps.tests import TestsStep
+
+    app = _app(toy_repo, "tests", name=f"trial-driver-{size[0]}")
+    async with app.run_test(size=size) as pilot:
+        await _settle(pilot)
+        area = app.screen.query_one("#driver", TextArea)
+        assert area.text.startswith("# TEMPLATE")
+        assert "from toy.losses import margin_loss\n" in area.text
+        assert "# margin_loss(chosen, rejected)\n" in area.text
+        assert app.screen.query_one("#driver-note", Static).display
+        assert app.spec.goals[0].driver == ""  # a template is no driver
+        screen = app.screen
+        assert isinstance(screen, TestsStep)
+        assert "replace the template" in (screen.can_leave() or "")
+        await pilot.press("ctrl+r")  # Record: refused, nothing runs
+        await pilot.pause()
+        assert "nothing to record" in _text(app, "status")
+        # Room for the driver, below it nothing hidden that matters, Record in sight.
+        nav = app.screen.query_one("#nav").region
+        assert area.region.height - 2 >= lines and area.region.bottom <= nav.y
+        assert app.screen.query_one("#record").region.y == nav.y
+        # The annotator's first edit makes it theirs.
+        area.focus()
+        area.move_cursor((4, 0))
+        await pilot.press("delete", "delete")
+        await pilot.pause()
+        assert "\nmargin_loss(chosen, rejected)\n" in app.spec.goals[0].driver
+        assert not app.screen.query_one("#driver-note", Static).display
+
+
+async def test_a_driver_written_or_saved_is_never_replaced_by_the_template(
+    toy_repo: Path,
+) -> None:
+    from textual.widgets import TextArea
+
+    from lmr_author.tui.new_task.steps.tests import TestsStep
+
+    saved = "from toy.losses import margin_loss\nmargin_loss([1.0], [0.5])\n"
+    app = _app(toy_repo, "tests", name="trial-saved-driver")
+    app.spec.goals[0].driver = saved
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        area = app.screen.query_one("#driver", TextArea)
+        assert area.text == saved
+        assert not app.screen.query_one("#driver-note", Static).display
+        # A template that arrives late finds a driver typed meanwhile: it is dropped.
+        area.load_text("")
+        await pilot.pause()
+        area.insert("x = 1\n")
+        await pilot.pause()
+        app.screen.post_message(TestsStep.Templated(0, "# TEMPLATE: ...\n"))
+        await pilot.pause()
+        assert area.text == "x = 1\n" and app.spec.goals[0].driver == "x = 1\n"

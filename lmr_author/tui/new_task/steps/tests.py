@@ -53,6 +53,8 @@ class TestsStep(StepScreen):
 
     current = 0
     _guard_target = ""
+    #: The template in the editor while the goal has no driver ("" when none is shown).
+    _template = ""
 
     class Scaffolded(Message):
         """The unit test the build would write for a goal (read off disk)."""
@@ -60,6 +62,14 @@ class TestsStep(StepScreen):
         def __init__(self, unit_test: str) -> None:
             super().__init__()
             self.unit_test = unit_test
+
+    class Templated(Message):
+        """The driver template of a goal with no driver yet (read off disk)."""
+
+        def __init__(self, index: int, template: str) -> None:
+            super().__init__()
+            self.index = index
+            self.template = template
 
     class RecordLog(Message):
         """One line of the recording's output (image build, driver)."""
@@ -97,6 +107,11 @@ class TestsStep(StepScreen):
             with TabPane("Driver", id="tab-driver"):
                 # A survivor to kill (from Check) is shown beside the driver that must
                 # tell it apart from the golden code.
+                yield Static(
+                    "A template: replace it with real calls (as it is, it records nothing).",
+                    id="driver-note",
+                    markup=False,
+                )
                 with Horizontal(id="driver-row"):
                     yield code_editor("", language="python", id="driver")
                     with VerticalScroll(id="survivor-pane"):
@@ -114,6 +129,7 @@ class TestsStep(StepScreen):
         self.query_one("#seed-row").display = self.spec.seed
         self.query_one("#record-log", RichLog).display = False
         self.query_one("#guard", Button).display = False
+        self.query_one("#driver-note", Static).display = False
         self._show_survivor()
         hint = self._hint()
         if hint is not None:
@@ -145,8 +161,30 @@ class TestsStep(StepScreen):
             return
         self.current = index
         goal = self.spec.goals[index]
+        self._template = ""
+        self.query_one("#driver-note", Static).display = False
         self.query_one("#driver", TextArea).load_text(goal.driver)
         self._scaffold(index, self.spec.seed)
+        if not goal.driver.strip():
+            self._make_template(index)
+
+    @work(thread=True, exclusive=True, group="template", exit_on_error=False)
+    def _make_template(self, index: int) -> None:
+        from lmr_author.authoring.driver_template import driver_template
+
+        goal = copy.deepcopy(self.spec.goals[index])
+        self.post_message(self.Templated(index, driver_template(Path(self.spec.repo_path), goal)))
+
+    @on(Templated)
+    def _templated(self, message: Templated) -> None:
+        # Only into an editor still empty for the same goal: never over what was typed.
+        area = self.query_one("#driver", TextArea)
+        goal = self.spec.goals[message.index]
+        if message.index != self.current or goal.driver.strip() or area.text.strip():
+            return
+        self._template = message.template
+        area.load_text(message.template)
+        self.query_one("#driver-note", Static).display = True
 
     @work(thread=True, exclusive=True, group="scaffold", exit_on_error=False)
     def _scaffold(self, index: int, seed: bool) -> None:
@@ -173,8 +211,13 @@ class TestsStep(StepScreen):
 
     @on(TextArea.Changed, "#driver")
     def _driver_changed(self, event: TextArea.Changed) -> None:
-        if self.spec.goals and event.text_area.text != self.spec.goals[self.current].driver:
-            self.spec.goals[self.current].driver = event.text_area.text
+        # The untouched template stays "" in the draft: it is no driver.
+        text = event.text_area.text
+        untouched = bool(self._template) and text == self._template
+        self.query_one("#driver-note", Static).display = untouched
+        value = "" if untouched else text
+        if self.spec.goals and value != self.spec.goals[self.current].driver:
+            self.spec.goals[self.current].driver = value
             self.changed()
 
     @on(Switch.Changed, "#seed")
@@ -197,6 +240,12 @@ class TestsStep(StepScreen):
     @on(Button.Pressed, "#record")
     def _record_pressed(self) -> None:
         if not self.spec.goals:
+            return
+        if not self.spec.goals[self.current].driver.strip():
+            self.set_status(
+                "nothing to record: write the calls of the driver (the template's are comments)",
+                error=True,
+            )
             return
         self.query_one("#record", Button).disabled = True
         log = self.query_one("#record-log", RichLog)
@@ -287,5 +336,8 @@ class TestsStep(StepScreen):
     def can_leave(self) -> str | None:
         for goal in self.spec.goals:
             if not goal.driver.strip():
-                return f"Write a driver for {goal.goal_function}, to record its fixtures."
+                return (
+                    f"Write a driver for {goal.goal_function}, to record its fixtures "
+                    "(replace the template)."
+                )
         return None
