@@ -25,6 +25,7 @@ from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     from lmr_author.images.task_images import ImageRef
+    from lmr_author.mutation.score import MutationReport
 
 
 class NewTaskApp(App[int]):
@@ -79,6 +80,9 @@ class NewTaskApp(App[int]):
         self.environment_image: ImageRef | None = None
         #: The survivor whose diff the Tests step shows beside the driver (from Check).
         self.survivor_hint: SurvivorHint | None = None
+        #: The last mutation test: (the draft's content key, its reports); Check shows
+        #: it again while the content is the same.
+        self.mutation_reports: tuple[str, list[MutationReport]] | None = None
         # Autosaves run in workers; the version makes an older snapshot that finishes
         # late never overwrite a newer one.
         self._draft_lock = threading.Lock()

@@ -219,3 +219,33 @@ def test_a_new_goal_s_driver_template(
     full_draft.goals[0].driver = ""
     app = _at("tests", full_draft)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=_still)
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize("mutated", [False, True], ids=["untested", "weak"])
+def test_verified_says_how_strong_the_tests_are(
+    snap_compare: SnapCompare, full_draft: TaskSpec, size: str, mutated: bool
+) -> None:
+    from lmr_author.authoring.save import SaveCheck
+    from lmr_author.mutation.mutants import Mutant
+    from lmr_author.mutation.score import MutationReport
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    async def verified(pilot: Pilot[Any]) -> None:
+        await _still(pilot)
+        screen = pilot.app.screen
+        screen.post_message(CheckStep.Checked(SaveCheck(key="k", verified=True, seconds=3)))
+        await _still(pilot)
+        if mutated:
+            survivors = [
+                Mutant(n, "constant", f"{n}.0 → 2.0", b"", diff=f"-    x = {n}.0\n+    x = 2.0\n")
+                for n in range(20)
+            ]
+            report = MutationReport("07-ToyMargin", 1, 21, 1, survivors=survivors)
+            screen.post_message(CheckStep.Mutated([report]))
+            await _still(pilot)
+            screen.query_one("#strength").scroll_visible(animate=False)
+            await pilot.pause()
+
+    app = _at("check", full_draft)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=verified)

@@ -320,3 +320,83 @@ async def test_a_driver_written_or_saved_is_never_replaced_by_the_template(
         app.screen.post_message(TestsStep.Templated(0, "# TEMPLATE: ...\n"))
         await pilot.pause()
         assert area.text == "x = 1\n" and app.spec.goals[0].driver == "x = 1\n"
+
+
+# -- 8. how strong the verified tests are ------------------------------------------------
+
+
+def _on_screen(app: NewTaskApp, widget_id: str) -> str:
+    """The text a widget shows inside the step body's viewport ("" when scrolled away)."""
+    region = app.screen.query_one(f"#{widget_id}").region
+    body = app.screen.query_one("#step-body").region
+    if not region.height or region.y < body.y or region.bottom > body.bottom:
+        return ""
+    lines = _screen_lines(app)[region.y : region.bottom]
+    return re.sub(r"\s+", " ", " ".join(line[region.x : region.right] for line in lines))
+
+
+async def test_verify_says_how_strong_the_tests_are(toy_repo: Path) -> None:
+    from lmr_author.authoring.save import SaveCheck
+    from lmr_author.mutation.mutants import Mutant
+    from lmr_author.mutation.score import MutationReport
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    app = _app(toy_repo, "check", folder_name="07-Toy", year=2025)
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CheckStep)
+        screen.post_message(CheckStep.Checked(SaveCheck(key="k", verified=True, seconds=3)))
+        await _settle(pilot)
+        assert "verified ✓" in _text(app, "check-state")
+        shown = _on_screen(app, "strength")
+        assert "mutation test not run" in shown and "bugs in the goal" in shown, shown
+        assert "verified ✓" in _text(app, "status")
+
+        survivors = [
+            Mutant(n, "constant", f"{n}.0 → 2.0", b"", diff=f"-    x = {n}.0\n+    x = 2.0\n")
+            for n in range(20)
+        ]
+        weak = MutationReport("07-Toy", 1, total=21, killed=1, survivors=survivors)
+        screen.post_message(CheckStep.Mutated([weak]))
+        await _settle(pilot)
+        strength = app.screen.query_one("#strength", Static)
+        assert "⚠ weak tests: mutants killed 1/21" in _text(app, "strength")
+        assert "warning" in strength.classes
+        assert "⚠ weak tests" in _text(app, "status")
+        # Marked equivalent: counted apart, and the score follows.
+        app.spec.goals[0].equivalent_mutants = [
+            {"mutant": m.key, "change": "c", "reason": "r"} for m in survivors[:12]
+        ]
+        screen._show_mutation()
+        await pilot.pause()
+        assert _text(app, "strength").startswith("⚠ weak tests: mutants killed 1/9, 12 equivalent")
+        app.spec.goals[0].equivalent_mutants = [
+            {"mutant": m.key, "change": "c", "reason": "r"} for m in survivors[:19]
+        ]
+        screen._show_mutation()
+        await pilot.pause()
+        assert _text(app, "strength") == "mutants killed 1/2, 19 equivalent apart"
+        assert "warning" not in strength.classes
+
+
+async def test_a_strong_score_is_said_without_warning_and_kept_for_the_same_content(
+    toy_repo: Path,
+) -> None:
+    from lmr_author.mutation.score import MutationReport
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    app = _app(toy_repo, "check", folder_name="07-Toy", year=2025)
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        from lmr_author.authoring.save import content_key
+
+        strong = MutationReport("07-Toy", 1, total=10, killed=10)
+        app.screen.post_message(CheckStep.Mutated([strong], key=content_key(app.spec)))
+        await _settle(pilot)
+        assert _text(app, "strength") == "mutants killed 10/10 ✓"
+        await pilot.press("ctrl+b")
+        await _settle(pilot)
+        app.go_to(7)  # back to Check: the same content, the same score
+        await _settle(pilot)
+        assert _text(app, "strength") == "mutants killed 10/10 ✓"

@@ -10,7 +10,7 @@ import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from rich.text import Text
 from textual import events, on
@@ -25,6 +25,9 @@ from textual.widgets import Button, Footer, Static
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.images.task_images import ImageRef
 from lmr_author.tui.widgets.log_view import LogScreen, OutputLog, first_line
+
+if TYPE_CHECKING:
+    from lmr_author.mutation.score import MutationReport
 
 #: The clock of the status line's "(N s)" (one name, so a test can move it).
 _clock = time.monotonic
@@ -64,6 +67,8 @@ class AuthoringSession(Protocol):
     paper_pages: dict[str, str]
     environment_image: ImageRef | None
     survivor_hint: SurvivorHint | None
+    #: The last mutation test of the session: (the draft's content key, its reports).
+    mutation_reports: tuple[str, list[MutationReport]] | None
 
     def autosave(self) -> None: ...
     def go_to(self, index: int) -> None: ...

@@ -95,12 +95,14 @@ class CheckStep(StepScreen):
             error: str = "",
             remembered: bool = False,
             filled: TaskSpec | None = None,
+            key: str = "",
         ):
             super().__init__()
             self.check = check
             self.error = error
             self.remembered = remembered
             self.filled = filled  # the draft with instance_id / year filled for the check
+            self.key = key  # the draft's content key (of the mutation test it may have had)
 
     class VerifyLog(Message):
         """A line of the checks' progress, the image build or the recording."""
@@ -112,6 +114,7 @@ class CheckStep(StepScreen):
     def __init__(self) -> None:
         super().__init__()
         self.verified = False
+        self.verified_shown = False  # the check state says "verified" (the strength shows)
         self._reports: list[MutationReport] = []
 
     def compose_step(self) -> ComposeResult:
@@ -124,6 +127,7 @@ class CheckStep(StepScreen):
                     yield Button("Mutation test", id="mutants", compact=True)
                 yield Static("", id="schema-state", markup=False)
                 yield Static("", id="check-state", markup=False)
+                yield Static("", id="strength", markup=False)
             with VerticalScroll(id="info-pane"):
                 yield Static("", id="info-json")
         yield DataTable(id="findings", zebra_stripes=True)
@@ -155,9 +159,10 @@ class CheckStep(StepScreen):
 
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _remembered(self, spec: TaskSpec) -> None:
-        from lmr_author.authoring.save import last_check
+        from lmr_author.authoring.save import content_key, last_check
 
-        self.post_message(self.Checked(last_check(spec), remembered=True))
+        key = content_key(spec)
+        self.post_message(self.Checked(last_check(spec), remembered=True, key=key))
 
     @on(Input.Changed)
     def _field_changed(self, event: Input.Changed) -> None:
@@ -256,6 +261,12 @@ class CheckStep(StepScreen):
             return
         state.update(describe_check(check))
         state.set_class(check is not None and not check.verified, "error")
+        kept = self.authoring.mutation_reports
+        if message.remembered and kept is not None and kept[0] == message.key:
+            self._reports = kept[1]  # tested this session, on this very content
+            self.query_one("#mutation").display = True
+            self._show_mutation(say=False)
+        self._show_strength(check is not None and check.verified)
         if check is None:
             return
         table = self.query_one("#findings", DataTable)
@@ -271,7 +282,9 @@ class CheckStep(StepScreen):
         if message.remembered:
             return
         if check.verified:
-            self.set_status("verified ✓ golden passes, masked fails")
+            self.set_status("verified ✓ golden passes, masked fails; " + self._strength())
+            # The verdict and how strong it is, in sight at 80×24 (the status line is cut).
+            self.query_one("#strength").scroll_visible(animate=False)
         else:
             self.set_status(
                 "verification failed: " + "\n".join(check.reasons or ["(no reason given)"]),
@@ -281,10 +294,11 @@ class CheckStep(StepScreen):
     class Mutated(Message):
         """The mutation reports of the draft's goals (or why they could not be made)."""
 
-        def __init__(self, reports: list[MutationReport], error: str = "") -> None:
+        def __init__(self, reports: list[MutationReport], error: str = "", key: str = "") -> None:
             super().__init__()
             self.reports = reports
             self.error = error
+            self.key = key  # the content key of the draft tested
 
     @on(Button.Pressed, "#mutants")
     def _mutants_pressed(self) -> None:
@@ -299,12 +313,13 @@ class CheckStep(StepScreen):
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _mutate(self, spec: TaskSpec) -> None:
         from lmr_author.authoring.build import build_task
-        from lmr_author.authoring.save import fill_identity
+        from lmr_author.authoring.save import content_key, fill_identity
         from lmr_author.mutation.score import mutation_test
 
         def say(line: str) -> None:
             self.post_message(self.VerifyLog(line))
 
+        key = content_key(spec)
         try:
             fill_identity(spec)
             with tempfile.TemporaryDirectory(prefix="lmr-author-mutants-") as scratch:
@@ -316,7 +331,7 @@ class CheckStep(StepScreen):
         except UserError as error:
             self.post_message(self.Mutated([], str(error)))
             return
-        self.post_message(self.Mutated(reports))
+        self.post_message(self.Mutated(reports, key=key))
 
     @on(Mutated)
     def _mutated(self, message: Mutated) -> None:
@@ -325,6 +340,7 @@ class CheckStep(StepScreen):
             self.set_status(message.error, error=True)
             return
         self._reports = message.reports
+        self.authoring.mutation_reports = (message.key, message.reports)
         self.query_one("#mutation").display = True
         self._show_mutation()
         self.query_one("#mutation").scroll_visible(animate=False, top=True)
@@ -338,13 +354,41 @@ class CheckStep(StepScreen):
             found += [(report.impl_index, m) for m in report.survivors if m.key not in marked]
         return found
 
-    def _show_mutation(self) -> None:
+    def _counts(self, report: MutationReport) -> tuple[int, int]:
+        """(mutants that count, of them marked equivalent) of a report, with the marks
+        made since it ran."""
+        goal = self.spec.goals[report.impl_index - 1]
+        marked = {item.get("mutant") for item in goal.equivalent_mutants}
+        now = sum(1 for m in report.survivors if m.key in marked) + len(report.equivalent)
+        return report.total - report.errors - now, now
+
+    def _strength(self) -> str:
+        """One line on how strong the tests are: the mutation score, or what it would say."""
+        if not self._reports:
+            return "mutation test not run: it counts the small bugs in the goal tests catch"
+        killed = sum(report.killed for report in self._reports)
+        counted, equivalent = (sum(n) for n in zip(*map(self._counts, self._reports), strict=True))
+        apart = f", {equivalent} equivalent apart" if equivalent else ""
+        line = f"mutants killed {killed}/{counted}{apart}"
+        if counted and killed * 2 < counted:
+            return f"⚠ weak tests: {line}; fewer than half of the bugs are caught"
+        return line + (" ✓" if killed == counted else "")
+
+    def _show_strength(self, verified: bool | None = None) -> None:
+        if verified is not None:
+            self.verified_shown = verified
+        shown = self.query_one("#strength", Static)
+        shown.display = self.verified_shown or bool(self._reports)
+        text = self._strength()
+        shown.update(text)
+        shown.set_class(text.startswith("⚠"), "warning")
+
+    def _show_mutation(self, *, say: bool = True) -> None:
+        self._show_strength()
         lines = []
         for report in self._reports:
             goal = self.spec.goals[report.impl_index - 1]
-            marked = {item.get("mutant") for item in goal.equivalent_mutants}
-            now = sum(1 for m in report.survivors if m.key in marked) + len(report.equivalent)
-            counted = report.total - report.errors - now
+            counted, now = self._counts(report)
             score = report.killed / counted if counted else 1.0
             lines.append(
                 f"{goal.goal_function}: {report.killed}/{counted} mutants killed ({score:.0%})"
@@ -368,6 +412,12 @@ class CheckStep(StepScreen):
             self._show_survivor(0)
         else:
             self.query_one("#survivors", Static).update("every counted mutant was killed ✓")
+        if not say:
+            return
+        strength = self._strength()
+        if strength.startswith("⚠"):
+            self.set_status(f"{strength}: add fixtures that kill them", error=True)
+            return
         self.set_status(
             f"mutation: {len(survivors)} mutant(s) survive: add a fixture that kills one, "
             "or mark it equivalent with why"
