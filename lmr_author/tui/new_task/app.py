@@ -88,6 +88,8 @@ class NewTaskApp(App[int]):
         self._draft_lock = threading.Lock()
         self._draft_version = 0
         self._saved_version = 0
+        #: The draft became a task: every later write of it keeps it marked finished.
+        self._finished = False
 
     def on_mount(self) -> None:
         names = [name for name, _ in STEPS]
@@ -141,8 +143,20 @@ class NewTaskApp(App[int]):
     def _write_draft(self, version: int, snapshot: TaskSpec) -> None:
         with self._draft_lock:
             if version > self._saved_version:
+                snapshot.finished = snapshot.finished or self._finished
                 save_spec(snapshot, self.draft_file)
                 self._saved_version = version
+
+    def draft_finished(self, saved: TaskSpec) -> None:
+        """The task was written: mark the draft finished on disk at once (called from
+        the save's worker thread), before the UI hears of it. Quitting now, or a late
+        autosave of an older snapshot, can no longer leave a draft the next
+        `new-task` would resume as if the task had not been saved."""
+        with self._draft_lock:
+            self._finished = True
+            finished = copy.deepcopy(saved)
+            finished.finished = True
+            save_spec(finished, self.draft_file)
 
     def say(self, text: str, *, error: bool = False) -> None:
         """Put a message in the one message area: the current step's status line."""

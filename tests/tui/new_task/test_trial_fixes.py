@@ -400,3 +400,39 @@ async def test_a_strong_score_is_said_without_warning_and_kept_for_the_same_cont
         app.go_to(7)  # back to Check: the same content, the same score
         await _settle(pilot)
         assert _text(app, "strength") == "mutants killed 10/10 ✓"
+
+
+# -- 6. a saved task's draft ---------------------------------------------------------------
+
+
+async def test_a_saved_draft_stays_finished_whatever_is_written_after(
+    toy_repo: Path, tmp_path: Path
+) -> None:
+    import copy
+    import threading
+
+    bench = tmp_path / "bench"
+    app = _app(toy_repo, "save", name="trial-saved", folder_name="07-Toy", benchmark_dir=str(bench))
+    async with app.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        before = copy.deepcopy(app.spec)  # an autosave of the draft from before the save
+        app._draft_version += 1
+        late = app._draft_version
+        # The save's worker thread: the task is written, the draft marked at once.
+        worker = threading.Thread(target=app.draft_finished, args=(copy.deepcopy(app.spec),))
+        worker.start()
+        worker.join()
+        assert load_spec(draft_path("trial-saved")).finished
+        app._write_draft(late, before)  # the older snapshot lands after it
+        assert load_spec(draft_path("trial-saved")).finished
+        app.spec.paper_url = "https://example.org/typed-after-the-save"
+        app.autosave()
+        await _settle(pilot)
+        # Quit before the step heard of the save: the draft is still finished.
+    assert load_spec(draft_path("trial-saved")).finished
+    again = NewTaskApp(benchmark_dir=Path("elsewhere"), draft_name="trial-saved")
+    async with again.run_test(size=SMALL) as pilot:
+        await _settle(pilot)
+        assert again.spec.step == "source" and not again.spec.folder_name
+        assert again.benchmark_dir == bench  # where tasks go is kept
+        assert f"last task saved: 07-Toy in {bench}" in _text(again, "status")

@@ -214,6 +214,7 @@ class SaveStep(StepScreen):
         except UserError as error:
             self.post_message(self.Done(None, str(error)))
             return
+        self.authoring.draft_finished(spec)  # on disk now, whatever happens to the UI
         files = sorted(
             path.relative_to(task.path).as_posix()
             for path in task.path.rglob("*")
