@@ -24,8 +24,9 @@ def resume_draft(name: str) -> TaskSpec:
     except UserError:
         return TaskSpec()
     if spec.finished:
-        # Keep where the annotator saves tasks; everything else starts over.
-        return TaskSpec(benchmark_dir=spec.benchmark_dir)
+        # Keep where the annotator saves tasks and the base image this machine builds
+        # from; everything else starts over.
+        return TaskSpec(benchmark_dir=spec.benchmark_dir, base_image=spec.base_image)
     return spec
 
 

@@ -30,13 +30,18 @@ def test_second_checkout_does_not_keep_the_first_folder_name(tmp_path: Path) -> 
     assert spec.repo_commit != ""
 
 
-def test_finished_draft_is_not_resumed_but_keeps_the_benchmark_folder(tmp_path: Path) -> None:
-    spec = TaskSpec(folder_name="07-X", benchmark_dir=str(tmp_path / "bench"))
+def test_finished_draft_is_not_resumed_but_keeps_the_benchmark_folder_and_base(
+    tmp_path: Path,
+) -> None:
+    spec = TaskSpec(
+        folder_name="07-X", benchmark_dir=str(tmp_path / "bench"), base_image="lmr-standin:recipe"
+    )
     path = save_draft(spec, "current")
     assert resume_draft("current").folder_name == "07-X"
     mark_finished(spec, path)
     fresh = resume_draft("current")
     assert fresh.folder_name == "" and fresh.benchmark_dir == str(tmp_path / "bench")
+    assert fresh.base_image == "lmr-standin:recipe"
 
 
 def test_resumed_draft_keeps_its_paper_and_title(tmp_path: Path) -> None:
