@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.support.git_repo import commit_files
 
@@ -69,3 +70,13 @@ def toy_paper(tmp_path: Path) -> Path:
         authors="A. Tester",
     )
     return out
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    """Wait until the app's workers are done and their messages handled (a worker's
+    message may start another worker)."""
+    for _ in range(3):
+        ours = [w for w in pilot.app.workers if w.name != "_loader"]
+        if ours:
+            await pilot.app.workers.wait_for_complete(ours)
+        await pilot.pause()

@@ -25,23 +25,28 @@ async def _settle(pilot: Pilot[int]) -> None:
         await pilot.pause()
 
 
+def _draft(repo: Path, folder: str, name: str, **fields: str) -> None:
+    """Save the draft ``name``: the toy repository at the environment step."""
+    spec = TaskSpec(
+        folder_name=folder,
+        source=str(repo),
+        repo_path=str(repo),
+        repo_folder_name="toy-margin",
+        step="environment",
+        goals=[GoalSpec("toy/losses.py", "margin_loss")],
+        **fields,  # type: ignore[arg-type]
+    )
+    save_spec(spec, draft_path(name))
+
+
 async def test_a_failing_build_shows_the_diagnosis(
     docker_client: Any, tmp_path: Path, toy_repo: Path
 ) -> None:
     from lmr_author.sandbox.housekeeping import prune
 
     folder = f"97-EnvFail{tmp_path.name[-6:].replace('_', '')}"
-    spec = TaskSpec(
-        folder_name=folder,
-        source=str(toy_repo),
-        repo_path=str(toy_repo),
-        repo_folder_name="toy-margin",
-        step="environment",
-        # A name that no index has: pip fails with "No matching distribution".
-        requirements="lmr-author-no-such-distribution-zz==0.0.1\n",
-        goals=[GoalSpec("toy/losses.py", "margin_loss")],
-    )
-    save_spec(spec, draft_path("envfail"))
+    # A name that no index has: pip fails with "No matching distribution".
+    _draft(toy_repo, folder, "envfail", requirements="lmr-author-no-such-distribution-zz==0.0.1\n")
     app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="envfail")
     try:
         async with app.run_test(size=(80, 24)) as pilot:
@@ -76,17 +81,9 @@ async def test_the_base_image_option_is_the_draft_base_the_build_starts_from(
     from lmr_author.sandbox.housekeeping import prune
 
     folder = f"97-EnvBase{tmp_path.name[-6:].replace('_', '')}"
-    spec = TaskSpec(
-        folder_name=folder,
-        source=str(toy_repo),
-        repo_path=str(toy_repo),
-        repo_folder_name="toy-margin",
-        step="environment",
-        # A FROM no engine can pull: only the base image given builds it.
-        dockerfile="FROM lmr-author-test/unpullable:0\nARG DIR\nCOPY ${DIR} /srv/${DIR}\n",
-        goals=[GoalSpec("toy/losses.py", "margin_loss")],
-    )
-    save_spec(spec, draft_path("envbase"))
+    # A FROM no engine can pull: only the base image given builds it.
+    unpullable = "FROM lmr-author-test/unpullable:0\nARG DIR\nCOPY ${DIR} /srv/${DIR}\n"
+    _draft(toy_repo, folder, "envbase", dockerfile=unpullable)
     base = "python:3.11-slim"  # the tests' base image (tests/sandbox/test_images.py)
     app = NewTaskApp(benchmark_dir=tmp_path / "bench", draft_name="envbase", base_image=base)
     try:

@@ -10,22 +10,14 @@ import re
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, load_spec, save_spec
 from lmr_author.tui.new_task.app import NewTaskApp
 from lmr_author.tui.new_task.steps import STEPS
+from tests.tui.new_task.conftest import settle
 
 SMALL = (80, 24)
-
-
-async def _settle(pilot: Pilot[int]) -> None:
-    for _ in range(3):
-        ours = [w for w in pilot.app.workers if w.name != "_loader"]
-        if ours:
-            await pilot.app.workers.wait_for_complete(ours)
-        await pilot.pause()
 
 
 def _app(repo: Path, step: str, name: str = "", **fields: object) -> NewTaskApp:
@@ -77,18 +69,18 @@ async def test_the_base_image_field_shows_the_option_and_edits_the_draft(toy_rep
     )
     app = NewTaskApp(benchmark_dir=Path("bench"), draft_name="trial-base", base_image="img:1")
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         field = app.screen.query_one("#base-image", Input)
         assert field.value == "img:1" and app.spec.base_image == "img:1"
         assert field.region.bottom <= SMALL[1] - 2  # on screen at 80×24, above the nav
         assert "python:3.11-slim" in field.placeholder  # what an empty field builds from
         field.value = "other:2"
-        await _settle(pilot)
+        await settle(pilot)
     assert load_spec(draft_path("trial-base")).base_image == "other:2"
     # Started again without the option: the draft keeps its own.
     app = NewTaskApp(benchmark_dir=Path("bench"), draft_name="trial-base")
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         assert app.screen.query_one("#base-image", Input).value == "other:2"
 
 
@@ -111,13 +103,13 @@ async def test_keys_typed_right_after_tab_go_to_the_newly_focused_field(
 
     app = _app(toy_repo, step, folder_name="07-Toy")
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         left = app.focused
         before = _texts(app)
         # As a terminal delivers them: all three read before any is handled.
         for key, char in (("tab", "\t"), ("z", "z"), ("q", "q")):
             app.post_message(events.Key(key, char))
-        await _settle(pilot)
+        await settle(pilot)
         now = app.focused
         assert now is not left
         changed = {name for name, text in _texts(app).items() if before.get(name) != text}
@@ -144,7 +136,7 @@ async def test_a_long_verify_error_leaves_the_status_line_and_goes_with_its_step
         for n in range(1, 12)
     ]
     async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, CheckStep)
         screen.set_status("verification failed: " + "\n".join(reasons), error=True)
@@ -167,7 +159,7 @@ async def test_a_long_verify_error_leaves_the_status_line_and_goes_with_its_step
         await pilot.pause()
         assert app._notifications
         await pilot.press("ctrl+b")  # to the Tests step
-        await _settle(pilot)
+        await settle(pilot)
         assert isinstance(app.screen, StepScreen) and app.screen.STEP_NUMBER == 7
         assert not app._notifications and not list(app.screen.query(Toast))
 
@@ -194,7 +186,7 @@ async def test_the_chosen_mask_style_and_the_cursor_are_visibly_different(
 
     app = _app(toy_repo, "mask")
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         lmr, todo = "lmr: docstring", "todo: docstring"
         assert _label_style(app, lmr)[:2] == ("◉", True)
         assert _label_style(app, todo)[:2] == ("○", False)
@@ -207,7 +199,7 @@ async def test_the_chosen_mask_style_and_the_cursor_are_visibly_different(
         assert _label_style(app, todo)[2] != _label_style(app, lmr)[2]
         assert _label_style(app, lmr)[:2] == ("◉", True)
         await pilot.press("enter")
-        await _settle(pilot)
+        await settle(pilot)
         assert app.spec.goals[0].mask_style == "todo"
         assert _label_style(app, todo)[:2] == ("◉", True)
         assert _label_style(app, lmr)[:2] == ("○", False)
@@ -228,7 +220,7 @@ async def test_the_clock_of_long_work_ticks_between_log_lines_until_the_work_end
     monkeypatch.setattr(base, "_clock", lambda: now[0])
     app = _app(toy_repo, "environment")
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, EnvironmentStep)
         written = threading.Event()
@@ -251,7 +243,7 @@ async def test_the_clock_of_long_work_ticks_between_log_lines_until_the_work_end
         now[0] += 40
         assert await shows("building (135 s): #12 exporting layers")
         written.set()  # the build returned: the step says how it went, the clock stops
-        await _settle(pilot)
+        await settle(pilot)
         screen.set_status("image built ✓ (140 s)")
         now[0] += 60
         await pilot.pause(1.5)
@@ -271,7 +263,7 @@ async def test_a_new_goal_s_driver_starts_from_a_marked_template_with_room(
 
     app = _app(toy_repo, "tests", name=f"trial-driver-{size[0]}")
     async with app.run_test(size=size) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         area = app.screen.query_one("#driver", TextArea)
         assert area.text.startswith("# TEMPLATE")
         assert "from toy.losses import margin_loss\n" in area.text
@@ -308,7 +300,7 @@ async def test_a_driver_written_or_saved_is_never_replaced_by_the_template(
     app = _app(toy_repo, "tests", name="trial-saved-driver")
     app.spec.goals[0].driver = saved
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         area = app.screen.query_one("#driver", TextArea)
         assert area.text == saved
         assert not app.screen.query_one("#driver-note", Static).display
@@ -343,11 +335,11 @@ async def test_verify_says_how_strong_the_tests_are(toy_repo: Path) -> None:
 
     app = _app(toy_repo, "check", folder_name="07-Toy", year=2025)
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, CheckStep)
         screen.post_message(CheckStep.Checked(SaveCheck(key="k", verified=True, seconds=3)))
-        await _settle(pilot)
+        await settle(pilot)
         assert "verified ✓" in _text(app, "check-state")
         shown = _on_screen(app, "strength")
         assert "mutation test not run" in shown and "bugs in the goal" in shown, shown
@@ -359,7 +351,7 @@ async def test_verify_says_how_strong_the_tests_are(toy_repo: Path) -> None:
         ]
         weak = MutationReport("07-Toy", 1, total=21, killed=1, survivors=survivors)
         screen.post_message(CheckStep.Mutated([weak]))
-        await _settle(pilot)
+        await settle(pilot)
         strength = app.screen.query_one("#strength", Static)
         assert "⚠ weak tests: mutants killed 1/21" in _text(app, "strength")
         assert "warning" in strength.classes
@@ -388,17 +380,17 @@ async def test_a_strong_score_is_said_without_warning_and_kept_for_the_same_cont
 
     app = _app(toy_repo, "check", folder_name="07-Toy", year=2025)
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         from lmr_author.authoring.save import content_key
 
         strong = MutationReport("07-Toy", 1, total=10, killed=10)
         app.screen.post_message(CheckStep.Mutated([strong], key=content_key(app.spec)))
-        await _settle(pilot)
+        await settle(pilot)
         assert _text(app, "strength") == "mutants killed 10/10 ✓"
         await pilot.press("ctrl+b")
-        await _settle(pilot)
+        await settle(pilot)
         app.go_to(7)  # back to Check: the same content, the same score
-        await _settle(pilot)
+        await settle(pilot)
         assert _text(app, "strength") == "mutants killed 10/10 ✓"
 
 
@@ -414,7 +406,7 @@ async def test_a_saved_draft_stays_finished_whatever_is_written_after(
     bench = tmp_path / "bench"
     app = _app(toy_repo, "save", name="trial-saved", folder_name="07-Toy", benchmark_dir=str(bench))
     async with app.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         before = copy.deepcopy(app.spec)  # an autosave of the draft from before the save
         app._draft_version += 1
         late = app._draft_version
@@ -427,12 +419,12 @@ async def test_a_saved_draft_stays_finished_whatever_is_written_after(
         assert load_spec(draft_path("trial-saved")).finished
         app.spec.paper_url = "https://example.org/typed-after-the-save"
         app.autosave()
-        await _settle(pilot)
+        await settle(pilot)
         # Quit before the step heard of the save: the draft is still finished.
     assert load_spec(draft_path("trial-saved")).finished
     again = NewTaskApp(benchmark_dir=Path("elsewhere"), draft_name="trial-saved")
     async with again.run_test(size=SMALL) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         assert again.spec.step == "source" and not again.spec.folder_name
         assert again.benchmark_dir == bench  # where tasks go is kept
         assert f"last task saved: 07-Toy in {bench}" in _text(again, "status")
