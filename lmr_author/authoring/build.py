@@ -115,10 +115,7 @@ def build_task(
                 # A test the repository already had at this path (an earlier task's, in a
                 # published repository folder) would be run instead of the replay test of
                 # the fixtures just recorded, reading data the task may not have.
-                step(
-                    f"the repository's own {impl.unit_test_file} does not replay the "
-                    "recorded fixtures: the task's copy gets the scaffolded test instead"
-                )
+                step(replaced_test_notice(impl.unit_test_file, impl.unit_test_path))
                 impl.unit_test_path.unlink()
             if not impl.unit_test_path.exists():
                 impl.unit_test_path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,6 +159,31 @@ def build_task(
     from lmr_author.domain.task import load_task
 
     return load_task(target)
+
+
+def replaced_test_notice(unit_test_file: str, path: Path) -> str:
+    """What the annotator is told when the repository's own test at the task's test path
+    gives way to the replay test (in the task's copy only)."""
+    try:
+        lines = f" ({len(path.read_text(encoding='utf-8', errors='replace').splitlines())} lines)"
+    except OSError:
+        lines = ""
+    return (
+        f"the repository's own {unit_test_file}{lines} does not replay the recorded "
+        "fixtures: the task's copy gets the replay test in its place (your repository is "
+        "not changed)"
+    )
+
+
+def replaced_tests(spec: TaskSpec) -> list[str]:
+    """A notice per goal whose test path holds a test of the repository's own."""
+    repo = Path(spec.repo_path or spec.source)
+    notices = []
+    for index, goal in enumerate(spec.goals):
+        test_file = f"unit_test/unit_test_{index + 1}.py"
+        if goal.driver and repo.is_dir() and _foreign_test(repo / test_file):
+            notices.append(replaced_test_notice(test_file, repo / test_file))
+    return notices
 
 
 def _foreign_test(path: Path) -> bool:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lmr_author.authoring.build import build_task, refuse_existing
+from lmr_author.authoring.build import build_task, refuse_existing, replaced_tests
 from lmr_author.authoring.drafts import mark_finished
 from lmr_author.authoring.paper_forms import LoadedPaper
 from lmr_author.authoring.spec import TaskSpec
@@ -356,6 +356,8 @@ def save_draft_task(
         if not check.verified and not allow_unverified:
             raise UnverifiedTask(check)
         if on_step:
+            for notice in replaced_tests(spec):
+                on_step(notice)
             on_step("writing the task")
         benchmark_dir.mkdir(parents=True, exist_ok=True)
         # Copied next to its place, then renamed: a failure never leaves half a task.

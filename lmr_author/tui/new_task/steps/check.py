@@ -365,7 +365,7 @@ class CheckStep(StepScreen):
     def _strength(self) -> str:
         """One line on how strong the tests are: the mutation score, or what it would say."""
         if not self._reports:
-            return "mutation test not run: it counts the small bugs in the goal tests catch"
+            return "mutation test not run yet: counts the bugs in the goal the tests catch"
         killed = sum(report.killed for report in self._reports)
         counted, equivalent = (sum(n) for n in zip(*map(self._counts, self._reports), strict=True))
         apart = f", {equivalent} equivalent apart" if equivalent else ""

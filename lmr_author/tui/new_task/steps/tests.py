@@ -30,6 +30,7 @@ from textual.widgets import (
     TextArea,
 )
 
+from lmr_author.authoring.build import replaced_tests
 from lmr_author.authoring.import_failure import GoalImportFailed
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
@@ -196,6 +197,10 @@ class TestsStep(StepScreen):
             unit_test_file=f"unit_test/unit_test_{index + 1}.py",
             seed=seed,
         )
+        # Said before Save: the repository's own test at this path gives way to this one.
+        replaced = [n for n in replaced_tests(self.spec) if f"unit_test_{index + 1}.py" in n]
+        if replaced:
+            test = "# ⚠ " + replaced[0] + "\n\n" + test
         self.post_message(self.Scaffolded(test))
 
     @on(Scaffolded)
