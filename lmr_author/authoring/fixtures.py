@@ -40,6 +40,14 @@ CODEC_MODULE = "lmr_replay.py"
 EXPECTED_OUTPUTS = "expected_outputs"
 #: The line the recorder writes (to stderr) when a value cannot be stored in a fixture.
 UNSTORABLE_MARKER = "LMR-AUTHOR-UNSTORABLE "
+#: What a fixture can hold, said whenever a value cannot be stored.
+_STORABLE = (
+    "Inputs, outputs and the object a method belongs to must be values: numbers, "
+    "strings, bytes, lists, tuples, dicts, sets, NumPy arrays, torch tensors and modules, "
+    "or objects of classes defined in the repository; not functions, closures, "
+    "generators, open files or classes made in the driver. Call the goal with values "
+    "only (an optimizer's step without its closure), or pick another function as the goal."
+)
 #: Calls recorded at most per goal; the rest are counted and said, never dropped silently.
 MAX_FIXTURES = 20
 
@@ -185,13 +193,7 @@ def driver_failure_hint(stderr: str) -> str:
     """What to do about a recording that failed with ``stderr``: the driver is not always
     the one to fix."""
     if "CodecError" in stderr:
-        return (
-            "A recorded value cannot be stored: inputs, outputs and the object a method "
-            "belongs to must be numbers, strings, bytes, lists, tuples, dicts, sets, NumPy "
-            "arrays, torch tensors and modules, or objects of classes defined in the "
-            "repository (not functions, generators, open files or classes made in the "
-            "driver). Call the goal with such values, or pick another function as the goal."
-        )
+        return f"A recorded value cannot be stored. {_STORABLE}"
     if "ModuleNotFoundError" in stderr:
         return (
             "The image lacks a package the goal imports: add it to the task's "
@@ -247,13 +249,7 @@ def raise_if_unstorable(stderr: str, qualname: str) -> None:
         raise UserError(
             f"call {report.get('call', '?')} of {qualname} cannot be recorded: {subject} "
             f"holds a value a fixture cannot store ({report.get('error', '')})",
-            hint=(
-                "Fixtures hold values: numbers, strings, bytes, lists, tuples, dicts, sets, "
-                "NumPy arrays, torch tensors and objects of classes defined in the "
-                "repository; not functions, closures, generators, open files or classes "
-                "made in the driver. Call the goal with values only (an optimizer's step "
-                "without its closure), or pick another function as the goal."
-            ),
+            hint=_STORABLE,
         )
 
 
