@@ -18,7 +18,7 @@ from lmr_author.authoring.guard import apply_guards, line_after_guard
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.source import resolve_source
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.authoring.task_layout import task_from_spec
+from lmr_author.authoring.task_layout import task_from_spec, unit_test_file
 from lmr_author.domain.task import Task, save_task
 from lmr_author.util.errors import UserError
 
@@ -175,15 +175,20 @@ def replaced_test_notice(unit_test_file: str, path: Path) -> str:
     )
 
 
+def replaced_test(spec: TaskSpec, index: int) -> str | None:
+    """The notice for goal ``index`` (from 0) when its test path holds a test of the
+    repository's own, which the replay test will take the place of."""
+    test_file = unit_test_file(index + 1)
+    path = Path(spec.repo_path or spec.source) / test_file
+    if spec.goals[index].driver and _foreign_test(path):
+        return replaced_test_notice(test_file, path)
+    return None
+
+
 def replaced_tests(spec: TaskSpec) -> list[str]:
     """A notice per goal whose test path holds a test of the repository's own."""
-    repo = Path(spec.repo_path or spec.source)
-    notices = []
-    for index, goal in enumerate(spec.goals):
-        test_file = f"unit_test/unit_test_{index + 1}.py"
-        if goal.driver and repo.is_dir() and _foreign_test(repo / test_file):
-            notices.append(replaced_test_notice(test_file, repo / test_file))
-    return notices
+    notices = (replaced_test(spec, index) for index in range(len(spec.goals)))
+    return [notice for notice in notices if notice is not None]
 
 
 def _foreign_test(path: Path) -> bool:

@@ -29,6 +29,7 @@ from lmr_author.authoring import fixtures
 from lmr_author.authoring.import_failure import IMPORT_MARKER, raise_if_import_failed
 from lmr_author.authoring.scaffold import fixture_prefix
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
+from lmr_author.authoring.task_layout import unit_test_file as default_unit_test_file
 from lmr_author.domain import replay_codec
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.infra_error import InfraError
@@ -198,7 +199,7 @@ def record_goal_in_docker(
     result_inputs: list[Path] = []
     result_expected: list[Path] = []
     if not differences:
-        test_file = unit_test_file or f"unit_test/unit_test_{goal_index + 1}.py"
+        test_file = unit_test_file or default_unit_test_file(goal_index + 1)
         repo_dir = task_dir / spec.repo_folder()
         fixtures_dir = repo_dir / "unit_test" / "fixtures"
         expected_dir = fixtures.expected_outputs_dir(task_dir, test_file)

@@ -337,6 +337,9 @@ def save_draft_task(
                     "reusing the checks of this exact content (verified): writing the task "
                     "that was verified, without building or recording again"
                 )
+                # Said by the build when there is one; here there is none.
+                for notice in replaced_tests(spec):
+                    on_step(notice)
             task = load_task(kept)
         else:
             task = build_task(
@@ -356,8 +359,6 @@ def save_draft_task(
         if not check.verified and not allow_unverified:
             raise UnverifiedTask(check)
         if on_step:
-            for notice in replaced_tests(spec):
-                on_step(notice)
             on_step("writing the task")
         benchmark_dir.mkdir(parents=True, exist_ok=True)
         # Copied next to its place, then renamed: a failure never leaves half a task.

@@ -26,6 +26,11 @@ def golden_name(goal_file: str, taken: dict[str, str]) -> str:
     return name
 
 
+def unit_test_file(index: int) -> str:
+    """The unit test of a draft's goal number ``index`` (from 1), in the repository."""
+    return f"unit_test/unit_test_{index}.py"
+
+
 def implementations_from_spec(
     spec: TaskSpec, task_dir: Path, repo_dir: Path
 ) -> list[Implementation]:
@@ -38,7 +43,7 @@ def implementations_from_spec(
             goal_file=goal.goal_file,
             goal_function=goal.goal_function,
             golden_file=golden_name(goal.goal_file, goldens),
-            unit_test_file=f"unit_test/unit_test_{index}.py",
+            unit_test_file=unit_test_file(index),
             class_name=goal.class_name,
             category=goal.category or None,
             retrieval_context=list(goal.retrieval_context),

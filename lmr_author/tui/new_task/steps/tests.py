@@ -30,10 +30,11 @@ from textual.widgets import (
     TextArea,
 )
 
-from lmr_author.authoring.build import replaced_tests
+from lmr_author.authoring.build import replaced_test
 from lmr_author.authoring.import_failure import GoalImportFailed
 from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
+from lmr_author.authoring.task_layout import unit_test_file
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
 from lmr_author.tui.widgets.code_editor import code_editor
@@ -194,13 +195,13 @@ class TestsStep(StepScreen):
             goal_file=goal.goal_file,
             goal_function=goal.goal_function,
             class_name=goal.class_name,
-            unit_test_file=f"unit_test/unit_test_{index + 1}.py",
+            unit_test_file=unit_test_file(index + 1),
             seed=seed,
         )
         # Said before Save: the repository's own test at this path gives way to this one.
-        replaced = [n for n in replaced_tests(self.spec) if f"unit_test_{index + 1}.py" in n]
+        replaced = replaced_test(self.spec, index)
         if replaced:
-            test = "# ⚠ " + replaced[0] + "\n\n" + test
+            test = "# ⚠ " + replaced + "\n\n" + test
         self.post_message(self.Scaffolded(test))
 
     @on(Scaffolded)
