@@ -2,12 +2,14 @@
 
 ``lmr_verdict`` scores the sample's candidate as ``lmr-author eval`` does
 (`lmr_author.inspect_bridge.runs`): the value is ``C`` for a pass and ``I`` otherwise,
-the explanation is the run's reason, and the metadata hold the whole run record, the
-candidate and the test logs, which is what `lmr_author.inspect_bridge.logs` turns back
-into an eval output folder for ``lmr-author report``. Its metric ``unit_test_accuracy``
-is the paper's, as ``eval`` computes it: infrastructure failures are left out (and
-counted by ``infra_errors``). ``lmr_judge`` asks the judge of ``eval --judge`` about the
-same run; its value is the three-way label (CC, LC, LI).
+the explanation is the run's reason with each failing test's reason and output, capped
+(`lmr_author.inspect_bridge.explain`), and the metadata hold those failures, the whole
+run record, the candidate and the test logs, which is what
+`lmr_author.inspect_bridge.logs` turns back into an eval output folder for ``lmr-author
+report``. Its metric ``unit_test_accuracy`` is the paper's, as ``eval`` computes it:
+infrastructure failures are left out (and counted by ``infra_errors``). ``lmr_judge``
+asks the judge of ``eval --judge`` about the same run; its value is the three-way label
+(CC, LC, LI).
 
 The system a run is recorded under is ``-T system=NAME``, else the model's name (as
 ``generate`` names it); epoch k > 1 of an item is ``NAME+s<k>`` (and every epoch is when
@@ -39,12 +41,15 @@ from lmr_author.domain.three_way import ThreeWayLabel
 from lmr_author.domain.verdicts import INFRA_ERROR, PASS, counts_for_accuracy
 from lmr_author.eval_loop.submissions import check_system_name
 from lmr_author.generation.samples import sample_system
+from lmr_author.inspect_bridge.explain import explanation, failures
 from lmr_author.inspect_bridge.runs import Judge, ScoredRun
 from lmr_author.inspect_bridge.runs import Scorer as RunScorer
 from lmr_author.inspect_bridge.samples import ItemMeta
 
 #: The metadata key of the run record in a verdict score, and the scorers' names.
 RUN = "lmr_run"
+#: The metadata key of the test files that did not pass (`explain.TestFailure`, capped).
+FAILURES = "lmr_failures"
 JUDGMENT = "lmr_judgment"
 VERDICT_SCORER = "lmr_verdict"
 JUDGE_SCORER = "lmr_judge"
@@ -158,18 +163,19 @@ async def _score_workspace(
 
 def _as_score(scored: ScoredRun, answer: str) -> Score:
     record = scored.record
-    explanation = record.reason or ("all tests passed" if record.verdict == PASS else "")
+    notes = []
     if scored.collect_reason:
-        explanation += f" ({scored.collect_reason})"
+        notes.append(f" ({scored.collect_reason})")
     if scored.changes:
-        explanation += "; not scored: " + "; ".join(scored.changes)
+        notes.append("; not scored: " + "; ".join(scored.changes))
     candidate = None if scored.candidate is None else scored.candidate.decode("utf-8", "replace")
     return Score(
         value="C" if record.verdict == PASS else "I",
         answer=answer or None,
-        explanation=explanation,
+        explanation=explanation(record, scored.logs, notes),
         metadata={
             RUN: record.to_json(),
+            FAILURES: [failure.to_json() for failure in failures(record, scored.logs)],
             "candidate": candidate,
             "prediction": scored.prediction,
             "logs": scored.logs,

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lmr_author.domain.task import Task, load_task
+from lmr_author.domain.task import Task, is_task_dir, load_task
 from lmr_author.domain.three_way import UNPARSED, short_name
 from lmr_author.eval_output import StoredRun
 from lmr_author.judge.cache import JudgeCache, cache_key
@@ -96,7 +96,9 @@ class Batch:
         with self._lock:
             if name not in self._tasks:
                 try:
-                    self._tasks[name] = load_task(self.benchmark / name)
+                    # 'eval TASK_FOLDER' records the task folder itself as the benchmark.
+                    one = is_task_dir(self.benchmark) and self.benchmark.name == name
+                    self._tasks[name] = load_task(self.benchmark if one else self.benchmark / name)
                 except UserError as error:
                     self._tasks[name] = str(error)
             found = self._tasks[name]

@@ -14,6 +14,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 
 from lmr_author.cli import main
+from lmr_author.inspect_bridge.explain import head
 from lmr_author.inspect_bridge.task import lmr_bench
 from tests.support.eval_cli import eval_json
 from tests.support.openai_server import OpenAIServer, Reply
@@ -70,9 +71,19 @@ def test_inspect_replay_gives_the_verdicts_of_eval_and_report_reads_the_logs(
         for log in logs
     }
     assert accuracy == {"correct": 1.0, "subtle-bug": 0.0, "wrong-logic": 0.0}
-    sample = read_eval_log(logs[0].location).samples[0]  # type: ignore[index]
-    score = sample.scores["lmr_verdict"]  # type: ignore[index]
-    assert score.explanation == (score.metadata["lmr_run"]["reason"] or "all tests passed")  # type: ignore[index]
+    for log in logs:
+        for sample in read_eval_log(log.location).samples or []:
+            score = sample.scores["lmr_verdict"]  # type: ignore[index]
+            run, failures = score.metadata["lmr_run"], score.metadata["lmr_failures"]  # type: ignore[index]
+            if run["verdict"] == "pass":
+                assert (score.explanation, failures) == ("all tests passed", [])
+                continue
+            # The replay tests print nothing; the explanation says so after the reason.
+            assert str(score.explanation).startswith(head(run["reason"]))
+            assert [f["test_file"] for f in failures] == [
+                t["test_file"] for t in run["tests"] if t["verdict"] != "pass"
+            ]
+            assert "printed nothing" in str(score.explanation)
 
     capsys.readouterr()
     assert main(["report", str(tmp_path / "eval"), "--no-human", "--format", "json"]) == 0

@@ -292,3 +292,19 @@ def test_unspliced_prediction_is_judged(
     summary = run_judging(output, make_config())
     assert summary.asked == 1 and not summary.problems
     assert "return None" in server.requests[0].prompt
+
+
+def test_an_eval_of_one_task_folder_is_judged(
+    tmp_path: Path, server: OpenAIServer, make_config: Config
+) -> None:
+    """'eval TASK_FOLDER' (and Inspect's -T benchmark=TASK_FOLDER) records the task
+    folder itself as the benchmark in results.json."""
+    output = _one(tmp_path)
+    results = output / "results.json"
+    data = json.loads(results.read_text())
+    data["benchmark"] = str(tmp_path / "benchmark" / "01-Toy")
+    results.write_text(json.dumps(data))
+    server.enqueue(Reply.answer(3))
+    summary = run_judging(output, make_config())
+    assert (summary.asked, server.request_count) == (1, 1)
+    assert _judgment(output)["label"] == "CC"

@@ -2,10 +2,13 @@
 
 No OpenAI endpoint is reachable from the test machines, and mocking the ``openai``
 client would test nothing real. This server speaks just enough of the protocol
-(``POST /v1/chat/completions``) for the official client, and each test scripts it:
+(``POST /v1/chat/completions``) for the official client, and each test scripts it.
+Like most OpenAI-compatible servers (vLLM, llama.cpp, proxies) it speaks Chat
+Completions only: every other path (``/v1/responses``, ``/v1/files``, ``/v1/batches``)
+gets a 404 in the OpenAI error shape and is listed in ``refused``, never in ``requests``.
 
     with OpenAIServer() as server:
-        server.enqueue(Reply.status(429), Reply.answer(3, ["ok"]))
+        server.enqueue(Reply.error(429), Reply.answer(3, ["ok"]))
         client = OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
         ...
         assert server.request_count == 2
@@ -156,6 +159,8 @@ class OpenAIServer:
         #: (connection refused while it is down, then healed).
         self.port = port
         self.requests: list[RecordedRequest] = []
+        #: Paths of the POSTs answered 404 (not Chat Completions), in arrival order.
+        self.refused: list[str] = []
         self.max_in_flight = 0
         self._in_flight = 0
         self._queue: deque[Reply] = deque()
@@ -183,6 +188,7 @@ class OpenAIServer:
         """Forget recorded requests, the in-flight maximum and queued replies."""
         with self._lock:
             self.requests.clear()
+            self.refused.clear()
             self._queue.clear()
             self.max_in_flight = 0
 
@@ -296,7 +302,10 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 received_at=time.monotonic(),
             )
             if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
+                with server._lock:
+                    server.refused.append(self.path)
+                message = f"no route {self.path}: this server speaks Chat Completions only"
+                self._send(404, {"error": {"message": message, "code": "404"}}, {})
                 return
             reply = server._next_reply(request)
             try:
