@@ -202,7 +202,12 @@ class DockerBackend:
         return kill_own_runs(client=self.client())
 
     def close(self) -> None:
+        """Remove what the engine kept from us mid-run (it stalled or dropped the
+        connection: `container_life.remove_lost`), then close the client."""
+        from lmr_author.sandbox.container_life import remove_lost
+
         with self._lock:
             if self._client is not None:
+                remove_lost(self._client)
                 self._client.close()
                 self._client = None
