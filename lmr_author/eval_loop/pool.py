@@ -243,12 +243,20 @@ class _Evaluator:
             self._fill(record, outcome, logs)
         if self.aborted.is_set():
             raise _Aborted  # its container was killed by us: says nothing, runs again
-        self._save(begun.job, record, begun.start, logs)
+        took = _remote_times(record, outcome)
+        self._save(begun.job, record, begun.start, logs, took)
         return record
 
-    def _save(self, job: _Job, record: RunRecord, start: float, logs: dict[str, str]) -> None:
+    def _save(
+        self,
+        job: _Job,
+        record: RunRecord,
+        start: float,
+        logs: dict[str, str],
+        took: float | None = None,
+    ) -> None:
         candidate = job.candidate
-        record.duration_s = round(time.monotonic() - start, 3)
+        record.duration_s = round(time.monotonic() - start if took is None else took, 3)
         try:
             save_run(
                 self.output,
@@ -294,6 +302,20 @@ class _Evaluator:
             record.reason = infra if isinstance(infra, str) else _describe(_as_error(infra))
         else:
             record.verdict, record.reason = _overall_verdict(record.tests)
+
+
+def _remote_times(record: RunRecord, outcome: object) -> float | None:
+    """A run a Slurm worker ran: its record starts when the worker started it and lasts
+    what it took there; the time in the queue goes apart (``queued_s``). None (and the
+    record as it is) for a local run."""
+    started = getattr(outcome, "started_unix", None)
+    finished = getattr(outcome, "finished_unix", None)
+    if not isinstance(started, float) or not isinstance(finished, float):
+        return None
+    record.started_at = datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds")
+    queued = getattr(outcome, "queued_s", None)
+    record.queued_s = queued if isinstance(queued, float) else None
+    return max(0.0, finished - started)
 
 
 def _as_error(value: object) -> BaseException:
@@ -473,6 +495,9 @@ def _evaluate(
     """`run_evaluation` with the output folder's lock held."""
     if on_start is not None:
         on_start(len(jobs))
+    check_tasks = getattr(real_backend, "check_tasks", None)
+    if check_tasks is not None and jobs:  # Slurm: what each task's arrays ask, before builds
+        check_tasks(list({job.candidate.task.name: job.candidate.task for job in jobs}.values()))
     evaluator = _Evaluator(output, real_backend, force, on_notice)
     sweep = getattr(real_backend, "sweep_orphans", None)
     if sweep is not None and jobs:

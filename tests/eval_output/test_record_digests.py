@@ -148,3 +148,23 @@ def test_a_full_disk_says_so() -> None:
     assert "the disk is full" in str(error)
     assert "Free space on the disk" in str(error)
     assert "folder exists" not in str(error)
+
+
+def test_report_leaves_out_a_record_that_does_not_verify_and_says_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmr_author.cli import main
+
+    bench = make_benchmark(tmp_path)
+    sub = make_folder_submission(tmp_path / "subs", "correct", {"01-Add": CORRECT})
+    out = tmp_path / "out"
+    run_evaluation(bench, [Submission(sub)], out, backend=LocalBackend(), tasks=["01-Add"])
+    assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    edited = run_dir(out, "correct", "01-Add", 1) / "run.json"
+    edited.write_text(edited.read_text().replace('"verdict": "pass"', '"verdict": "fail"', 1))
+    assert main(["report", str(out)]) == 1
+    said = capsys.readouterr()
+    err = " ".join(said.err.split())
+    assert f"report: left out: {edited}: the run record does not verify" in err
+    assert "| correct | – | 100.0 | 1 |" in said.out  # the other run, alone
