@@ -538,9 +538,23 @@ def _evaluate(
     finally:
         if owned_backend and isinstance(real_backend, DockerBackend):
             real_backend.close()
+        _say_lost_containers(on_notice)
     results = build_results(output, str(benchmark), interrupted=done < len(jobs))
     save_results(output, results)
     return results
+
+
+def _say_lost_containers(on_notice: Callable[[str], None] | None) -> None:
+    """Containers the engine kept from us (it stopped answering) and still does: said,
+    since only the next evaluation on that engine can remove them now."""
+    from lmr_author.sandbox.container_life import lost_containers
+
+    lost = lost_containers()
+    if lost and on_notice is not None:
+        on_notice(
+            f"{len(lost)} run container(s) could not be removed: the container engine "
+            "stopped answering; the next evaluation on this engine removes them"
+        )
 
 
 def _dispatch(

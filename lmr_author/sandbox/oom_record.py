@@ -34,7 +34,6 @@ class OomKill:
     oom_memcg: str
     #: The cgroup of the process that was killed.
     task_memcg: str
-    pid: str
 
 
 def parse_oom_kill(line: str) -> OomKill | None:
@@ -45,12 +44,16 @@ def parse_oom_kill(line: str) -> OomKill | None:
     fields: dict[str, str] = {}
     for part in match.group("fields").split(","):
         name, _, value = part.partition("=")
-        fields[name] = value
+        # The killed process's name (task=) comes after the cgroups and is the
+        # candidate's to choose ("x,oom_memcg=/"): the kernel's own fields come first
+        # and are never overwritten, and nothing after the name is read.
+        fields.setdefault(name, value)
+        if name == "task":
+            break
     return OomKill(
         constraint=fields.get("constraint", ""),
         oom_memcg=fields.get("oom_memcg", ""),
         task_memcg=fields.get("task_memcg", ""),
-        pid=fields.get("pid", ""),
     )
 
 

@@ -374,7 +374,7 @@ def _run_one(
                 report.exit_status = exit_code
             oom_killed = bool(state.get("OOMKilled"))
             if oom_killed or (report.exit_status == -9 and not report.timed_out):
-                _refuse_outside_kill(str(container.id), limits, test_file)
+                _refuse_outside_kill(str(container.id), limits, test_file, oom_killed)
             return Observed(
                 exit_code=exit_code,
                 output=output,
@@ -478,12 +478,16 @@ def _probe_state(client: docker.DockerClient, container_id: str) -> dict[str, An
     return dict(state) if isinstance(state, dict) else None
 
 
-def _refuse_outside_kill(container_id: str, limits: Limits, test_file: str) -> None:
+def _refuse_outside_kill(
+    container_id: str, limits: Limits, test_file: str, engine_oom: bool
+) -> None:
     """An out-of-memory kill of the test is the candidate's only when the run's own
     limit did it: the kernel's record names the cgroup whose limit was reached
     (`oom_record`). Another cgroup's (a Slurm job's, the container's parent) or the
-    machine's is an `InfraFault`. Without a readable record, a parent cgroup whose limit
-    is below the run's makes the kill impossible to place: infrastructure too."""
+    machine's is an `InfraFault`; no record at all is no out-of-memory kill (a process
+    that sent itself SIGKILL). Without a readable record, an out-of-memory kill the
+    engine saw (``engine_oom``) under a parent cgroup whose limit is below the run's
+    cannot be placed: infrastructure too."""
     from lmr_author.runtime.engine import selected_cgroup_parent
     from lmr_author.sandbox.oom_record import blame, cgroup_memory_limit, read_oom_kills
 
@@ -497,8 +501,9 @@ def _refuse_outside_kill(container_id: str, limits: Limits, test_file: str) -> N
                 hint="Give the job more memory (--mem: the run's limit plus the worker's "
                 "own need), or run where the node has memory to spare.",
             )
-        if blamed is not None:
-            return
+        return
+    if not engine_oom:
+        return  # the kill the supervisor saw may be the test's own doing
     parent = selected_cgroup_parent()
     bound = None if parent is None else cgroup_memory_limit(parent)
     if bound is not None and bound < limits.memory_mb << 20:

@@ -23,7 +23,7 @@ NODE = (
 
 def test_the_runs_own_limit_is_the_candidates() -> None:
     kill = parse_oom_kill(OWN)
-    assert kill is not None and kill.pid == "7"
+    assert kill is not None and kill.oom_memcg == kill.task_memcg == f"/docker/{CID}"
     assert blame(CID, [kill]) == ""
 
 
@@ -51,3 +51,11 @@ def test_a_cgroups_memory_limit_is_read_in_either_version(tmp_path: Path) -> Non
     (tmp_path / "memory" / "job_6" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
     assert cgroup_memory_limit("/job_6", root=str(tmp_path)) is None  # unlimited
     assert cgroup_memory_limit("/nowhere", root=str(tmp_path)) is None
+
+
+def test_a_process_name_cannot_move_the_blame() -> None:
+    """The killed process names itself (prctl): fields after ``task=`` are not read."""
+    forged = OWN.replace("task=python", "task=x,oom_memcg=/slurm/job_9,constraint=CONSTRAINT_NONE")
+    kill = parse_oom_kill(forged)
+    assert kill is not None
+    assert blame(CID, [kill]) == ""  # still the run's own limit
