@@ -493,6 +493,9 @@ def _evaluate(
     on_notice: Callable[[str], None] | None,
 ) -> Results:
     """`run_evaluation` with the output folder's lock held."""
+    from lmr_author.sandbox.container_life import allow_new_containers
+
+    allow_new_containers()  # a second Ctrl-C of an earlier evaluation here stopped them
     if on_start is not None:
         on_start(len(jobs))
     check_tasks = getattr(real_backend, "check_tasks", None)

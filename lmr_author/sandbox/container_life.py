@@ -134,6 +134,8 @@ def sandbox_container(
 
     from lmr_author.runtime.engine import runtime_ulimits, selected_cgroup_parent
 
+    if _stopping.is_set():
+        raise InfraError("no new container: the run containers are being killed (Ctrl-C)")
     if _lost:
         remove_lost(client)  # what an engine that stalled kept from us, now it answers
     memory = f"{limits.memory_mb}m"
@@ -261,6 +263,21 @@ def _remove(container: Container) -> None:
         _remember_lost(container.client, container.id)
     if interrupted:
         raise KeyboardInterrupt
+
+
+#: Set when this process kills its run containers (a second Ctrl-C): no retry may start
+#: a new one after that.
+_stopping = threading.Event()
+
+
+def stop_new_containers() -> None:
+    """From now on `sandbox_container` makes no container in this process."""
+    _stopping.set()
+
+
+def allow_new_containers() -> None:
+    """Undo `stop_new_containers` (a new evaluation in the same process)."""
+    _stopping.clear()
 
 
 #: What the engine did not let us remove yet: a container id, or the `MADE_LABEL` value

@@ -390,6 +390,10 @@ def _run_one(
             f"the task image {image.tag} is gone", hint="Build it again (ensure_image)."
         ) from None
     except (docker.errors.DockerException, requests.RequestException) as error:
+        if isinstance(error, docker.errors.NotFound):
+            # The container went away under us (a second Ctrl-C kills and removes the
+            # running ones): not a fault to try again.
+            raise InfraError(f"the container of {test_file} is gone: {error}") from None
         text = str(error) if isinstance(error, docker.errors.APIError) else _in_words(error)
         if limits.gpus is not None and "device driver" in str(error):
             raise InfraError(
@@ -464,7 +468,7 @@ def _await_end(
 
 def _probe_state(client: docker.DockerClient, container_id: str) -> dict[str, Any] | None:
     """The container's State as the engine records it, asked briefly; None when the
-    engine does not answer."""
+    engine does not answer; `InfraError` (not retried) when the container is gone."""
     import docker.errors
     import requests
 
@@ -472,6 +476,10 @@ def _probe_state(client: docker.DockerClient, container_id: str) -> dict[str, An
 
     try:
         found = brief_get(client, "/containers/{0}/json", container_id, timeout=_PROBE_TIMEOUT_S)
+    except docker.errors.NotFound:
+        # Removed under us (a second Ctrl-C kills and removes the running containers):
+        # nothing to wait for, nothing to try again.
+        raise InfraError("the run's container was removed while it ran") from None
     except (docker.errors.DockerException, requests.RequestException):
         return None
     state = found.get("State") if isinstance(found, dict) else None

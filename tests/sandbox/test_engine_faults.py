@@ -94,7 +94,10 @@ def test_a_connection_dropped_mid_wait_waits_again_for_the_run(
     calc_task: tuple[Task, ImageRef], proxy: EngineProxy, proxied: Any
 ) -> None:
     proxy.on(r"POST .*/containers/\w+/wait", "drop")
-    run = _run(calc_task, _golden(calc_task[0], "import time\ntime.sleep(1)\n"), proxied)
+    task, image = calc_task
+    candidate = _golden(task, "import time\ntime.sleep(1)\n")
+    roomy = Limits(memory_mb=256, cpus=1.0, pids=64, timeout_s=30.0)  # no wait runs out
+    run = run_candidate(task, task.implementations[0], candidate, image, proxied, limits=roomy)
     assert run.verdict == "pass", run.infra_error or run.verdicts[0].reason
     assert sum("/wait" in request for request in proxy.seen) == 2
 
