@@ -500,7 +500,8 @@ def _evaluate(
         on_start(len(jobs))
     check_tasks = getattr(real_backend, "check_tasks", None)
     if check_tasks is not None and jobs:  # Slurm: what each task's arrays ask, before builds
-        check_tasks(list({job.candidate.task.name: job.candidate.task for job in jobs}.values()))
+        runnable = [job.candidate.task for job in jobs if job.candidate.source is not None]
+        check_tasks(list({task.name: task for task in runnable}.values()))
     evaluator = _Evaluator(output, real_backend, force, on_notice)
     sweep = getattr(real_backend, "sweep_orphans", None)
     if sweep is not None and jobs:

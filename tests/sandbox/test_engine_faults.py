@@ -19,12 +19,11 @@ import pytest
 
 from lmr_author.domain.task import Task
 from lmr_author.images.task_images import ImageRef
-from lmr_author.runtime import reachability
 from lmr_author.runtime.engine import use_cgroup_parent
-from lmr_author.sandbox import container_life, runner
+from lmr_author.sandbox import container_life
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_result import ImplementationRun
-from tests.support.engine_proxy import EngineProxy
+from tests.support.engine_proxy import EngineProxy, cut_waits
 from tests.support.sandbox_tasks import leftover_containers, run_candidate
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
@@ -37,11 +36,7 @@ def proxy(
     tmp_path: Path, docker_client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[EngineProxy]:
     """The engine behind a proxy, with the waits on a stalled engine cut to seconds."""
-    monkeypatch.setattr(runner, "_ENGINE_SLACK_S", 1.0)
-    monkeypatch.setattr(runner, "_PROBE_TIMEOUT_S", 1.0)
-    monkeypatch.setattr(reachability, "DEFAULT_WINDOW_S", 1.5)
-    monkeypatch.setattr(reachability, "BACKOFF_S", 0.05)
-    monkeypatch.setattr(reachability, "PING_TIMEOUT_S", 0.5)
+    cut_waits(monkeypatch)
     socket_path = Path(f"/tmp/lmr-proxy-{uuid.uuid4().hex[:8]}.sock")
     engine = EngineProxy(socket_path)
     yield engine

@@ -18,6 +18,7 @@ import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _REQUEST_LINE = re.compile(rb"^(GET|POST|PUT|DELETE|HEAD) (\S+) HTTP/1\.[01]")
 
@@ -33,6 +34,8 @@ class Rule:
     action: str
     times: int = 1
     refusals: int = 0
+    #: Matching requests let through before the rule acts.
+    after: int = 0
 
 
 class EngineProxy:
@@ -59,10 +62,13 @@ class EngineProxy:
     def url(self) -> str:
         return f"unix://{self.path}"
 
-    def on(self, pattern: str, action: str, *, times: int = 1, refusals: int = 0) -> None:
-        """Do ``action`` to the next ``times`` requests matching ``pattern``."""
+    def on(
+        self, pattern: str, action: str, *, times: int = 1, refusals: int = 0, after: int = 0
+    ) -> None:
+        """Do ``action`` to the next ``times`` requests matching ``pattern`` (after
+        letting ``after`` of them through)."""
         with self._lock:
-            self.rules.append(Rule(pattern, action, times, refusals))
+            self.rules.append(Rule(pattern, action, times, refusals, after))
 
     def thaw(self) -> None:
         """Forward again after a "freeze" (held requests stay unanswered)."""
@@ -152,6 +158,9 @@ class EngineProxy:
                 return "down"
             for rule in self.rules:
                 if rule.times > 0 and re.search(rule.pattern, request):
+                    if rule.after > 0:
+                        rule.after -= 1
+                        continue
                     rule.times -= 1
                     if rule.action == "freeze":
                         self.frozen = True
@@ -165,3 +174,16 @@ def _close(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
     sock.close()
+
+
+def cut_waits(monkeypatch: Any) -> None:
+    """The waits on an engine that does not answer, cut from minutes to seconds: the
+    engine's slack after a test's time limit, a probe, the back-off window."""
+    from lmr_author.runtime import reachability
+    from lmr_author.sandbox import runner
+
+    monkeypatch.setattr(runner, "_ENGINE_SLACK_S", 1.0)
+    monkeypatch.setattr(runner, "_PROBE_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(reachability, "DEFAULT_WINDOW_S", 1.5)
+    monkeypatch.setattr(reachability, "BACKOFF_S", 0.05)
+    monkeypatch.setattr(reachability, "PING_TIMEOUT_S", 0.5)
