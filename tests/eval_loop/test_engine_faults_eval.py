@@ -72,3 +72,22 @@ def test_a_frozen_engine_is_an_infra_error_then_resume_gives_the_verdict(
         client.close()
         proxy.close()
         socket_path.unlink(missing_ok=True)
+
+
+def test_an_image_prepared_while_the_engine_is_down_is_prepared_once_it_is_back(
+    tmp_path: Path, docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cut_waits(monkeypatch)
+    task = write_task(tmp_path / "bench", tag="prepdown")
+    socket_path = Path(f"/tmp/lmr-proxy-{uuid.uuid4().hex[:8]}.sock")
+    proxy = EngineProxy(socket_path)
+    client = docker.DockerClient(base_url=proxy.url, timeout=60)
+    try:
+        proxy.on(r"GET .*/images/", "down", refusals=2)  # its first look at the image
+        image = DockerBackend(client=client).prepare(task)
+        assert image.image_id.startswith("sha256:")
+        assert sum("/_ping" in request for request in proxy.seen) >= 2
+    finally:
+        client.close()
+        proxy.close()
+        socket_path.unlink(missing_ok=True)
