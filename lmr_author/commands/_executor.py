@@ -100,29 +100,13 @@ def registry_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(error.render()) from None
 
 
-#: sbatch options lmr-author sets itself: a --sbatch-arg may not replace them.
-_OURS = frozenset(
-    (
-        *("--array", "--job-name", "-J", "--output", "-o", "--error", "-e", "--chdir"),
-        *("-D", "--wrap", "--parsable", "--test-only", "--export"),
-    )
-)
-
-
 def _sbatch_options(args: argparse.Namespace) -> SbatchOptions:
-    from lmr_author.executors.slurm import SbatchOptions
+    import os
 
-    for arg in args.sbatch_arg:
-        flag = arg.split("=", 1)[0]
-        if not arg.startswith("-") or flag in _OURS:
-            raise UserError(
-                f"--sbatch-arg {arg!r}: "
-                + (
-                    "not an sbatch option" if not arg.startswith("-") else f"lmr-author sets {flag}"
-                ),
-                hint="Give one sbatch option per --sbatch-arg, with its value after '=', "
-                "e.g. --sbatch-arg=--constraint=skylake.",
-            )
+    from lmr_author.executors.slurm import SbatchOptions
+    from lmr_author.executors.slurm.values import check_sbatch_args, site_memory, site_time
+
+    check_sbatch_args(args.sbatch_arg)
     if args.max_in_flight is not None and args.max_in_flight < 1:
         raise UserError(f"--max-in-flight must be at least 1, got {args.max_in_flight}")
     return SbatchOptions(
@@ -133,6 +117,8 @@ def _sbatch_options(args: argparse.Namespace) -> SbatchOptions:
         qos=args.qos,
         extra=tuple(args.sbatch_arg),
         max_in_flight=args.max_in_flight,
+        site_time=site_time(os.environ) is not None,
+        site_memory=site_memory(os.environ) is not None,
     )
 
 
@@ -221,11 +207,46 @@ def slurm_backend(
 
 
 def _check_with_slurm(inner: DockerBackend, options: SbatchOptions, gres: str | None) -> None:
-    """The options a run's array carries, as Slurm reads them (``sbatch --test-only``,
-    which submits nothing): a refused one is said once, before any image is built."""
+    """The options a run's array carries, held to what one run needs (`values`) and
+    read by Slurm (``sbatch --test-only``, which submits nothing): a refused one is said
+    once, before any image is built."""
+    import math
+    import os
+
     from lmr_author.executors.slurm.check import check_options
+    from lmr_author.executors.slurm.sbatch import MEMORY_MARGIN_MB, run_budget_s
+    from lmr_author.executors.slurm.values import (
+        check_memory,
+        check_time,
+        site_memory,
+        site_time,
+    )
+    from lmr_author.runtime.engine import current_runtime
 
     limits = inner.limits()
+    # Under Apptainer an isolated run is two containers, each with the limit, in the job.
+    containers = 2 if current_runtime().runs_from_sif else 1
+    needed_s = run_budget_s(limits.timeout_s)
+    site = site_time(os.environ)
+    if options.time or site:
+        what = "--time" if options.time else "SBATCH_TIMELIMIT (the site's default)"
+        check_time(
+            options.time or site or "", needed_s=needed_s, timeout_s=limits.timeout_s, what=what
+        )
+    memory = options.mem
+    what = "--mem"
+    if not memory and (found := site_memory(os.environ)) is not None:
+        name, value = found
+        what = f"{name} (the site's default)"
+        memory = None if name.endswith("GPU") else value
+        if memory and name.endswith("CPU"):  # per CPU: the job's is that times its CPUs
+            from lmr_author.executors.slurm.values import memory_mb
+
+            memory = f"{math.ceil(memory_mb(value, what=what) * max(1, math.ceil(limits.cpus)))}M"
+    if memory:
+        check_memory(
+            memory, limit_mb=limits.memory_mb * containers, margin_mb=MEMORY_MARGIN_MB, what=what
+        )
     resources = options.resources(
         cpus=limits.cpus, memory_mb=limits.memory_mb, timeout_s=limits.timeout_s, gres=gres
     )

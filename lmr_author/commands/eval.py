@@ -374,6 +374,7 @@ def _run_with_progress(
             on_abort=on_abort,
             on_orphans=on_orphans,
             on_loaded=on_loaded,
+            on_notice=lambda line: progress.console.print(line, markup=False, highlight=False),
             backend=backend,
         )
     finally:

@@ -289,7 +289,21 @@ def _report(args: argparse.Namespace) -> int:
         print(f"wrote {written[0]} and {len(written) - 1} plot files", file=sys.stderr)
         if not available():
             print(f"note: {INSTALL_HINT}", file=sys.stderr)
-    return EXIT_FINDINGS if loaded is not None and loaded.broken else EXIT_OK
+    refused = _refused_records(sources)
+    broken = loaded is not None and loaded.broken
+    return EXIT_FINDINGS if broken or refused else EXIT_OK
+
+
+def _refused_records(sources: Any) -> list[str]:
+    """Run records the report left out (unreadable, or they do not verify: a file they
+    point at is missing or changed, or their own fields were edited), said on stderr
+    too: the tables above do not count them, and the exit code is 1."""
+    from lmr_author.eval_output import scan_runs
+
+    refused = [line for source in sources for line in scan_runs(source.path)[1]]
+    for line in refused:
+        print(f"report: left out: {line}", file=sys.stderr)
+    return refused
 
 
 def _load_listing_broken(benchmark: Path | None, *, regression: bool) -> Benchmark | None:

@@ -151,6 +151,28 @@ class DockerBackend:
         return settings
 
     def prepare(self, task: Task) -> PreparedImage:
+        """The task's image; a preparation that failed because the engine stopped
+        answering is tried once more when it answers again (`await_engine`)."""
+        try:
+            return self._prepare(task)
+        except Exception:  # the engine's silence shows as InfraError or the SDK's own
+            if not self._engine_came_back():
+                raise
+        return self._prepare(task)
+
+    def _engine_came_back(self) -> bool:
+        """After a failure: True when the engine was silent and answers again within
+        the back-off window; False when it answers at once (the failure was not its
+        silence) or stays silent."""
+        from lmr_author.runtime import reachability
+
+        with self._lock:
+            client = self._client
+        if client is None or reachability.await_engine(client, window_s=0.0, fresh=True):
+            return False
+        return reachability.await_engine(client, fresh=True)
+
+    def _prepare(self, task: Task) -> PreparedImage:
         from lmr_author.images.task_images import ensure_image
         from lmr_author.runtime.engine import current_runtime
 
@@ -202,7 +224,12 @@ class DockerBackend:
         return kill_own_runs(client=self.client())
 
     def close(self) -> None:
+        """Remove what the engine kept from us mid-run (it stalled or dropped the
+        connection: `container_life.remove_lost`), then close the client."""
+        from lmr_author.sandbox.container_life import remove_lost
+
         with self._lock:
             if self._client is not None:
+                remove_lost(self._client)
                 self._client.close()
                 self._client = None

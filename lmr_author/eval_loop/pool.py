@@ -14,6 +14,7 @@ that died (killed with SIGKILL, say), which their labels tell (owner pid, deadli
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import signal
 import threading
@@ -39,7 +40,15 @@ from lmr_author.eval_loop.backend import (
     TestFileResult,
 )
 from lmr_author.eval_loop.submissions import Candidate, Submission, load_candidates
-from lmr_author.eval_output import RunRecord, TestRecord, candidate_sha256, find_run, save_run
+from lmr_author.eval_output import (
+    RunRecord,
+    TestRecord,
+    candidate_sha256,
+    find_run,
+    save_run,
+    verify_run,
+)
+from lmr_author.eval_output.lock import output_lock, remove_interrupted_writes
 from lmr_author.eval_output.results import Results, build_results, save_results
 from lmr_author.eval_output.run_key import run_key
 from lmr_author.util.errors import UserError
@@ -134,8 +143,15 @@ class _Aborted(Exception):
 class _Evaluator:
     """Executes jobs: one run each, written to disk before it is reported."""
 
-    def __init__(self, output: Path, backend: Backend, force: bool) -> None:
+    def __init__(
+        self,
+        output: Path,
+        backend: Backend,
+        force: bool,
+        on_notice: Callable[[str], None] | None = None,
+    ) -> None:
         self.output = output
+        self.on_notice = on_notice
         self.backend = backend
         self.force = force
         self.images = _ImageCache(backend)
@@ -183,7 +199,14 @@ class _Evaluator:
         if not self.force and not infra_reason:
             stored = find_run(self.output, candidate.system, task.name, impl.index)
             if stored is not None and stored.run_key == key and stored.counted:
-                return _Begun(job, stored, start, skipped=True)
+                damage = verify_run(self.output, stored)
+                if not damage:
+                    return _Begun(job, stored, start, skipped=True)
+                if self.on_notice is not None:
+                    self.on_notice(
+                        f"the stored run of {candidate.system} {task.name}#{impl.index} "
+                        f"does not verify ({'; '.join(damage)}): running it again"
+                    )
         record = RunRecord(
             run_key=key,
             system=candidate.system,
@@ -220,12 +243,20 @@ class _Evaluator:
             self._fill(record, outcome, logs)
         if self.aborted.is_set():
             raise _Aborted  # its container was killed by us: says nothing, runs again
-        self._save(begun.job, record, begun.start, logs)
+        took = _remote_times(record, outcome)
+        self._save(begun.job, record, begun.start, logs, took)
         return record
 
-    def _save(self, job: _Job, record: RunRecord, start: float, logs: dict[str, str]) -> None:
+    def _save(
+        self,
+        job: _Job,
+        record: RunRecord,
+        start: float,
+        logs: dict[str, str],
+        took: float | None = None,
+    ) -> None:
         candidate = job.candidate
-        record.duration_s = round(time.monotonic() - start, 3)
+        record.duration_s = round(time.monotonic() - start if took is None else took, 3)
         try:
             save_run(
                 self.output,
@@ -235,11 +266,17 @@ class _Evaluator:
                 logs=logs,
             )
         except OSError as error:
+            full = error.errno in (errno.ENOSPC, errno.EDQUOT)
             raise UserError(
                 f"cannot write the run of {candidate.system} {record.task}#"
-                f"{record.implementation} ({error.strerror or error})",
+                f"{record.implementation}: "
+                + ("the disk is full" if full else f"{error.strerror or error}"),
                 file=error.filename or self.output,
-                hint="Free disk space or fix permissions, then run again to resume.",
+                hint=(
+                    "Free space on that disk, then run the same command again to resume."
+                    if full
+                    else "Fix the folder's permissions, then run again to resume."
+                ),
             ) from None
 
     @staticmethod
@@ -265,6 +302,20 @@ class _Evaluator:
             record.reason = infra if isinstance(infra, str) else _describe(_as_error(infra))
         else:
             record.verdict, record.reason = _overall_verdict(record.tests)
+
+
+def _remote_times(record: RunRecord, outcome: object) -> float | None:
+    """A run a Slurm worker ran: its record starts when the worker started it and lasts
+    what it took there; the time in the queue goes apart (``queued_s``). None (and the
+    record as it is) for a local run."""
+    started = getattr(outcome, "started_unix", None)
+    finished = getattr(outcome, "finished_unix", None)
+    if not isinstance(started, float) or not isinstance(finished, float):
+        return None
+    record.started_at = datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds")
+    queued = getattr(outcome, "queued_s", None)
+    record.queued_s = queued if isinstance(queued, float) else None
+    return max(0.0, finished - started)
 
 
 def _as_error(value: object) -> BaseException:
@@ -354,6 +405,7 @@ def run_evaluation(
     on_orphans: Callable[[list[str]], None] | None = None,
     stop: threading.Event | None = None,
     on_loaded: Callable[[Benchmark], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> Results:
     """Evaluate ``submissions`` on ``benchmark``, writing runs and results under ``output``.
 
@@ -373,6 +425,11 @@ def run_evaluation(
             evaluation that started them died (`housekeeping.remove_orphans`).
         stop: set it to stop dispatching (what SIGINT does).
         on_loaded: called first with the loaded benchmark (its broken tasks are skipped).
+        on_notice: called with each line worth telling: a stored run that does not
+            verify (run again), temporary files an interrupted evaluation left (removed).
+
+    Raises:
+        UserError: another evaluation is writing ``output`` (`output_lock`), naming it.
 
     Returns:
         The results of every run stored under ``output``; ``interrupted`` when stopped
@@ -393,9 +450,59 @@ def run_evaluation(
     )
     stop = stop or threading.Event()
     output.mkdir(parents=True, exist_ok=True)
+    with output_lock(output):
+        left = remove_interrupted_writes(output)
+        if left and on_notice is not None:
+            on_notice(
+                f"removed {len(left)} temporary file(s) of writes an interrupted evaluation "
+                f"left in {output}"
+            )
+        return _evaluate(
+            benchmark,
+            output,
+            jobs,
+            real_backend,
+            owned_backend=owned_backend,
+            workers=workers,
+            force=force,
+            stop=stop,
+            on_start=on_start,
+            on_run=on_run,
+            on_interrupt=on_interrupt,
+            on_abort=on_abort,
+            on_orphans=on_orphans,
+            on_notice=on_notice,
+        )
+
+
+def _evaluate(
+    benchmark: Path,
+    output: Path,
+    jobs: list[_Job],
+    real_backend: Backend,
+    *,
+    owned_backend: bool,
+    workers: int,
+    force: bool,
+    stop: threading.Event,
+    on_start: Callable[[int], None] | None,
+    on_run: Callable[[RunRecord, bool], None] | None,
+    on_interrupt: Callable[[], None] | None,
+    on_abort: Callable[[], None] | None,
+    on_orphans: Callable[[list[str]], None] | None,
+    on_notice: Callable[[str], None] | None,
+) -> Results:
+    """`run_evaluation` with the output folder's lock held."""
+    from lmr_author.sandbox.container_life import allow_new_containers
+
+    allow_new_containers()  # a second Ctrl-C of an earlier evaluation here stopped them
     if on_start is not None:
         on_start(len(jobs))
-    evaluator = _Evaluator(output, real_backend, force)
+    check_tasks = getattr(real_backend, "check_tasks", None)
+    if check_tasks is not None and jobs:  # Slurm: what each task's arrays ask, before builds
+        runnable = [job.candidate.task for job in jobs if job.candidate.source is not None]
+        check_tasks(list({task.name: task for task in runnable}.values()))
+    evaluator = _Evaluator(output, real_backend, force, on_notice)
     sweep = getattr(real_backend, "sweep_orphans", None)
     if sweep is not None and jobs:
         removed = sweep()
@@ -435,9 +542,23 @@ def run_evaluation(
     finally:
         if owned_backend and isinstance(real_backend, DockerBackend):
             real_backend.close()
+        _say_lost_containers(on_notice)
     results = build_results(output, str(benchmark), interrupted=done < len(jobs))
     save_results(output, results)
     return results
+
+
+def _say_lost_containers(on_notice: Callable[[str], None] | None) -> None:
+    """Containers the engine kept from us (it stopped answering) and still does: said,
+    since only the next evaluation on that engine can remove them now."""
+    from lmr_author.sandbox.container_life import lost_containers
+
+    lost = lost_containers()
+    if lost and on_notice is not None:
+        on_notice(
+            f"{len(lost)} run container(s) could not be removed: the container engine "
+            "stopped answering; the next evaluation on this engine removes them"
+        )
 
 
 def _dispatch(

@@ -32,6 +32,7 @@ from lmr_author.eval_output.layout import (
 )
 from lmr_author.eval_output.records import (
     NO_SUBMISSION,
+    RUN_SCHEMA_VERSION,
     SCHEMA_VERSION,
     RunRecord,
     StoredRun,
@@ -43,6 +44,7 @@ from lmr_author.eval_output.records import (
     scan_runs,
     scan_stored_runs,
     stored_run,
+    verify_run,
 )
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "RESULTS_FILE",
     "RUNS_DIR",
     "RUN_FILE",
+    "RUN_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "ItemKey",
     "RunRecord",
@@ -76,4 +79,5 @@ __all__ = [
     "scan_runs",
     "scan_stored_runs",
     "stored_run",
+    "verify_run",
 ]

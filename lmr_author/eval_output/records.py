@@ -4,11 +4,22 @@
 rewritten and written atomically after them, so a ``run.json`` that exists always
 describes the files next to it, and an interrupted write leaves no record at all.
 Where the files are is `lmr_author.eval_output.layout`'s business.
+
+A record verifies (`verify_run`): it carries the SHA-256 of every file it points at
+(``files``: candidate, prediction, logs) and of its own fields (``record_sha256``: the
+record without that field, canonical JSON), so a deleted log, a damaged candidate or a
+verdict edited by hand is found by whoever reads it; resume runs such a run again and
+the readers (report, judge, review) leave it out, saying which and why. Records of the
+first format (``schema_version`` 1, no digests) are still read, unverified, and are
+rewritten in the new format when their run is written again. The digests catch damage
+and edits, not a forger who recomputes them (no secret key is involved).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,11 +38,15 @@ from lmr_author.eval_output.layout import (
     log_name,
     run_dir,
 )
-from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from lmr_author.util.atomic import atomic_write_bytes, atomic_write_json
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import load_json
 
 SCHEMA_VERSION = 1
+#: The format of run.json: 2 added ``files`` and ``record_sha256`` (digests).
+RUN_SCHEMA_VERSION = 2
+#: The field of run.json that holds the digest of the rest of it.
+RECORD_DIGEST = "record_sha256"
 
 #: Reason of the run of an implementation that the submission has no candidate for.
 NO_SUBMISSION = "no submission"
@@ -85,7 +100,14 @@ class RunRecord:
     #: record from before isolation), and why not when it did not.
     isolated: bool | None = None
     not_isolated_why: str = ""
-    schema_version: int = SCHEMA_VERSION
+    #: Slurm runs: seconds between submission and a worker starting it (queue time),
+    #: apart from ``duration_s``; None for local runs (and records from before).
+    queued_s: float | None = None
+    #: Path relative to the run folder -> SHA-256 of every file the record points at.
+    files: dict[str, str] = field(default_factory=dict)
+    schema_version: int = RUN_SCHEMA_VERSION
+    #: What `load_run` found wrong with the record itself (not written).
+    problems: list[str] = field(default_factory=list, compare=False)
 
     @property
     def counted(self) -> bool:
@@ -98,8 +120,10 @@ class RunRecord:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        data.pop("problems")
         ordered = {"schema_version": data.pop("schema_version")}
         ordered.update(data)
+        ordered[RECORD_DIGEST] = record_digest(ordered)
         return ordered
 
     @classmethod
@@ -107,6 +131,8 @@ class RunRecord:
         candidate = data.get("candidate_sha256")
         return cls(
             schema_version=int(data.get("schema_version", SCHEMA_VERSION)),
+            queued_s=float(data["queued_s"]) if data.get("queued_s") is not None else None,
+            files={str(k): str(v) for k, v in (data.get("files") or {}).items()},
             run_key=str(data["run_key"]),
             system=str(data["system"]),
             task=str(data["task"]),
@@ -127,6 +153,55 @@ class RunRecord:
             isolated=data.get("isolated") if isinstance(data.get("isolated"), bool) else None,
             not_isolated_why=str(data.get("not_isolated_why", "")),
         )
+
+
+def record_digest(data: dict[str, Any]) -> str:
+    """SHA-256 of a record's JSON without its digest field (sorted keys, compact)."""
+    fields = {key: value for key, value in data.items() if key != RECORD_DIGEST}
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _record_problems(data: dict[str, Any]) -> list[str]:
+    """What is wrong with a record's own fields: a changed field, a missing digest."""
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if version == SCHEMA_VERSION and RECORD_DIGEST not in data and "files" not in data:
+        return []  # the first format: no digests to check
+    if not isinstance(version, int) or version > RUN_SCHEMA_VERSION:
+        return [f"its schema_version {version!r} is not one this lmr-author writes"]
+    stored = data.get(RECORD_DIGEST)
+    if not isinstance(stored, str):
+        return ["it has no digest of its own fields (record_sha256)"]
+    if stored != record_digest(data):
+        return [
+            "its fields were changed after it was written (verdict, reason, tests... no "
+            "longer match its record_sha256)"
+        ]
+    return []
+
+
+def verify_run(output: Path, record: RunRecord) -> list[str]:
+    """Why the stored run ``record`` cannot be trusted (empty: it verifies): its own
+    fields changed, or a file it points at is missing or not the one written."""
+    problems = list(record.problems)
+    folder = run_dir(output, record.system, record.task, record.implementation)
+    for relative, digest in sorted(record.files.items()):
+        path = folder / relative
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            problems.append(f"{relative} is missing")
+            continue
+        except OSError as error:
+            problems.append(f"{relative} cannot be read ({error.strerror or error})")
+            continue
+        if hashlib.sha256(data).hexdigest() != digest:
+            problems.append(f"{relative} is not the file that was written (its digest differs)")
+    if record.schema_version >= RUN_SCHEMA_VERSION:
+        named = {test.log_file for test in record.tests if test.log_file}
+        for relative in sorted(named - set(record.files)):
+            problems.append(f"{relative} has no digest in the record")
+    return problems
 
 
 def save_run(
@@ -150,17 +225,25 @@ def save_run(
         with contextlib.suppress(FileNotFoundError):
             (folder / stale).unlink()
     shutil.rmtree(folder / LOGS_DIR, ignore_errors=True)
+    record.files = {}
+    record.schema_version = RUN_SCHEMA_VERSION
+    record.problems = []
+
+    def write(relative: str, data: bytes) -> None:
+        atomic_write_bytes(folder / relative, data)
+        record.files[relative] = hashlib.sha256(data).hexdigest()
+
     if candidate is not None:
-        atomic_write_bytes(folder / CANDIDATE_FILE, candidate)
+        write(CANDIDATE_FILE, candidate)
     if prediction is not None:
-        atomic_write_text(folder / PREDICTION_FILE, prediction)
+        write(PREDICTION_FILE, prediction.encode("utf-8"))
     for test in record.tests:
         text = (logs or {}).get(test.test_file)
         if text is None:
             test.log_file = ""
             continue
         relative = f"{LOGS_DIR}/{log_name(test.test_file)}"
-        atomic_write_text(folder / relative, text)
+        write(relative, text.encode("utf-8"))
         test.log_file = relative
     atomic_write_json(folder / RUN_FILE, record.to_json())
     return folder
@@ -175,7 +258,9 @@ def load_run(path: Path) -> RunRecord:
     try:
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
-        return RunRecord.from_json(data)
+        record = RunRecord.from_json(data)
+        record.problems = _record_problems(data)
+        return record
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as error:
         raise UserError(f"not a run record ({error!r})", file=path, hint=hint) from None
 
@@ -192,18 +277,28 @@ def find_run(output: Path, system: str, task: str, implementation: int) -> RunRe
 
 
 def scan_runs(output_dir: Path) -> tuple[list[RunRecord], list[str]]:
-    """Like `load_runs`, but an unreadable run is a line in the second list, not an error.
+    """Like `load_runs`, but an unreadable run, or one that does not verify
+    (`verify_run`), is a line in the second list, not a record nor an error.
 
-    For readers that should go on past one broken run (the judge, the agreement).
+    For readers that should go on past one broken run (report, the judge, the agreement).
     """
     root = Path(output_dir) / RUNS_DIR
     records: list[RunRecord] = []
     problems: list[str] = []
     for path in sorted(root.glob(f"*/*/*/{RUN_FILE}")):
         try:
-            records.append(load_run(path))
+            record = load_run(path)
         except UserError as error:
             problems.append(f"{error}; run skipped")
+            continue
+        damage = verify_run(Path(output_dir), record)
+        if damage:
+            problems.append(
+                f"{path}: the run record does not verify: {'; '.join(damage)}; run skipped "
+                "('lmr-author eval' runs it again)"
+            )
+            continue
+        records.append(record)
     records.sort(key=lambda r: (r.system, r.task, r.implementation))
     return records, problems
 

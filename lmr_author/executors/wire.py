@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -135,9 +135,28 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def save_result(path: Path, run: ImplementationRun) -> None:
-    """Write the node's outcome (atomically: the submitter polls for the file)."""
+@dataclass(frozen=True)
+class RemoteRun(ImplementationRun):
+    """A node's outcome as the submitter reads it: the run, and when the worker ran it
+    (Unix times; None from a worker that did not say), and its time in the queue."""
+
+    started_unix: float | None = None
+    finished_unix: float | None = None
+    queued_s: float | None = None
+
+
+def save_result(
+    path: Path,
+    run: ImplementationRun,
+    *,
+    started_unix: float | None = None,
+    finished_unix: float | None = None,
+) -> None:
+    """Write the node's outcome (atomically: the submitter polls for the file), with
+    when the worker started and finished it."""
     data = {
+        "started_unix": started_unix,
+        "finished_unix": finished_unix,
         "wire_version": WIRE_VERSION,
         "image_id": run.image_id,
         "infra_error": run.infra_error,
@@ -179,13 +198,21 @@ def load_result(path: Path) -> ImplementationRun:
         isolated = data["isolated"]
         if not isinstance(isolated, bool):
             raise ValueError("isolated is not a boolean")
-        return ImplementationRun(
+        run = ImplementationRun(
             verdicts=verdicts,
             image_id=str(data["image_id"]),
             infra_error=None if infra is None else str(infra),
             wall_s=float(data["wall_s"]),
             isolated=isolated,
             not_isolated_why=str(data["not_isolated_why"]),
+        )
+        started, finished = data.get("started_unix"), data.get("finished_unix")
+        if started is None or finished is None:
+            return run  # a worker that did not say when it ran the run
+        return RemoteRun(
+            **{f.name: getattr(run, f.name) for f in fields(ImplementationRun)},
+            started_unix=float(started),
+            finished_unix=float(finished),
         )
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"unreadable result {path}: {error}") from None

@@ -178,6 +178,7 @@ def run_file(path: Path) -> int:
     outcome is an infrastructure error."""
     request = Request.load(path)
     result = Path(request.result_path)
+    started = time.time()  # the run's own start: the time before it was in the queue
     try:
         outcome = run_request(request)
     except SystemExit:
@@ -191,7 +192,7 @@ def run_file(path: Path) -> int:
     if isinstance(outcome, str):
         save_infra_error(result, outcome)
         return 1
-    save_result(result, outcome)
+    save_result(result, outcome, started_unix=started, finished_unix=time.time())
     return 0
 
 

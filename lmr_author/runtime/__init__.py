@@ -23,6 +23,9 @@ HOST_LABEL = "org.lmr-author.owner-host"
 """Label of a run container: the host name of that process."""
 DEADLINE_LABEL = "org.lmr-author.deadline"
 """Label of a run container: Unix time after which it is left over, whoever owns it."""
+MADE_LABEL = "org.lmr-author.made-id"
+"""Label of every sandbox container: a fresh id per creation, so that a container whose
+creation lost its answer (a dropped connection) can still be found and removed."""
 
 #: Values of ``LABEL_KEY``.
 KIND_BASE = "base"
@@ -37,6 +40,7 @@ __all__ = [
     "KIND_RUN",
     "KIND_TASK_IMAGE",
     "LABEL_KEY",
+    "MADE_LABEL",
     "OWNER_LABEL",
     "TASK_LABEL",
     "InfraError",

@@ -205,6 +205,14 @@ def _refuse_unenforced_limits(client: docker.DockerClient) -> None:
         )
 
 
+def brief_get(client: Any, path: str, *args: str, timeout: float) -> Any:
+    """GET ``path`` (its ``{0}`` filled with ``args``) of the engine's API with a short
+    ``timeout`` of its own (the client's is a minute): probing an engine that may have
+    stalled must not hang that long. JSON answers are decoded."""
+    api = client.api
+    return api._result(api._get(api._url(path, *args), timeout=timeout), path != "/_ping")
+
+
 #: Seconds an engine call that moves a whole image may take: the engine can take minutes
 #: before it streams the first byte of a task image of many GB (a CUDA stack).
 BULK_TIMEOUT_S = 3600.0

@@ -16,6 +16,7 @@ import signal
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -27,6 +28,7 @@ from lmr_author.runtime import (
     HOST_LABEL,
     KIND_RUN,
     LABEL_KEY,
+    MADE_LABEL,
     OWNER_LABEL,
     TASK_LABEL,
 )
@@ -49,15 +51,26 @@ RUN_GID = 65534
 SCRATCH = {"/tmp": 4, "/var/tmp": 8, "/run/lock": 64}
 
 
-def engine_retrying(attempts: int = 3, *, retry_also: tuple[type[Exception], ...] = ()) -> Retrying:
+def engine_retrying(
+    attempts: int = 3,
+    *,
+    retry_also: tuple[type[Exception], ...] = (),
+    retry_requests: bool = True,
+) -> Retrying:
     """The retry policy of engine calls that are safe to repeat: the engine's transient
-    failures (an API error but "no such container", a dropped connection), backing off."""
+    failures (an API error but "no such container", a dropped connection), backing off.
+    ``retry_requests=False``: an engine that does not answer at all is not retried."""
     import docker.errors
     import requests
     from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+    # An engine that does not answer at all (an API error is an answer).
+    no_answer = (requests.exceptions.ConnectionError, requests.exceptions.Timeout)
+
     def transient(error: BaseException) -> bool:
         if isinstance(error, docker.errors.NotFound):
+            return False
+        if not retry_requests and isinstance(error, no_answer):
             return False
         kinds = (docker.errors.APIError, requests.RequestException, *retry_also)
         return isinstance(error, kinds)
@@ -121,7 +134,13 @@ def sandbox_container(
 
     from lmr_author.runtime.engine import runtime_ulimits, selected_cgroup_parent
 
+    if _stopping.is_set():
+        raise InfraError("no new container: the run containers are being killed (Ctrl-C)")
+    if _lost:
+        remove_lost(client)  # what an engine that stalled kept from us, now it answers
     memory = f"{limits.memory_mb}m"
+    made = uuid.uuid4().hex
+    labels = {**labels, MADE_LABEL: made}
     with removed_after(
         lambda: client.containers.create(
             image.image_id or image.tag,
@@ -150,20 +169,31 @@ def sandbox_container(
             stdin_open=False,
             tty=False,
             detach=True,
-        )
+        ),
+        made=(client, made),
     ) as container:
         yield container
 
 
 @contextmanager
-def removed_after(create: Callable[[], Container]) -> Iterator[Container]:
+def removed_after(
+    create: Callable[[], Container], *, made: tuple[Any, str] | None = None
+) -> Iterator[Container]:
     """The container ``create`` makes, removed on the way out however it ends.
 
     Every container lmr-author makes goes through here: Ctrl-C is held while the engine
-    creates it, so none can be left behind with an id nobody knows.
+    creates it, so none can be left behind with an id nobody knows. ``made`` (the
+    client and the `MADE_LABEL` value the container carries): when the creation fails
+    without an answer (a dropped connection), the engine may have made it all the same;
+    it is found by that label and removed (later, if the engine does not answer now).
     """
     with _interrupts_held() as held:
-        container = create()
+        try:
+            container = create()
+        except Exception:
+            if made is not None:
+                _remove_unanswered(*made)
+            raise
     try:
         held.release()  # a Ctrl-C during the creation surfaces here, and removes it
         yield container
@@ -209,10 +239,18 @@ def _interrupts_held() -> Iterator[_HeldInterrupts]:
 
 def _remove(container: Container) -> None:
     """Remove the container, retrying the engine's failures; an interrupt must not leave
-    it behind (the removal is finished first, then the interrupt goes through)."""
+    it behind (the removal is finished first, then the interrupt goes through). An
+    engine that does not answer (stalled, connection dropped) is not waited on here:
+    the container is kept in `lost_containers`, removed when the engine answers again
+    (`remove_lost`: before the next container, and when the evaluation ends)."""
+    import requests
+
+    with _lost_lock:
+        if getattr(container, "id", None) in _lost:
+            return  # the engine stopped answering for it: `remove_lost` removes it
     interrupted = False
     try:
-        for attempt in engine_retrying(retry_also=(_Interrupted,)):
+        for attempt in engine_retrying(retry_also=(_Interrupted,), retry_requests=False):
             with attempt:
                 try:
                     _remove_once(container)
@@ -221,8 +259,93 @@ def _remove(container: Container) -> None:
                     raise _Interrupted from None
     except _Interrupted:
         pass
+    except (requests.exceptions.ConnectionError, requests.exceptions.Timeout):
+        _remember_lost(container.client, container.id)
     if interrupted:
         raise KeyboardInterrupt
+
+
+#: Set when this process kills its run containers (a second Ctrl-C): no retry may start
+#: a new one after that.
+_stopping = threading.Event()
+
+
+def stop_new_containers() -> None:
+    """From now on `sandbox_container` makes no container in this process."""
+    _stopping.set()
+
+
+def allow_new_containers() -> None:
+    """Undo `stop_new_containers` (a new evaluation in the same process)."""
+    _stopping.clear()
+
+
+#: What the engine did not let us remove yet: a container id, or the `MADE_LABEL` value
+#: of a creation that got no answer ("made=<value>"), -> the client that made it.
+_lost: dict[str, Any] = {}
+_lost_lock = threading.Lock()
+
+
+def _remember_lost(client: Any, what: str | None) -> None:
+    if client is not None and what:
+        with _lost_lock:
+            _lost[what] = client
+
+
+def lost_containers() -> list[str]:
+    """Containers this process made and could not remove yet (ids, or ``made=<label>``)."""
+    with _lost_lock:
+        return sorted(_lost)
+
+
+def remove_lost(client: Any | None = None, *, timeout: float = 10.0) -> list[str]:
+    """Remove the containers the engine did not let us remove (those of ``client``, or
+    all); return the ids removed. What the engine still does not answer for stays."""
+    import docker.errors
+    import requests
+
+    with _lost_lock:
+        pending = [(what, c) for what, c in _lost.items() if client is None or c is client]
+    removed: list[str] = []
+    for what, owner in pending:
+        api = owner.api
+        try:
+            if what.startswith("made="):
+                found = api._result(
+                    api._get(
+                        api._url("/containers/json"),
+                        params={"all": 1, "filters": f'{{"label": ["{MADE_LABEL}={what[5:]}"]}}'},
+                        timeout=timeout,
+                    ),
+                    True,
+                )
+                ids = [str(item.get("Id", "")) for item in found]
+            else:
+                ids = [what]
+            for container_id in ids:
+                try:
+                    api._raise_for_status(
+                        api._delete(
+                            api._url("/containers/{0}", container_id),
+                            params={"force": True},
+                            timeout=timeout,
+                        )
+                    )
+                except docker.errors.NotFound:
+                    continue  # gone already
+                removed.append(container_id)
+        except (docker.errors.DockerException, requests.RequestException):
+            continue
+        with _lost_lock:
+            _lost.pop(what, None)
+    return removed
+
+
+def _remove_unanswered(client: Any, made: str) -> None:
+    """Remove what a creation that got no answer may have left (found by its label),
+    now if the engine answers, else when it does (`remove_lost`)."""
+    _remember_lost(client, f"made={made}")
+    remove_lost(client)
 
 
 class _Interrupted(Exception):
@@ -239,6 +362,12 @@ def _remove_once(container: Container) -> None:
     except docker.errors.APIError as error:
         if "already in progress" not in str(error):
             raise
+
+
+def abandon(container: Container) -> None:
+    """The engine stopped answering for ``container``: do not wait on it to remove it
+    now; `remove_lost` removes it when the engine answers again, or at the end."""
+    _remember_lost(container.client, container.id)
 
 
 def kill(container: Container) -> None:

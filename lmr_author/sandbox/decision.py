@@ -239,7 +239,9 @@ def decide(
     (`lmr_author.sandbox.needs`), never from a candidate's run."""
     if oom_killed or (report.exit_status == -9 and not report.timed_out):
         return classify_exit(137, "", oom_killed=oom_killed, memory_mb=memory_mb)
-    if timed_out or report.timed_out:
+    # The host's watch counts only when the run's own report is not complete: a report
+    # that reached its end in time is the run's own clock, and it says "in time".
+    if report.timed_out or (timed_out and not (report.found and report.ended)):
         return Classified("timeout", f"no result within the time limit of {timeout_s:g} s")
     problems: list[str] = []
     if protocol == "replay" and replay_expected is not None and report.found and report.ended:

@@ -347,8 +347,13 @@ def _alive(pid: int) -> bool:
 
 
 def kill_own_runs(*, client: docker.DockerClient) -> int:
-    """Kill (and remove) the run containers this process started: a second Ctrl-C."""
+    """Kill (and remove) the run containers this process started: a second Ctrl-C.
+    No new one is made after this (a run cut short is not tried again)."""
     import docker.errors
+
+    from lmr_author.sandbox.container_life import stop_new_containers
+
+    stop_new_containers()
 
     host = socket.gethostname()
     killed = 0

@@ -24,18 +24,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lmr_author.domain.task import Implementation, Task
 from lmr_author.images.task_images import ImageRef
 from lmr_author.runtime.engine import current_runtime
-from lmr_author.runtime.infra_error import InfraError
+from lmr_author.runtime.infra_error import InfraError, InfraFault
 from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.apptainer import NONCE_FILE as APPTAINER_NONCE_FILE
 from lmr_author.sandbox.container_life import (
     RUN_GID,
     RUN_UID,
     SCRATCH,
+    abandon,
     final_state,
     kill,
     put_archive_retrying,
@@ -60,6 +61,7 @@ from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
     import docker
+    from docker.models.containers import Container
 
 __all__ = [
     "ImplementationRun",
@@ -82,6 +84,10 @@ OUTPUTS_DIR = "/lmr-out"
 FORK_CAPABILITIES = ("CHOWN", "FOWNER", "KILL", "SETUID", "SETGID")
 #: Seconds the engine gets beyond the harness's own time limit before we kill.
 _ENGINE_SLACK_S = 15.0
+#: Seconds a probe of an engine that did not answer a wait may take.
+_PROBE_TIMEOUT_S = 10.0
+#: Waits on one container (the first and those after a dropped connection).
+_WAIT_ATTEMPTS = 3
 
 
 def legacy_log_path(test_file: str) -> str:
@@ -146,6 +152,8 @@ def run_tests(
             from lmr_author.runtime.engine import get_client
 
             client = get_client()
+        if client is not None:
+            _check_engine_up(client)
         for test_file in files:
             chosen = choose_protocol(impl, test_file, protocol)
             plan = None
@@ -159,7 +167,9 @@ def run_tests(
                     staged=candidate is not None,
                     test_reads=tuple(test_reads),
                 )
-            outcome = _run_one(
+            outcome = _tried_twice(
+                client,
+                _run_one,
                 client,
                 task=task,
                 impl=impl,
@@ -191,6 +201,52 @@ def run_tests(
         isolated=why_not is None,
         not_isolated_why=why_not or "",
     )
+
+
+def _check_engine_up(client: docker.DockerClient) -> None:
+    """An engine that stayed silent through a whole back-off window makes the runs
+    after it infra-errors at once, unless it answers again now (one brief ping)."""
+    from lmr_author.runtime import reachability
+
+    if reachability.engine_is_down(client) and not reachability.await_engine(
+        client, window_s=0.0, fresh=True
+    ):
+        raise InfraFault(
+            "the container engine stopped answering earlier in this evaluation and "
+            "still does not answer",
+            hint="Check the engine (systemctl status docker; docker info), then run "
+            "the same command again: it runs only what is left.",
+        )
+
+
+def _tried_twice(
+    client: docker.DockerClient | None, run: Callable[..., Observed], *args: Any, **kwargs: Any
+) -> Observed:
+    """``run``, tried once more when the infrastructure cut it short (`InfraFault`),
+    after the engine answers again (`await_engine`: back-off, then the engine is taken
+    for down). Containers the engine did not let us remove are removed first."""
+    from lmr_author.runtime import reachability
+    from lmr_author.sandbox.container_life import remove_lost
+
+    try:
+        return run(*args, **kwargs)
+    except InfraFault as first:
+        if client is not None:
+            if not reachability.await_engine(client):
+                raise InfraFault(
+                    f"{first.message}; the engine did not answer again within "
+                    f"{reachability.DEFAULT_WINDOW_S:g} s",
+                    hint="Check the engine, then run the same command again: it runs "
+                    "only what is left.",
+                ) from None
+            remove_lost(client)
+        try:
+            return run(*args, **kwargs)
+        except InfraFault as second:
+            raise InfraFault(
+                f"{second.message} (tried twice; the first try: {first.message})",
+                hint=second.hint or first.hint,
+            ) from None
 
 
 class LocalRunner:
@@ -308,17 +364,7 @@ def _run_one(
             put_archive_retrying(container, staged)
             begun = time.monotonic()
             container.start()
-            timed_out = False
-            exit_code: int | None = None
-            try:
-                status = container.wait(timeout=limits.timeout_s + _ENGINE_SLACK_S)
-                exit_code = int(status.get("StatusCode", -1))
-            except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
-                # The SDK reports its read timeout as either; anything earlier is the engine.
-                if time.monotonic() - begun < limits.timeout_s * 0.95:
-                    raise
-                timed_out = True
-                kill(container)
+            exit_code, timed_out = _await_end(client, container, limits, test_file)
             wall = time.monotonic() - begun
             state = final_state(container)
             report_text = read_stream(container, stdout=True, cap=MAX_REPORT_BYTES, tail=False)
@@ -326,19 +372,29 @@ def _run_one(
             report = harness.parse_report(report_text, nonce)
             if report.found and report.exit_status is None:
                 report.exit_status = exit_code
+            oom_killed = bool(state.get("OOMKilled"))
+            if oom_killed or (report.exit_status == -9 and not report.timed_out):
+                _refuse_outside_kill(str(container.id), limits, test_file, oom_killed)
             return Observed(
                 exit_code=exit_code,
                 output=output,
                 report=report,
                 duration_s=report.duration_s or run_time(state) or wall,
                 timed_out=timed_out,
-                oom_killed=bool(state.get("OOMKilled")),
+                oom_killed=oom_killed,
             )
+    except InfraError:
+        raise
     except docker.errors.ImageNotFound:
         raise InfraError(
             f"the task image {image.tag} is gone", hint="Build it again (ensure_image)."
         ) from None
     except (docker.errors.DockerException, requests.RequestException) as error:
+        if isinstance(error, docker.errors.NotFound):
+            # The container went away under us (a second Ctrl-C kills and removes the
+            # running ones): not a fault to try again.
+            raise InfraError(f"the container of {test_file} is gone: {error}") from None
+        text = str(error) if isinstance(error, docker.errors.APIError) else _in_words(error)
         if limits.gpus is not None and "device driver" in str(error):
             raise InfraError(
                 f"this container engine cannot give containers GPUs (--gpus {limits.gpus}): "
@@ -346,7 +402,125 @@ def _run_one(
                 hint="Run on a host with GPUs and the NVIDIA container toolkit, or leave out "
                 "--gpus.",
             ) from None
-        raise InfraError(f"the Docker engine failed while running {test_file}: {error}") from None
+        raise InfraFault(f"the container engine failed while running {test_file}: {text}") from None
+
+
+def _in_words(error: Exception) -> str:
+    """What a failed request to the engine means, in words (not urllib3's repr)."""
+    import requests
+
+    if isinstance(error, requests.exceptions.ReadTimeout):
+        return "it stopped answering (no answer within the client's time-out)"
+    if isinstance(error, requests.exceptions.ConnectionError):
+        return "the connection to it dropped"
+    return str(error)
+
+
+def _await_end(
+    client: docker.DockerClient, container: Container, limits: Limits, test_file: str
+) -> tuple[int | None, bool]:
+    """Wait for the started container's end: (its exit status, whether its time ran out).
+
+    A time-out is the candidate's only on the run's own evidence: the supervisor inside
+    reports it (read by `decide`), or the engine's record of the container (StartedAt to
+    FinishedAt) shows it ran past the limit. A wait the engine did not answer says
+    neither: the engine is asked what became of the container (a run that ended by
+    itself is read as it ended; after a dropped connection the run is waited on again
+    for the rest of its time); an engine that does not answer, or a container it did
+    not run that long, is an `InfraFault`, never a verdict.
+    """
+    import requests
+
+    deadline = time.monotonic() + limits.timeout_s + _ENGINE_SLACK_S
+    lost = ""
+    for _ in range(_WAIT_ATTEMPTS):
+        try:
+            status = container.wait(timeout=max(1.0, deadline - time.monotonic()))
+            return int(status.get("StatusCode", -1)), False
+        except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError) as error:
+            lost = _in_words(error)
+        state = _probe_state(client, str(container.id))
+        if state is None:
+            abandon(container)
+            raise InfraFault(
+                f"the container engine stopped answering while {test_file} ran ({lost}) "
+                "and did not answer again"
+            )
+        if not state.get("Running"):
+            return int(state.get("ExitCode", -1)), False  # ended by itself: read as it is
+        if time.monotonic() < deadline:
+            continue  # the connection dropped, the run goes on: wait for the rest
+        kill(container)
+        ran = run_time(_probe_state(client, str(container.id)) or {})
+        if ran is not None and ran >= limits.timeout_s:
+            return None, True  # the engine's own record: it ran past the limit
+        seconds = "an unknown time" if ran is None else f"{ran:.1f} s"
+        raise InfraFault(
+            f"the container engine did not report the end of {test_file} within "
+            f"{limits.timeout_s + _ENGINE_SLACK_S:g} s ({lost}), and its record shows the "
+            f"container ran {seconds}, not the limit of {limits.timeout_s:g} s"
+        )
+    raise InfraFault(
+        f"the connection to the container engine dropped {_WAIT_ATTEMPTS} times while "
+        f"{test_file} ran ({lost})"
+    )
+
+
+def _probe_state(client: docker.DockerClient, container_id: str) -> dict[str, Any] | None:
+    """The container's State as the engine records it, asked briefly; None when the
+    engine does not answer; `InfraError` (not retried) when the container is gone."""
+    import docker.errors
+    import requests
+
+    from lmr_author.runtime.engine import brief_get
+
+    try:
+        found = brief_get(client, "/containers/{0}/json", container_id, timeout=_PROBE_TIMEOUT_S)
+    except docker.errors.NotFound:
+        # Removed under us (a second Ctrl-C kills and removes the running containers):
+        # nothing to wait for, nothing to try again.
+        raise InfraError("the run's container was removed while it ran") from None
+    except (docker.errors.DockerException, requests.RequestException):
+        return None
+    state = found.get("State") if isinstance(found, dict) else None
+    return dict(state) if isinstance(state, dict) else None
+
+
+def _refuse_outside_kill(
+    container_id: str, limits: Limits, test_file: str, engine_oom: bool
+) -> None:
+    """An out-of-memory kill of the test is the candidate's only when the run's own
+    limit did it: the kernel's record names the cgroup whose limit was reached
+    (`oom_record`). Another cgroup's (a Slurm job's, the container's parent) or the
+    machine's is an `InfraFault`; no record at all is no out-of-memory kill (a process
+    that sent itself SIGKILL). Without a readable record, an out-of-memory kill the
+    engine saw (``engine_oom``) under a parent cgroup whose limit is below the run's
+    cannot be placed: infrastructure too."""
+    from lmr_author.runtime.engine import selected_cgroup_parent
+    from lmr_author.sandbox.oom_record import blame, cgroup_memory_limit, read_oom_kills
+
+    kills = read_oom_kills()
+    if kills is not None:
+        blamed = blame(container_id, kills)
+        if blamed:
+            raise InfraFault(
+                f"{test_file} was killed by {blamed}, not by the run's own limit of "
+                f"{limits.memory_mb} MB (the kernel's record of the kill names it)",
+                hint="Give the job more memory (--mem: the run's limit plus the worker's "
+                "own need), or run where the node has memory to spare.",
+            )
+        return
+    if not engine_oom:
+        return  # the kill the supervisor saw may be the test's own doing
+    parent = selected_cgroup_parent()
+    bound = None if parent is None else cgroup_memory_limit(parent)
+    if bound is not None and bound < limits.memory_mb << 20:
+        raise InfraFault(
+            f"{test_file} was killed for memory inside cgroup {parent}, whose limit "
+            f"({bound >> 20} MB) is below the run's own ({limits.memory_mb} MB): the kill "
+            "cannot be placed on the candidate (the kernel's record is not readable here)",
+            hint="Give the job more memory (--mem).",
+        )
 
 
 def _run_in_apptainer(

@@ -12,6 +12,7 @@ one paragraph, and still an ``OSError`` for callers that handle those.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -31,6 +32,12 @@ class WriteError(UserError, OSError):
         elif blocking is not None:
             message = f"cannot write it: {blocking} is a file, not a folder"
             hint = "Choose another place for it."
+        elif error.errno in (errno.ENOSPC, errno.EDQUOT):
+            full = (
+                "the disk is full" if error.errno == errno.ENOSPC else "the disk quota is used up"
+            )
+            message = f"cannot write it: {full}"
+            hint = "Free space on the disk that holds it, then run the command again."
         else:
             reason = error.strerror or str(error) or type(error).__name__
             message = f"cannot write it ({reason})"
@@ -42,6 +49,16 @@ class WriteError(UserError, OSError):
 
     def __str__(self) -> str:  # OSError's own str() would win otherwise
         return self.render()
+
+
+#: What the temporary file of a write of ``name`` is called: ``.<name>.<random>.tmp``.
+TEMP_SUFFIX = ".tmp"
+
+
+def is_temporary(path: Path) -> bool:
+    """Whether ``path`` is named like the temporary file of an atomic write."""
+    name = path.name
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX) and name.count(".") >= 3
 
 
 def atomic_write_bytes(path: str | Path, data: bytes, *, mode: int | None = None) -> None:
@@ -65,7 +82,9 @@ def _write_bytes(target: Path, data: bytes, mode: int | None) -> None:
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

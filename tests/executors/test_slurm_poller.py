@@ -14,7 +14,7 @@ from lmr_author.executors.slurm import poller as poller_module
 from lmr_author.executors.slurm.pending import Array, Pending
 from lmr_author.executors.slurm.poller import Poller, Progress
 from lmr_author.executors.slurm.sbatch import Resources, SbatchOptions
-from lmr_author.executors.wire import Request, save_result
+from lmr_author.executors.wire import RemoteRun, Request, save_result
 from lmr_author.runtime.infra_error import InfraError
 from lmr_author.sandbox.run_result import ImplementationRun
 
@@ -120,6 +120,33 @@ def test_runs_no_worker_reached_are_taken_back_without_counting_against_them(
     assert [claims.holder(array.folder, i) for i in (1, 2)] == [claims.WITHDRAWN] * 2
     assert [pending.attempts for pending in pendings[1:]] == [0, 0]
     assert not poller._keep_logs
+
+
+def test_a_walltime_that_splits_an_array_says_so(tmp_path: Path) -> None:
+    poller, array, pendings, _ = _array(tmp_path, 3)
+    notes: list[str] = []
+    poller.on_note = notes.append
+    claims.claim(array.folder, 0, "77_0")
+    _finish(pendings[0])
+    for alive in ({"77_0": "R"}, {}, {}, {}):
+        poller._collect(alive)
+    assert notes == [
+        "Slurm array 77: its workers' walltime (--time) ran out before 2 of its runs "
+        "started; they go in a new array (a longer --time lets each worker run more, in "
+        "fewer arrays)"
+    ]
+
+
+def test_a_run_records_its_queue_time_apart(tmp_path: Path) -> None:
+    poller, array, [pending], _ = _array(tmp_path, 1)
+    pending.submitted_unix = 1000.0
+    claims.claim(array.folder, 0, "77_0")
+    run = ImplementationRun(verdicts=[], image_id="sha256:0", infra_error=None)
+    save_result(pending.result_path, run, started_unix=1012.5, finished_unix=1014.0)
+    poller._collect({"77_0": "R"})
+    got = pending.future.result()
+    assert isinstance(got, RemoteRun)
+    assert (got.queued_s, got.started_unix, got.finished_unix) == (12.5, 1012.5, 1014.0)
 
 
 def test_an_array_whose_workers_all_failed_counts_an_attempt(tmp_path: Path) -> None:

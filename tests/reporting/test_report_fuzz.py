@@ -47,5 +47,6 @@ def test_report_never_raises_a_traceback(
         else:
             (root / "results.txt").write_text(published)
             argv += ["--published-results", str(root / "results.txt")]
-        assert main(argv) in (0, 2)
+        # 1: a run record the report left out (unreadable or not verifying), said.
+        assert main(argv) in (0, 1, 2)
         capsys.readouterr()

@@ -158,7 +158,9 @@ def test_what_does_not_pass(
         # SIGKILL before the time was up: killed (only the engine may blame memory).
         (-9, False, False, False, "error", "killed by signal 9"),
         (0, True, True, False, "error", "out of memory (512 MB)"),  # beats the clock
-        (0, False, True, False, "timeout", "time limit of 30 s"),  # the host's watch
+        # The host's watch, but the run's own report ended in time: the report decides
+        # (an engine that did not answer is not the candidate's clock).
+        (0, False, True, False, "pass", "2 test(s) passed"),
         (-9, False, False, True, "timeout", "time limit of 30 s"),  # the supervisor's
         (0, False, False, False, "pass", "2 test(s) passed"),
     ],
@@ -181,6 +183,15 @@ def test_memory_then_time_then_the_harness_decide(
         timed_out=timed_out,
     )
     assert (decided.verdict, why in decided.reason) == (verdict, True), decided.reason
+
+
+def test_the_hosts_watch_decides_a_timeout_only_without_a_complete_report() -> None:
+    options = {"protocol": "exit-code", "memory_mb": 512, "timeout_s": 30.0}
+    silent = parse_report("", NONCE)
+    assert decide(silent, **options, timed_out=True).verdict == "timeout"  # type: ignore[arg-type]
+    cut = parse_report(_line({"exit_status": 1, "records": _records("passed", end=False)}), NONCE)
+    assert not cut.ended
+    assert decide(cut, **options, timed_out=True).verdict == "timeout"  # type: ignore[arg-type]
 
 
 def test_replay_outputs_are_held_to_the_expected_ones(tmp_path: Path) -> None:

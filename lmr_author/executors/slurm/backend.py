@@ -96,6 +96,7 @@ class SlurmBackend:
             retries=retries,
             poll_s=poll_s,
             on_progress=on_progress,
+            on_note=on_note,
         )
         self._lock = threading.Lock()
         self._serial = 0
@@ -109,6 +110,36 @@ class SlurmBackend:
 
     def sweep_orphans(self) -> list[str]:
         return self.inner.sweep_orphans()
+
+    def check_tasks(self, tasks: Sequence[Task]) -> None:
+        """Before any image is built: each GPU request the tasks declare (``"hardware":
+        {"gpus": N}`` in info.json) as its arrays would carry it, through ``sbatch
+        --test-only``; a refused one is a `UserError` naming the task."""
+        from lmr_author.executors.slurm.check import check_options
+        from lmr_author.util.errors import UserError
+
+        limits = self.inner.limits()
+        declared: dict[str, str] = {}
+        for task in tasks:
+            try:
+                gres = self._gres(task)
+            except InfraError:
+                continue  # no --gpu-types type fits: each run says so itself
+            if gres is not None and gres != self.gres:  # --gres was checked with the rest
+                declared.setdefault(gres, task.name)
+        for gres, task_name in declared.items():
+            resources = self.options.resources(
+                cpus=limits.cpus, memory_mb=limits.memory_mb, timeout_s=limits.timeout_s, gres=gres
+            )
+            try:
+                check_options(self.options, resources, defaults="the defaults")
+            except UserError as error:
+                raise UserError(
+                    f"{error.message} (the GPUs task {task_name} declares in its info.json, "
+                    '"hardware")',
+                    hint="Give --gres SPEC for a request your cluster takes, --gpu-types to "
+                    "name its GPU types, or leave the GPU tasks out (--task).",
+                ) from None
 
     def run(
         self, task: Task, implementation: Implementation, candidate: bytes, image: PreparedImage

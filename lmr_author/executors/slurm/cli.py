@@ -115,6 +115,12 @@ def scancel_name(name: str) -> None:
         slurm_command(["scancel", f"--name={name}"])
 
 
+def scancel_pending_name(name: str) -> None:
+    """Cancel the elements of the jobs named ``name`` that have not started."""
+    with contextlib.suppress(SlurmError):
+        slurm_command(["scancel", "--state=PENDING", f"--name={name}"])
+
+
 def scancel_pending(job: str) -> None:
     """Cancel the elements of ``job`` that have not started (the running ones go on)."""
     with contextlib.suppress(SlurmError):

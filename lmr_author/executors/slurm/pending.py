@@ -33,6 +33,8 @@ class Pending:
     index: int = 0
     element: str = ""
     log: Path | None = None
+    #: When it was first submitted (Unix time): its queue time runs from there.
+    submitted_unix: float | None = None
     future: Future[ImplementationResult] = field(default_factory=Future)
 
     @property
@@ -66,6 +68,8 @@ class Array:
     misses: int = 0
     #: Its elements still pending were cancelled (every run claimed).
     trimmed: bool = False
+    #: Runs its workers' walltime did not reach (taken back, submitted again).
+    withdrawn: int = 0
 
 
 #: Polls in a row an element must be missing before it counts as lost: a result written

@@ -11,6 +11,7 @@ ended is taken back by the submitter's own claim and submitted again.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import threading
 import time
@@ -27,6 +28,7 @@ from lmr_author.executors.slurm.cli import (
     scancel_job,
     scancel_name,
     scancel_pending,
+    scancel_pending_name,
     slurm_command,
     squeue_elements,
 )
@@ -45,7 +47,7 @@ from lmr_author.executors.slurm.sbatch import (
     run_budget_s,
     write_array,
 )
-from lmr_author.executors.wire import load_result
+from lmr_author.executors.wire import RemoteRun, load_result
 from lmr_author.runtime.infra_error import InfraError
 
 #: Seconds of squeue failing in a row before the waiting runs give up (controller gone).
@@ -76,8 +78,10 @@ class Poller:
         retries: int,
         poll_s: float,
         on_progress: Callable[[Progress], None] | None = None,
+        on_note: Callable[[str], None] | None = None,
     ) -> None:
         self.name = name
+        self.on_note = on_note
         self.folder = folder
         self.python = python
         self.options = options
@@ -142,25 +146,35 @@ class Poller:
         if thread is not None:
             thread.join()
         if self.jobs:
-            scancel_name(self.name)  # nothing of ours stays queued, whatever happened
-            self._wait_gone()
+            if self.cancelled:
+                scancel_name(self.name)
+            else:
+                # Every run has its result: the workers still running have none left to
+                # claim and end by themselves (COMPLETED, not CANCELLED by us); only
+                # elements that never started are cancelled.
+                scancel_pending_name(self.name)
+            if not self._wait_gone():
+                scancel_name(self.name)  # nothing of ours stays queued, whatever happened
+                self._wait_gone()
         if not self._keep_logs:
             shutil.rmtree(self.folder, ignore_errors=True)
             if self.folder.exists():  # a job's output file landed during the removal
                 self._wait_gone()
                 shutil.rmtree(self.folder, ignore_errors=True)
 
-    def _wait_gone(self, patience_s: float = CLOSE_PATIENCE_S) -> None:
+    def _wait_gone(self, patience_s: float = CLOSE_PATIENCE_S) -> bool:
         """Wait (bounded) until squeue lists none of our jobs: a job still completing
-        (its worker exiting after writing its result) is not left behind us."""
+        (its worker exiting after writing its result) is not left behind us. False when
+        some are still there at the end."""
         deadline = time.monotonic() + patience_s
         while time.monotonic() < deadline:
             try:
                 if not squeue_elements(self.name):
-                    return
+                    return True
             except SlurmError:
-                return  # the controller is gone: nothing more to wait for here
+                return True  # the controller is gone: nothing more to wait for here
             time.sleep(self.poll_s)
+        return False
 
     # --- the thread ----------------------------------------------------------------------
 
@@ -244,8 +258,11 @@ class Poller:
         if cancelled:  # the scancel by name may have run before this job existed
             scancel_job(job)
         array = Array(job, folder, dict(enumerate(batch)))
+        submitted = time.time()
         with self._lock:
             for index, pending in enumerate(batch):
+                if pending.submitted_unix is None:
+                    pending.submitted_unix = submitted
                 pending.attempts += 1
                 pending.array, pending.index = array, index
                 pending.element, pending.misses, pending.log = "", 0, None
@@ -259,6 +276,13 @@ class Poller:
             array.misses = 0 if elements else array.misses + 1
             for index, pending in list(array.open.items()):
                 self._follow(array, index, pending, alive)
+            if array.withdrawn and self.on_note is not None:
+                self.on_note(
+                    f"Slurm array {array.job}: its workers' walltime (--time) ran out before "
+                    f"{array.withdrawn} of its runs started; they go in a new array (a longer "
+                    "--time lets each worker run more, in fewer arrays)"
+                )
+                array.withdrawn = 0
             if not array.trimmed and all(run.element for run in array.open.values()):
                 array.trimmed = True  # every run has its worker: the rest need not start
                 if any(state == "PD" for state in elements.values()):
@@ -282,6 +306,7 @@ class Poller:
             if array.misses >= MISSES_BEFORE_LOST and claim(array.folder, index, WITHDRAWN):
                 if array.progressed:
                     pending.attempts -= 1  # its workers ran out of walltime, not it
+                    array.withdrawn += 1
                 self._lost(array, index, pending)
             return
         array.progressed = True
@@ -359,7 +384,13 @@ def _job_of(element: str) -> str:
 
 
 def _read(pending: Pending) -> ImplementationResult | BaseException:
+    """The run's result, with its time in the queue (from its first submission to the
+    moment its worker started it) apart from its own."""
     try:
-        return load_result(pending.result_path)
+        result = load_result(pending.result_path)
+        if isinstance(result, RemoteRun) and result.started_unix and pending.submitted_unix:
+            queued = max(0.0, result.started_unix - pending.submitted_unix)
+            result = dataclasses.replace(result, queued_s=round(queued, 3))
+        return result
     except ValueError as error:
         return InfraError(f"Slurm job {pending.element or pending.array}: {error}")

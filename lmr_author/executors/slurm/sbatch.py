@@ -30,8 +30,9 @@ class Resources:
     """What one array element asks for: runs with equal resources share an array."""
 
     cpus: int
-    memory: str
-    time: str
+    #: None: not asked by lmr-author, the site's ``SBATCH_*`` default holds.
+    memory: str | None
+    time: str | None
     gres: str | None = None
 
 
@@ -48,6 +49,10 @@ class SbatchOptions:
     extra: tuple[str, ...] = ()
     #: ``%N`` of every array; None: `default_in_flight`.
     max_in_flight: int | None = None
+    #: The site sets a default walltime / memory (``SBATCH_TIMELIMIT``,
+    #: ``SBATCH_MEM_PER_*``): without --time / --mem, lmr-author asks for none of its own.
+    site_time: bool = False
+    site_memory: bool = False
 
     def fixed_args(self) -> list[str]:
         """The options that are the same for every array, as sbatch arguments."""
@@ -62,8 +67,8 @@ class SbatchOptions:
         """A run's request: from its limits, unless ``--mem`` or ``--time`` was given."""
         return Resources(
             cpus=max(1, math.ceil(cpus)),
-            memory=self.mem or default_memory(memory_mb),
-            time=self.time or default_time(timeout_s),
+            memory=self.mem or (None if self.site_memory else default_memory(memory_mb)),
+            time=self.time or (None if self.site_time else default_time(timeout_s)),
             gres=gres,
         )
 
@@ -93,8 +98,9 @@ def default_in_flight(cluster_cpus: int, cpus_per_run: int) -> int:
 
 
 def resource_args(resources: Resources) -> list[str]:
-    argv = [f"--cpus-per-task={resources.cpus}", f"--mem={resources.memory}"]
-    argv.append(f"--time={resources.time}")
+    argv = [f"--cpus-per-task={resources.cpus}"]
+    argv += [f"--mem={resources.memory}"] if resources.memory is not None else []
+    argv += [f"--time={resources.time}"] if resources.time is not None else []
     return argv + ([f"--gres={resources.gres}"] if resources.gres else [])
 
 

@@ -159,6 +159,18 @@ def test_memory_and_time_come_from_the_runs_limits_when_not_given(tmp_path: Path
     )
     assert f"--array=0-{min(3, cpus) - 1}" in call["argv"]
     assert jobs_of(tmp_path) == []
+    # Workers that ran out of runs end by themselves: COMPLETED, not CANCELLED by us.
+    job = _field(call["job"], "JobId")
+    shown = subprocess.run(
+        ["scontrol", "show", "job", job], capture_output=True, text=True, check=True
+    ).stdout
+    states = [_field(block, "JobState") for block in shown.split("\n\n") if block.strip()]
+    assert states and set(states) == {"COMPLETED"}, states
+    # A run records when its worker started it and what it took there; the queue apart.
+    for path in (tmp_path / "out" / "runs").glob("*/*/*/run.json"):
+        record = json.loads(path.read_text())
+        assert isinstance(record["queued_s"], float) and record["queued_s"] >= 0, record
+        assert record["duration_s"] < 120 and record["executor"] == "slurm"
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,8 @@ import json, os, subprocess, sys
 
 argv = sys.argv[1:]
 if "--test-only" in argv:  # the options checked before anything is built: not an array
+    if any(arg.startswith("--gres=") for arg in argv):
+        sys.exit(0)  # a cluster with GPUs would take the request
     os.execv({real!r}, [{real!r}, *argv])
 with open({log!r}, "a") as log:
     log.write(json.dumps(argv) + "\\n")
@@ -112,6 +114,26 @@ def test_cpu_and_gpu_tasks_go_in_separate_arrays_with_their_own_gres(
     note = f"{gpu.name} wants 1 GPU with 24 GB; Slurm is asked for gpu:1 without a memory"
     assert " ".join(said.err.split()).count(note) == 1, said.err
     assert jobs_of(tmp_path) == []
+
+
+def test_a_gpu_request_slurm_refuses_is_an_error_before_anything_runs(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """The task declares a GPU; this cluster has no such generic resource: the request
+    its array would carry is refused by ``sbatch --test-only`` before any image is built."""
+    bench = tmp_path / "bench"
+    gpu = write_task(bench, tag="grefused")
+    info = json.loads(gpu.info_path.read_text())
+    info["hardware"] = {"gpus": 1}
+    gpu.info_path.write_text(json.dumps(info, indent=4))
+    _submission(tmp_path / "subs", gpu.path)
+    out = tmp_path / "out"
+    code = main(eval_argv(bench, [tmp_path / "subs" / "golden"], out, "--executor", "slurm"))
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2, err
+    assert "Slurm refuses --gres=gpu:1" in err
+    assert f"the GPUs task {gpu.name} declares in its info.json" in err
+    assert not (out / "runs").exists() and jobs_of(tmp_path) == []
 
 
 def test_a_gpu_task_in_a_job_without_gpus_is_an_infrastructure_error(
