@@ -120,7 +120,7 @@ def functions_of(found: list[Token], *, flat: bool = False) -> list[CodeFunction
         while len(open_scopes) > until:
             _column, qualname, is_function, start, line = open_scopes.pop()
             if is_function:
-                last = found[end - 1].line if end > start else line
+                last = _end_line(found[end - 1]) if end > start else line
                 name = qualname.rpartition(".")[2]
                 done.append(CodeFunction(qualname, name, line, last, start, end))
 
@@ -147,6 +147,13 @@ def functions_of(found: list[Token], *, flat: bool = False) -> list[CodeFunction
     close(0, len(found))
     done.sort(key=lambda f: f.start)
     return done
+
+
+def _end_line(token: Token) -> int:
+    """The line a token ends on (a triple-quoted string spans several)."""
+    if token.kind != "string":
+        return token.line
+    return token.line + len(_LINE_BREAK.findall(token.text))
 
 
 def normalized(found: list[Token]) -> tuple[str, ...]:

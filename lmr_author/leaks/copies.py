@@ -243,6 +243,7 @@ def _compare_text(
     added to line numbers (a block's first line in its document)."""
     found = tokenize(text)
     reported = False
+    first = len(scan.found)
     for unit in functions_of(found, flat=flat):
         for goal in goals:
             if (relative, unit.qualname) in scan.skip:
@@ -257,6 +258,7 @@ def _compare_text(
             scan.found.append(
                 _copy(goal, kind, file, _join(where, lines), unit.qualname, score, fix, unit.line)
             )
+    _drop_enclosing(scan.found, first)
     if not whole or reported or not found:
         return
     for goal in goals:
@@ -265,6 +267,18 @@ def _compare_text(
             lines = f"lines {found[0].line + offset}-{found[-1].line + offset}"
             fix = "delete" if disposable else ""
             scan.found.append(_copy(goal, kind, file, _join(where, lines), "", score, fix, 0))
+
+
+def _drop_enclosing(found: list[Copy], first: int) -> None:
+    """A function reported only because it holds a reported nested one is left out: the
+    nested one is the copy (and the one to mask)."""
+    fresh = found[first:]
+    nested = {(c.goal, c.function) for c in fresh if c.level}
+    found[first:] = [
+        c
+        for c in fresh
+        if not any(goal == c.goal and name.startswith(c.function + ".") for goal, name in nested)
+    ]
 
 
 def _join(where: str, lines: str) -> str:

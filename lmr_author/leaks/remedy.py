@@ -83,7 +83,7 @@ def _mask(path: Path, targets: set[tuple[str, int]], style: str) -> list[str]:
     chosen: list[FunctionInfo] = []
     for qualname, line in targets:
         for info in infos:
-            if info.qualname == qualname and info.def_line == line and _maskable(info):
+            if info.qualname == qualname and info.def_line == line and _maskable(info, infos):
                 chosen.append(info)
     masked = data
     done = []
@@ -104,8 +104,10 @@ def _mask(path: Path, targets: set[tuple[str, int]], style: str) -> list[str]:
     return sorted(done)
 
 
-def _maskable(info: FunctionInfo) -> bool:
-    """A module-level function, or a method of a class (not one nested in a function)."""
-    owner = info.class_name
-    prefix = info.qualname.rpartition(".")[0]
-    return not info.conditional and prefix == owner
+def _maskable(info: FunctionInfo, infos: list[FunctionInfo]) -> bool:
+    """A module-level function, or a method of a class, not inside any function (the
+    code around a nested one would still hold and run it)."""
+    parts = info.qualname.split(".")
+    enclosing = {".".join(parts[:end]) for end in range(1, len(parts))}
+    functions = {other.qualname for other in infos}
+    return not info.conditional and not enclosing & functions
