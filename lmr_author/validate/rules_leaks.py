@@ -13,15 +13,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lmr_author.domain.task import PAPER_JSON, PAPER_PDF, Task
 from lmr_author.leaks.copies import Copy
 from lmr_author.validate.context import TaskContext
 from lmr_author.validate.findings import Finding
-from lmr_author.validate.rules import rule
+from lmr_author.validate.rules import RULES, rule, run_rule
+
+if TYPE_CHECKING:
+    import docker
+
+    from lmr_author.images.task_images import ImageRef
 
 RULE_LEAK = "answer-leak"
 RULE_PAPER_PDF = "paper-pdf-missing"
+RULE_INSTALLED = run_rule(
+    "answer-leak-installed",
+    "error",
+    "a package installed in the task's image holds a copy of a goal function (--run)",
+)
 
 #: The published agent prompt (LMR-Bench's OpenHands run_infer.py), what it promises.
 PROMISE = "You are given a research paper named paper.pdf"
@@ -83,6 +94,44 @@ def leak_hint(copy: Copy, task: Task | None, goal_files: set[str]) -> str:
         "document": "Remove the code block, or mask the code in it.",
         "installed": "Install the package without that module, or pin a version without it.",
     }.get(copy.kind, "Mask or remove it.")
+
+
+def installed_findings(task: Task, image: ImageRef, client: docker.DockerClient) -> list[Finding]:
+    """``validate --run``: the goal among the packages installed in the task's image.
+
+    One container run of our scan (`lmr_author.leaks.installed`); when it cannot be made,
+    one warning says so (the engine's failure, not a finding about the task).
+    """
+    from lmr_author.leaks.installed import installed_copies
+    from lmr_author.leaks.task_copies import task_goals
+    from lmr_author.runtime.infra_error import InfraError
+
+    severity = RULES[RULE_INSTALLED].severity
+    try:
+        copies = installed_copies(task_goals(task), image, client, task_name=task.name)
+    except InfraError as error:
+        return [
+            Finding(
+                RULE_INSTALLED,
+                "warning",
+                "the image's installed packages could not be looked into (this is not a "
+                f"finding about the task): {error.message}",
+                hint="Check that the image runs, then 'lmr-author validate --run' again.",
+            )
+        ]
+    return [
+        Finding(
+            RULE_INSTALLED,
+            "error" if copy.level == "error" and severity == "error" else "warning",
+            f"implementation {copy.implementation}: '{copy.function}' in the image's "
+            f"{copy.detail} is a copy of the goal function '{copy.goal}' "
+            f"({copy.describe()}); a solver working in the image can read it",
+            file=copy.file,
+            where=copy.where,
+            hint=leak_hint(copy, task, set()),
+        )
+        for copy in copies
+    ]
 
 
 @rule(
