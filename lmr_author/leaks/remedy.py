@@ -68,6 +68,29 @@ def remedy(
     return done
 
 
+def mask_at(path: Path, lines: set[int], *, style: str = "lmr") -> list[str]:
+    """Mask the functions of ``path`` defined at ``lines`` (def lines) that can be masked
+    (`maskable`); the others are left. Returns the qualified names masked."""
+    try:
+        infos = list_functions(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    targets = {(info.qualname, info.def_line) for info in infos if info.def_line in lines}
+    return _mask(path, targets, style)
+
+
+def maskable_at(path: Path, qualname: str, line: int) -> bool:
+    """Whether the function ``qualname`` defined at ``line`` of ``path`` can be masked."""
+    try:
+        infos = list_functions(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return any(
+        info.qualname == qualname and info.def_line == line and _maskable(info, infos)
+        for info in infos
+    )
+
+
 def _mask(path: Path, targets: set[tuple[str, int]], style: str) -> list[str]:
     """Mask the top-level functions and methods ``targets`` (qualname, def line) of
     ``path``; nested functions are not masked (their enclosing code would still run)."""

@@ -154,9 +154,12 @@ class GoalStep(StepScreen):
             owner = f"{suggestion.class_name}." if suggestion.class_name else ""
             name = f"{owner}{suggestion.goal_function}"
             # One line each (cut at the screen's edge): five fit at 80×24 with the list.
+            # A copy elsewhere stays readable if this one is the goal: said before why.
+            note = suggestion.copy_note()
             prompt = Content.assemble(
                 (name, "bold"),
                 f"  {suggestion.goal_file}:{suggestion.line}  ",
+                (f"⚠ {note}  " if note else "", "bold $warning"),
                 (suggestion.why(), "dim"),
             )
             listing.add_option(Option(prompt, id=str(index)))
