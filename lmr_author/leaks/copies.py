@@ -320,7 +320,7 @@ def _copy(
 
 
 def _scan_paper(scan: _Scan) -> None:
-    from lmr_author.leaks.paper_text import paper_pages
+    from lmr_author.leaks.paper_pages import paper_pages
 
     found = paper_pages(scan.root)
     if found is None:
