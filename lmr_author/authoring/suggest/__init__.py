@@ -71,15 +71,18 @@ class GoalSuggestion:
 
 
 def suggest_goals(
-    repo_dir: Path, pages: dict[str, str], *, limit: int = 10
+    repo_dir: Path, pages: dict[str, str], *, limit: int = 10, copies: bool = True
 ) -> list[GoalSuggestion]:
-    """The repository's functions ranked by how likely each is the paper's goal, best first."""
+    """The repository's functions ranked by how likely each is the paper's goal, best
+    first; with ``copies``, each says what in the repository is a copy of it
+    (`mark_copies`, a second look at the repository: the app shows it after)."""
     paper = paper_profile(pages)
     if not paper.passages:
         return []
     repo = scan_repository(Path(repo_dir), paper.terms)
     ranked = [s for s in score_functions(repo, paper) if s.score > 0][:limit]
-    return mark_copies(Path(repo_dir), [_suggestion(scored) for scored in ranked])
+    suggestions = [_suggestion(scored) for scored in ranked]
+    return mark_copies(Path(repo_dir), suggestions) if copies else suggestions
 
 
 def mark_copies(repo_dir: Path, suggestions: list[GoalSuggestion]) -> list[GoalSuggestion]:

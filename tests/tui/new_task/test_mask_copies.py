@@ -99,3 +99,22 @@ def test_a_suggestion_says_when_the_repository_holds_a_copy_of_it(tmp_path: Path
     assert marked.copy_note() == "copy also in ref/reference.py"
     assert marked.alike == ["ref/reference.py:reference_margin (similarity 1.00)"]
     assert unmarked.copy_note() == ""
+
+
+async def test_the_goal_step_marks_a_suggestion_with_a_copy(
+    tmp_path: Path, toy_paper: Path
+) -> None:
+    from textual.widgets import OptionList
+
+    repo = _repo(tmp_path)
+    spec = TaskSpec(source=str(repo), repo_path=str(repo), step="goal", paper_pdf=str(toy_paper))
+    save_spec(spec, draft_path("suggest-copies"))
+    app = NewTaskApp(benchmark_dir=Path("bench"), draft_name="suggest-copies")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await settle(pilot)  # the paper loads, the suggestions come, then their copies
+        listing = app.screen.query_one("#suggestions", OptionList)
+        prompts = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        [margin] = [p for p in prompts if p.startswith("margin_loss")]
+        assert "⚠ copy also in ref/reference.py" in margin
+        assert not any("⚠" in p for p in prompts if p.startswith("unrelated"))
