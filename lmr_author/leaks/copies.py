@@ -34,6 +34,7 @@ from lmr_author.leaks.pyc_reader import (
     plain_qualname,
     read_pyc,
 )
+from lmr_author.leaks.regular_files import read_regular
 from lmr_author.leaks.similarity import MAX_CONTAINER_FACTOR, WARNING_CONTAINMENT, Score
 
 #: Files larger than this are not read (code, not data).
@@ -178,12 +179,7 @@ def _kind(relative: str) -> str | None:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        return path.read_bytes()
-    except OSError:
-        return None
+    return read_regular(path, MAX_FILE_BYTES)
 
 
 def _scan_file(scan: _Scan, relative: str, path: Path) -> None:

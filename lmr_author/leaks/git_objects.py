@@ -13,6 +13,7 @@ hostile history from stalling validation.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,8 @@ def git_dir(folder: Path) -> Path | None:
 def blobs(objects: Path, wanted: tuple[str, ...] = (".py", ".ipynb")) -> Iterator[Blob]:
     """The blobs of the object database whose path ends with one of ``wanted``, or that
     no tree names (they may be anything); a blob is given once, with one of its paths."""
+    if not _plain(objects):
+        return  # a link, FIFO or device among the objects: not a database we read
     try:
         from gitdb import GitDB
 
@@ -89,6 +92,24 @@ def blobs(objects: Path, wanted: tuple[str, ...] = (".py", ".ipynb")) -> Iterato
         if total > MAX_TOTAL_BYTES:
             return
         yield Blob(sha.hex(), path, data)
+
+
+def _plain(objects: Path) -> bool:
+    """Only folders and regular files under ``objects`` (gitdb would open a FIFO and wait,
+    or follow a link out of the folder)."""
+    import stat
+
+    count = 0
+    for folder, dirs, files in os.walk(objects, followlinks=False):
+        for name in dirs + files:
+            count += 1
+            try:
+                mode = os.lstat(os.path.join(folder, name)).st_mode
+            except OSError:
+                return False
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)) or count > MAX_OBJECTS:
+                return False
+    return True
 
 
 def blob_sha(data: bytes) -> str:

@@ -46,7 +46,7 @@ MAX_OUTPUT = 32 * 1024 * 1024
 #: Runs in the image's Python (3.6 or later), with argv[1] = JSON list of word lists and
 #: argv[2] = the share of a list a function must hold. Prints one JSON document.
 SCRIPT = r"""
-import json, os, re, site, sys, sysconfig
+import json, os, re, site, stat, sys, sysconfig
 wanted = [[w.encode() for w in words] for words in json.loads(sys.argv[1])]
 share = float(sys.argv[2])
 cap = int(sys.argv[3])
@@ -111,7 +111,8 @@ for root in roots:
                 continue
             seen.add(real)
             try:
-                if os.path.getsize(path) > 4 * 1024 * 1024:
+                info = os.lstat(path)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > 4 * 1024 * 1024:
                     continue
                 with open(path, "rb") as handle:
                     data = handle.read()

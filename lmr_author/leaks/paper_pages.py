@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.domain.task import PAPER_JSON, PAPER_PDF
+from lmr_author.leaks.regular_files import read_regular
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import parse_json
 
@@ -26,11 +27,12 @@ def paper_pages(root: Path) -> tuple[str, dict[int, str]] | None:
 
 
 def _json_pages(path: Path) -> dict[int, str] | None:
+    data = read_regular(path, MAX_PAPER_BYTES)
+    if data is None:
+        return None
     try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_PAPER_BYTES:
-            return None
-        document = parse_json(path.read_bytes().decode("utf-8", "replace"), what=PAPER_JSON)
-    except (OSError, UserError, ValueError, RecursionError):
+        document = parse_json(data.decode("utf-8", "replace"), what=PAPER_JSON)
+    except (UserError, ValueError, RecursionError):
         return None
     if not isinstance(document, dict):
         return None
@@ -42,11 +44,8 @@ def _json_pages(path: Path) -> dict[int, str] | None:
 
 
 def _pdf_pages(path: Path) -> dict[int, str] | None:
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_PAPER_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
+    data = read_regular(path, MAX_PAPER_BYTES)
+    if data is None:
         return None
     try:
         pymupdf: Any = importlib.import_module("pymupdf")  # untyped: Any keeps mypy quiet

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from lmr_author.domain.task import Task
-from lmr_author.leaks.copies import Copy, find_copies
+from lmr_author.leaks.copies import MAX_FILE_BYTES, Copy, find_copies
 from lmr_author.leaks.goal_code import GoalCode, goal_code
+from lmr_author.leaks.regular_files import read_regular
 
 
 def task_goals(task: Task) -> list[GoalCode]:
     """The golden goal functions of every implementation (those whose golden file reads)."""
     goals: list[GoalCode] = []
     for impl in task.implementations:
-        try:
-            text = impl.golden_path.read_bytes().decode("utf-8", "replace")
-        except OSError:
-            continue
+        data = read_regular(impl.golden_path, MAX_FILE_BYTES)
+        if data is None:
+            continue  # missing-path and syntax-error say why
         goals += goal_code(
-            text,
+            data.decode("utf-8", "replace"),
             impl.goal_function,
             impl.class_name,
             implementation=impl.index,

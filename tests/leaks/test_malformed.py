@@ -75,3 +75,25 @@ def test_a_pack_holds_history_too(tmp_path: Path) -> None:
     assert not list((repo(task) / ".git" / "objects").glob("??/*"))
     [copy] = [c for c in copies_of(task) if c.level]
     assert copy.kind == "git" and "(metrics.py)" in copy.where
+
+
+def test_fifos_and_links_anywhere_never_block_or_lead_out(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    task = published_task(tmp_path)
+    _history(task)
+    outside = tmp_path / "outside.py"
+    outside.write_text(GOLDEN)
+    for name in ("copy.py", "nb.ipynb", "paper.json", "x.py.orig"):
+        os.mkfifo(repo(task) / name)
+    (repo(task) / "__pycache__").mkdir()
+    os.mkfifo(repo(task) / "__pycache__" / "metrics.cpython-310.pyc")
+    (repo(task) / "__pycache__" / "metrics.cpython-311.pyc").symlink_to(outside)
+    os.mkfifo(repo(task) / ".git" / "objects" / "ab")
+    result: list[object] = []
+    worker = threading.Thread(target=lambda: result.append(copies_of(task)), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert result, "reading the task blocked on a FIFO"
+    assert [c for c in result[0] if c.level] == []  # type: ignore[attr-defined]
