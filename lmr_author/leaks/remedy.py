@@ -1,8 +1,10 @@
 """The mechanical repairs of copies (``validate --fix``): delete, or mask like the goal.
 
 Bytecode, build copies, backups and notebook checkpoints are deleted: nothing needs them.
-A copy in a Python file is masked with the cst engine (`lmr_author.cst.mask`), which
-rewrites the function's own lines and copies every other byte of the file. What is not
+A near-identical copy (an error) in a Python file is masked with the cst engine
+(`lmr_author.cst.mask`), which rewrites the function's own lines and copies every other
+byte of the file; a close relative (a warning) is the author's call, since other code may
+call it. What is not
 mechanical is left with its hint: a copy in a goal file (the golden file would have to
 change alike), a function nested in another, a notebook cell, git history, a paper.
 """
@@ -49,7 +51,9 @@ def remedy(
     deletions = sorted({c.file for c in copies if c.level and c.fix == "delete"})
     masks: dict[str, set[tuple[str, int]]] = defaultdict(set)
     for copy in copies:
-        if copy.level and copy.fix == "mask" and copy.file not in keep and copy.function:
+        # Only near-identical copies: a warning's function is other code (a library's
+        # general version, a sibling) that the rest of the repository may call.
+        if copy.level == "error" and copy.fix == "mask" and copy.file not in keep and copy.function:
             masks[copy.file].add((copy.function, copy.line))
     done: list[Repair] = []
     for file in deletions:

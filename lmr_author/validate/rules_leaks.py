@@ -79,10 +79,15 @@ def leak_hint(copy: Copy, task: Task | None, goal_files: set[str]) -> str:
             "It is in a goal file: mask it in the goal file and the golden file alike, or "
             "make it call the goal function instead of repeating it."
         )
+    if copy.fix == "mask" and copy.level == "error":
+        return (
+            "Mask it like the goal (or remove it); 'lmr-author validate --fix' masks it, "
+            "leaving every other line of the file as it is."
+        )
     if copy.fix == "mask":
         return (
-            "Mask it like the goal (or remove it); 'lmr-author validate --fix' masks it with "
-            "the goal's mask style, leaving every other line of the file as it is."
+            "Mask or remove it if the task does not need it (other code may call it, so "
+            "--fix leaves it), or accept it if the solver may adapt it."
         )
     return {
         "notebook": "Remove the cell or mask its function in the notebook (no --fix: a "
