@@ -23,8 +23,8 @@ def workspace_copies(
     goal = f"{task.repo_folder_name}/{impl.goal_file}"
     held = []
     for copy in copies:
-        if not copy.level or copy.kind == "installed":
-            continue
+        if not copy.level or copy.kind == "installed" or copy.implementation != impl.index:
+            continue  # another implementation's goal is not this workspace's answer
         if copy.kind == "paper":
             held.append(copy)
         elif setting is Setting.PAPER_AND_GOAL_FILE:

@@ -11,7 +11,7 @@ import pymupdf
 from lmr_author.domain.benchmark import load_benchmark
 from lmr_author.generation.prompt import Setting
 from lmr_author.workspaces import prepare_workspaces
-from tests.leaks.support import FIXTURES, RENAMED, published_task, repo
+from tests.leaks.support import FIXTURES, RENAMED, SAME_NAME_DIFFERENT, published_task, repo
 from tests.support.fuzz import run_cli
 
 
@@ -86,3 +86,34 @@ def test_paper_json_alone_becomes_the_promised_paper_pdf(tmp_path: Path) -> None
     pdf = tmp_path / "out" / task.name / "1" / "paper.pdf"
     with pymupdf.open(pdf) as document:
         assert "Weighted scoring: a mean of values." in document[0].get_text()
+
+
+def test_only_the_workspaces_own_goal_counts(tmp_path: Path) -> None:
+    import json
+
+    bench = _leaky_task(tmp_path)
+    task = bench / "87-Weighted"
+    (repo(task) / "scoring.py").unlink()
+    # A second implementation whose goal (a weighted median) has a copy in the
+    # repository; the first implementation's workspace holds no copy of its own goal.
+    median = SAME_NAME_DIFFERENT.replace("def weighted_mean", "def weighted_median")
+    info = json.loads((task / "info.json").read_text())
+    second = dict(info["implementations"][0], index=2, goal_function="weighted_median")
+    second["goal_file"] = "median.py"
+    second["golden_file"] = "golden_files/median_golden.py"
+    info["implementations"].append(second)
+    (task / "info.json").write_text(json.dumps(info))
+    (task / "golden_files" / "median_golden.py").write_text(median)
+    stub = 'def weighted_median(values, weights):\n    """Not the goal: ..."""\n    pass\n'
+    (repo(task) / "median.py").write_text(stub)
+    (repo(task) / "stats.py").write_text(median.replace("weighted_median", "wmedian"))
+    skipped: list[str] = []
+    manifest = prepare_workspaces(
+        load_benchmark(bench).tasks,
+        Setting.FULL,
+        tmp_path / "out",
+        benchmark=bench,
+        on_skipped=skipped.append,
+    )
+    assert [entry.implementation for entry in manifest.workspaces] == [1], skipped
+    assert len(skipped) == 1 and skipped[0].startswith("87-Weighted#2")
