@@ -4,6 +4,7 @@ the published evaluation loop, task by task, on the same images.
     python benchmarks/published_benchmark.py BENCH --base-image IMG [--task NAME]...
         [--timeout S] [--work DIR] [--hf-cache DIR] [--gpus SPEC] [--json FILE]
         [--runtime docker|podman|apptainer] [--mutants]
+    python benchmarks/published_benchmark.py BENCH --leaks [--task NAME]...
 
 For every task folder of BENCH (LMR-Bench's ``benchmark/`` or one in its layout):
 
@@ -27,6 +28,12 @@ For every task folder of BENCH (LMR-Bench's ``benchmark/`` or one in its layout)
 * whether our runs were isolated (the candidate in a process of its own, which the test
   calls through a proxy), or ran in the test's process because the golden code showed
   that the goal cannot cross (what could not cross is noted).
+
+A leak table follows, per task and implementation: every copy of the golden goal
+function a solver can read in the task (`validate`'s answer-leak rule: other modules,
+notebooks, bytecode, build and backup copies, git history, code blocks, the paper), with
+file and similarity, and the closest function that is not a copy (the near miss, from
+0.5 up), so a reader can check both. ``--leaks`` prints only that table (no Docker).
 
 With ``--mutants``, the test strength of every task whose golden code passes here: the
 tests run on mutants of the golden goal function (`validate --run --mutants`), and one
@@ -104,7 +111,7 @@ def _passed(verdict: str) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("benchmark", type=Path, metavar="BENCH")
-    parser.add_argument("--base-image", required=True, metavar="IMG")
+    parser.add_argument("--base-image", metavar="IMG", help="required unless --leaks")
     parser.add_argument("--task", action="append", default=[], metavar="NAME")
     parser.add_argument("--timeout", type=float, default=600.0, metavar="S")
     parser.add_argument("--work", type=Path, metavar="DIR")
@@ -120,13 +127,23 @@ def main() -> int:
     parser.add_argument(
         "--mutants", action="store_true", help="also print the benchmark's test strength"
     )
+    parser.add_argument(
+        "--leaks", action="store_true", help="print only the leak table (no Docker)"
+    )
     args = parser.parse_args()
+    if args.leaks:
+        print_leak_table(args.benchmark, args.task)
+        return 0
+    if not args.base_image:
+        parser.error("--base-image is required (unless --leaks)")
     try:
         rows = run(args)
     except UserError as error:
         print(error.render(), file=sys.stderr)
         return 2
     print_table(rows)
+    print()
+    print_leak_table(args.benchmark, args.task)
     if args.mutants:
         print()
         print_test_strength(args, [row.task for row in rows if row.ours_golden == "pass"])
@@ -337,6 +354,58 @@ def print_test_strength(args: argparse.Namespace, names: list[str]) -> None:
         print(f"{task.name}: mutants…", file=sys.stderr)
         reports += mutation_test(task, base_image=args.base_image, limits=limits)
     print_mutation_reports(reports, out=Console(), verbose=False)
+
+
+def print_leak_table(bench: Path, names: list[str]) -> None:
+    """Per task and implementation: the copies of the goal a solver can read, and the
+    closest function that is not one (what `validate`'s answer-leak rule decides on)."""
+    from lmr_author.leaks.task_copies import task_copies
+
+    loaded = load_benchmark(bench, names or None)
+    print("leaks: copies of the golden goal function a solver can read")
+    header = (
+        f"{'task':<28} {'impl':>4}  {'verdict':<22} "
+        "copies (level kind file [where] function: score)"
+    )
+    print(header)
+    print("-" * len(header))
+    clean = leaky = 0
+    for broken in loaded.broken:
+        print(f"{broken.name:<28} {'-':>4}  {'not loaded':<22} {broken.reason[:100]}")
+    for task in loaded.tasks:
+        print(f"{task.name}: comparing…", file=sys.stderr)
+        found = task_copies(task, floor=0.5)
+        for impl in task.implementations:
+            mine = [c for c in found if c.implementation == impl.index]
+            copies = [c for c in mine if c.level]
+            near = [c for c in mine if not c.level]
+            errors = sum(c.level == "error" for c in copies)
+            verdict = f"{errors} errors, {len(copies) - errors} warnings" if copies else "clean"
+            if copies:
+                leaky += 1
+            else:
+                clean += 1
+            lines = [
+                f"{c.level:<7} {c.kind:<9} {c.file} [{c.where}] {c.function or '(code)'}: "
+                f"{c.describe()}"
+                for c in copies
+            ]
+            if near:
+                best = max(near, key=lambda c: c.strength)
+                lines.append(
+                    f"closest other: {best.kind} {best.file} [{best.where}] "
+                    f"{best.function or '(code)'}: {best.describe()}"
+                )
+            else:
+                lines.append("closest other: none from 0.5 up")
+            print(f"{task.name:<28} {impl.index:>4}  {verdict:<22} {lines[0]}")
+            for line in lines[1:]:
+                print(f"{'':<28} {'':>4}  {'':<22} {line}")
+    print()
+    print(
+        f"{clean + leaky} implementations compared: {clean} clean, {leaky} with copies; "
+        f"{len(loaded.broken)} task(s) not loaded"
+    )
 
 
 def _hub(args: argparse.Namespace) -> str | None:

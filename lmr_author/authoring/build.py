@@ -144,6 +144,7 @@ def build_task(
                 line=line,
             )
             goal_path.write_bytes(masked)
+        _mask_copies(spec, checkout.path, repo_dir, step)
         if spec.requirements.strip():
             (staging / "requirements.txt").write_text(spec.requirements, encoding="utf-8")
         if not (staging / "Dockerfile").exists():
@@ -159,6 +160,29 @@ def build_task(
     from lmr_author.domain.task import load_task
 
     return load_task(target)
+
+
+def _mask_copies(
+    spec: TaskSpec, original: Path, repo_dir: Path, step: Callable[[str], None]
+) -> None:
+    """Mask the copies of the goals the annotator chose to mask (Mask step), with their
+    goal's mask style; a copy that can no longer be masked there is left, and validate's
+    answer-leak rule reports it."""
+    from lmr_author.leaks.remedy import mask_at
+
+    chosen = [(goal, entry) for goal in spec.goals for entry in goal.masked_copies]
+    if not chosen:
+        return
+    step("masking the copies of the goal functions")
+    for goal, entry in chosen:
+        file, _, line_text = entry.rpartition(":")
+        relative = Path(file)
+        if not file or not line_text.isdigit() or relative.is_absolute() or ".." in relative.parts:
+            continue
+        line = int(line_text)
+        if file in spec.guarded_files:
+            line = line_after_guard((original / file).read_text(encoding="utf-8"), line)
+        mask_at(repo_dir / file, {line}, style=goal.mask_style)
 
 
 def replaced_test_notice(unit_test_file: str, path: Path) -> str:

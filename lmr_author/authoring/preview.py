@@ -1,14 +1,20 @@
 """What the new-task app previews: a candidate goal function in its file (step 3), and
-what masking will do to the goal file, as a diff (step 4)."""
+what masking will do to the goal file, as a diff, with the copies of the goal that the
+task would still hand a solver (step 4)."""
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.util.json_input import read_text
+
+if TYPE_CHECKING:
+    from lmr_author.leaks.copies import Copy
 
 #: Lines shown around a function in the goal picker's preview.
 _CONTEXT_LINES = 2
@@ -62,3 +68,57 @@ def mask_preview(repo_dir: Path, goal: GoalSpec) -> MaskPreview:
         )
     )
     return MaskPreview(golden=golden, masked=masked, diff=diff)
+
+
+#: Kinds of copy a saved task does not carry: the build leaves out bytecode and ``.git``.
+_NOT_CARRIED = frozenset({"bytecode", "git"})
+
+
+@dataclass(frozen=True)
+class GoalCopy:
+    """A copy of a goal in the repository, and whether it can be masked like the goal."""
+
+    copy: Copy
+    maskable: bool
+
+    @property
+    def key(self) -> str:
+        """How the draft names it (``GoalSpec.masked_copies``): file and def line."""
+        return f"{self.copy.file}:{self.copy.line}"
+
+
+def goal_copies(repo_dir: Path, goal: GoalSpec, goals: Sequence[GoalSpec]) -> list[GoalCopy]:
+    """The copies of ``goal`` (as the repository has it, unmasked) that the saved task's
+    repository would still hold, strongest first; the draft's other goals are not copies
+    (they are masked too)."""
+    from lmr_author.leaks.copies import find_copies
+    from lmr_author.leaks.goal_code import goal_code
+    from lmr_author.leaks.remedy import maskable_at
+
+    try:
+        source = read_text(repo_dir / goal.goal_file, what="goal file")
+    except Exception:  # a goal file that cannot be read has no copies to show
+        return []
+    code = goal_code(
+        source, goal.goal_function, goal.class_name, line=goal.line, goal_file=goal.goal_file
+    )
+    skip = {
+        (other.goal_file, f"{other.class_name}.{other.goal_function}".lstrip("."))
+        for other in goals
+    }
+    found = find_copies(repo_dir, code, skip=skip, paper=False, history=False)
+    goal_files = {other.goal_file for other in goals}
+
+    def maskable(copy: Copy) -> bool:
+        # In a goal file the golden file would have to change alike: not masked here.
+        return (
+            copy.fix == "mask"
+            and copy.file not in goal_files
+            and maskable_at(repo_dir / copy.file, copy.function, copy.line)
+        )
+
+    return [
+        GoalCopy(copy, maskable(copy))
+        for copy in found
+        if copy.level and copy.kind not in _NOT_CARRIED
+    ]

@@ -37,6 +37,9 @@ class GoalSpec:
     #: Surviving mutants marked equivalent, with why: info.json ``equivalent_mutants``
     #: (`lmr_author.mutation.equivalents`): ``{"mutant": KEY, "reason": ..., "change": ...}``.
     equivalent_mutants: list[dict[str, str]] = field(default_factory=list)
+    #: Copies of the goal elsewhere in the repository, masked like it when the task is
+    #: built: ``"file:def line"`` (the Mask step; `lmr_author.authoring.preview.goal_copies`).
+    masked_copies: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -27,6 +27,11 @@ and implementations whose inputs are missing after them; both are left out (exit
 status 1; --json lists the tasks under skipped_tasks) and the others are prepared.
 OUT/lmr-workspaces.json records the SHA-256 of every file as prepared, so that
 'lmr-author collect' can tell what the agent changed.
+
+A workspace that would hold a copy of its goal function (another module, a notebook,
+bytecode, a build copy, git history, the paper's code: what 'lmr-author validate'
+reports as answer-leak, in what the setting gives) is left out too, unless
+--allow-leaks. A task with paper.json but no paper.pdf gets a PDF of its text.
 """
 
 
@@ -44,6 +49,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--task", action="append", default=[], metavar="NAME", help="only this task (repeatable)"
     )
     parser.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    parser.add_argument(
+        "--allow-leaks",
+        action="store_true",
+        help="write workspaces that hold a copy of their goal function (each copy is "
+        "listed on stderr) instead of leaving them out",
+    )
     parser.set_defaults(handler=_prepare)
 
 
@@ -59,12 +70,17 @@ def _prepare(args: argparse.Namespace) -> int:
         skipped.append(line)
         print(f"not prepared: {line}", file=sys.stderr)
 
+    def on_note(line: str) -> None:
+        print(f"note: {line}", file=sys.stderr)
+
     manifest = prepare_workspaces(
         benchmark.tasks,
         Setting(args.setting),
         args.out,
         benchmark=args.benchmark,
         on_skipped=on_skipped,
+        allow_leaks=args.allow_leaks,
+        on_note=on_note,
     )
     done = EXIT_FINDINGS if benchmark.broken or skipped else EXIT_OK
     if args.json:

@@ -67,8 +67,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--fix",
         action="store_true",
         help="first apply safe repairs to info.json (alias key, category spelling, "
-        "folder_name) and print them; with --run, also declare the GPU the golden code "
-        "needs",
+        "folder_name) and to copies of the goal (bytecode and build copies deleted, a copy "
+        "masked) and print them; with --run, also declare the GPU the golden code needs",
     )
     parser.add_argument(
         "--schema-only",
@@ -190,7 +190,9 @@ def _validate(args: argparse.Namespace) -> int:
             for change in apply_fixes(task_dir):
                 fixes.append({"task": task_dir.name, **change.to_json()})
                 if not args.json:
-                    out.print(f"fixed {task_dir.name}/info.json: {change.description}")
+                    # info.json's repairs name a JSON path; the others their file.
+                    file = "info.json" if change.where.startswith("$") else change.where
+                    out.print(f"fixed {task_dir.name}/{file}: {change.description}")
 
     reports = []
     show_progress = not args.json and err.is_terminal and len(task_dirs) > 3

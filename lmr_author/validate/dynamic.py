@@ -29,6 +29,7 @@ from lmr_author.sandbox.run_spec import Runner, RunSpec
 from lmr_author.sandbox.runner import LocalRunner
 from lmr_author.validate.evidence import ImplementationProof, proof_of
 from lmr_author.validate.findings import Finding
+from lmr_author.validate.rules_leaks import installed_findings
 from lmr_author.validate.rules_run import (
     RULE_FLAKY,
     RULE_GOLDEN_FAILS,
@@ -78,7 +79,8 @@ def run_dynamic_checks(
     except InfraError as error:
         return [_infra_finding(error.render(), file="Dockerfile")]
     runner = runner or LocalRunner(client)
-    findings: list[Finding] = []
+    # The goal among the image's installed packages: one scan of the image, no task code.
+    findings: list[Finding] = installed_findings(task, image, client)
     for impl in task.implementations:
         golden_file = _relative(task, impl.golden_path)
         try:

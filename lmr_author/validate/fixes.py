@@ -1,6 +1,10 @@
-"""Safe mechanical repairs of info.json (``lmr-author validate --fix``).
+"""Safe mechanical repairs (``lmr-author validate --fix``): info.json, and copies of the goal.
 
-Only repairs that cannot change what a task means: the published alias key renamed,
+In the repository folder, copies of a goal function the solver could read are repaired
+where that is mechanical (`lmr_author.leaks.remedy`): bytecode, build and backup copies
+deleted, a copy in a Python file masked like the goal, every other byte kept.
+
+In info.json, only repairs that cannot change what a task means: the published alias key renamed,
 a category spelled differently from a canonical one, folder_name set to the folder's
 name, a digit-string instance_id written as the number; and, after ``--run`` showed the
 golden code needs a GPU that info.json does not declare, ``"hardware": {"gpus": 1}``
@@ -19,6 +23,7 @@ from lmr_author.domain.categories import match_category
 from lmr_author.domain.hardware import HARDWARE_KEY
 from lmr_author.domain.task import INFO_FILE, RETRIEVAL_ALIAS, RETRIEVAL_KEY
 from lmr_author.util.atomic import atomic_write_json
+from lmr_author.util.errors import UserError
 from lmr_author.validate.rules_info import alias_fixable, number_strings
 from lmr_author.validate.rules_run import RULE_UNDECLARED_GPU
 from lmr_author.validate.static import TaskReport
@@ -101,19 +106,43 @@ def _fix_implementation(
 
 
 def apply_fixes(task_dir: str | Path) -> list[Change]:
-    """Repair the task's info.json in place (atomically); return what changed.
+    """Repair the task's info.json in place (atomically), then the copies of its goal
+    functions in its repository folder; return what changed.
 
     Does nothing when info.json is missing or not a JSON object: there is nothing safe
     to repair, and validation reports why.
     """
     folder = Path(task_dir)
+    changes = _fix_info(folder)
+    return changes + apply_leak_fixes(folder) if changes is not None else []
+
+
+def apply_leak_fixes(task_dir: str | Path) -> list[Change]:
+    """Delete bytecode, build and backup copies of goal functions and mask copies in
+    Python files (`lmr_author.leaks.remedy`); ``where`` of each change is the file."""
+    from lmr_author.domain.task import TaskLoadError, load_task
+    from lmr_author.leaks.remedy import remedy
+    from lmr_author.leaks.task_copies import task_copies
+    from lmr_author.validate.rules_leaks import RULE_LEAK
+
+    try:
+        task = load_task(Path(task_dir))
+    except (TaskLoadError, UserError, OSError):
+        return []
+    prefix = task.repo_folder_name + "/"
+    keep = {prefix + impl.goal_file for impl in task.implementations}
+    repairs = remedy(task.path, task_copies(task), keep=keep)
+    return [Change(RULE_LEAK, repair.file, repair.describe()) for repair in repairs]
+
+
+def _fix_info(folder: Path) -> list[Change] | None:
     info = folder / INFO_FILE
     try:
         data = json.loads(info.read_bytes().decode("utf-8-sig"))
     except (OSError, ValueError, RecursionError):
-        return []
+        return None
     if not isinstance(data, dict):
-        return []
+        return None
     fixed, changes = plan_fixes(folder.absolute(), data)
     if changes:
         atomic_write_json(info, fixed)

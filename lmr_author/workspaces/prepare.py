@@ -5,6 +5,12 @@ The settings are the paper's (§5.2), with the names of `lmr_author.generation.p
 it, ``paper-only`` removes the repository entirely. Every workspace has ``paper.pdf`` and
 ``INSTRUCTION.md`` (``templates/agent_instruction.md``). Files are copied through
 `lmr_author.util.atomic`, and the manifest records the hash of every file written.
+
+A workspace that would hold a copy of its goal function (`lmr_author.leaks`, in what the
+setting gives: `lmr_author.workspaces.leak_check`) is not written unless
+``allow_leaks``; then it is written and each copy reported. The published agent prompt
+promises "a research paper named paper.pdf": a task with only paper.json gets a PDF of
+its text.
 """
 
 from __future__ import annotations
@@ -18,10 +24,13 @@ from pathlib import Path, PurePosixPath
 
 from lmr_author.domain.task import PAPER_JSON, PAPER_PDF, Implementation, Task
 from lmr_author.generation.prompt import Setting
+from lmr_author.leaks.copies import Copy
+from lmr_author.leaks.task_copies import task_copies
 from lmr_author.llm.prompt_template import PromptTemplate, load_prompt_template
 from lmr_author.util.atomic import atomic_write_bytes, atomic_write_text
 from lmr_author.util.errors import UserError
 from lmr_author.workspaces.files import IGNORED_DIRS
+from lmr_author.workspaces.leak_check import leak_lines, workspace_copies
 from lmr_author.workspaces.manifest import (
     INSTRUCTION_FILE,
     MANIFEST_FILE,
@@ -70,11 +79,16 @@ def prepare_workspaces(
     benchmark: Path,
     on_workspace: Callable[[WorkspaceEntry], None] | None = None,
     on_skipped: Callable[[str], None] | None = None,
+    allow_leaks: bool = False,
+    on_note: Callable[[str], None] | None = None,
 ) -> Manifest:
     """Write the workspaces of every implementation of ``tasks`` under ``out``.
 
-    An implementation whose inputs cannot be read (no paper.pdf, ...) is left out and
-    reported to ``on_skipped`` as one line; without that callback it is an error.
+    An implementation whose inputs cannot be read (no paper, ...), or whose workspace
+    would hold a copy of its goal function, is left out and reported to ``on_skipped``
+    as one line; without that callback it is an error. With ``allow_leaks`` a workspace
+    holding a copy is written, and each copy is reported to ``on_note``, as is a paper.pdf
+    written from paper.json.
     """
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -85,9 +99,11 @@ def prepare_workspaces(
         )
     entries: list[WorkspaceEntry] = []
     for task in tasks:
+        copies = task_copies(task)
         for impl in task.implementations:
             try:
-                entry = _prepare_one(task, impl, setting, out)
+                _check_leaks(task, impl, setting, copies, allow_leaks, on_note)
+                entry = _prepare_one(task, impl, setting, out, on_note)
             except UserError as error:
                 if on_skipped is None:
                     raise
@@ -102,7 +118,41 @@ def prepare_workspaces(
     return manifest
 
 
-def _prepare_one(task: Task, impl: Implementation, setting: Setting, out: Path) -> WorkspaceEntry:
+def _check_leaks(
+    task: Task,
+    impl: Implementation,
+    setting: Setting,
+    copies: list[Copy],
+    allow_leaks: bool,
+    on_note: Callable[[str], None] | None,
+) -> None:
+    """Refuse a workspace that would hold a copy of its goal (or note it, when allowed)."""
+    held = workspace_copies(task, impl, setting, copies)
+    if not held:
+        return
+    if allow_leaks:
+        if on_note is not None:
+            on_note(
+                f"{task.name}#{impl.index}: the workspace holds {len(held)} copy(ies) of the "
+                f"goal: {leak_lines(held)}"
+            )
+        return
+    raise UserError(
+        f"the workspace would hold {len(held)} copy(ies) of the goal function, which the "
+        f"agent could read: {leak_lines(held)}",
+        file=task.path,
+        hint="Run 'lmr-author validate --fix' on the task (bytecode and build copies go, "
+        "copies are masked) and mask the rest, or prepare with --allow-leaks.",
+    )
+
+
+def _prepare_one(
+    task: Task,
+    impl: Implementation,
+    setting: Setting,
+    out: Path,
+    on_note: Callable[[str], None] | None = None,
+) -> WorkspaceEntry:
     relative = workspace_path(task.name, impl.index)
     root = out / relative
     goal = f"{task.repo_folder_name}/{impl.goal_file}"
@@ -113,7 +163,7 @@ def _prepare_one(task: Task, impl: Implementation, setting: Setting, out: Path) 
         atomic_write_bytes(root / name, data, mode=mode)
         files[name] = hashlib.sha256(data).hexdigest()
 
-    put(PAPER_PDF, _read(task.paper_pdf_path, "the paper"))
+    put(PAPER_PDF, _paper_pdf(task, on_note))
     text = render_instruction(task, impl, setting)
     atomic_write_text(root / INSTRUCTION_FILE, text)
     files[INSTRUCTION_FILE] = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -158,6 +208,25 @@ def _repository_files(task: Task) -> list[tuple[str, Path]]:
                 continue
             found.append((str(relative), base / name))
     return found
+
+
+def _paper_pdf(task: Task, on_note: Callable[[str], None] | None) -> bytes:
+    """The task's paper.pdf; without one, a PDF of paper.json's text (the agent is told it
+    has a paper.pdf)."""
+    if task.paper_pdf_path.is_file() or not task.paper_json_path.is_file():
+        return _read(task.paper_pdf_path, "the paper")
+    from lmr_author.authoring.paper_pdf import load_paper_json, paper_pdf_bytes
+
+    pages = load_paper_json(task.paper_json_path)
+    sections = [(f"Page {number}", text) for number, text in sorted(pages.items(), key=_page)]
+    data, _ = paper_pdf_bytes(task.paper_name or task.name, sections)
+    if on_note is not None:
+        on_note(f"{task.name}: no paper.pdf; wrote one from paper.json's text")
+    return data
+
+
+def _page(item: tuple[str, str]) -> int:
+    return int(item[0]) if item[0].isdigit() else 0
 
 
 def _read(path: Path, what: str) -> bytes:

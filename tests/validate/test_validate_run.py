@@ -61,12 +61,14 @@ def test_run_rules_are_in_the_registry(
         "infra": ("run", "error"),
         "not-isolated": ("run", "warning"),
         "undeclared-gpu": ("run", "warning"),
+        "answer-leak-installed": ("run", "error"),
     }
     # Refused as an unknown rule id before the run rules were registered.
     assert main(["validate", "--ignore", "flaky", str(make_task())]) == 0
 
 
 RUN_RULES = (
+    "answer-leak-installed",
     "golden-fails",
     "test-does-not-discriminate",
     "flaky",

@@ -111,20 +111,27 @@ class GoalStep(StepScreen):
     class Suggested(Message):
         """The repository's functions ranked against the paper, each with its why."""
 
-        def __init__(self, suggestions: list[GoalSuggestion]) -> None:
+        def __init__(self, suggestions: list[GoalSuggestion], *, marked: bool = False) -> None:
             super().__init__()
             self.suggestions = suggestions
+            self.marked = marked  # the same suggestions, now with their copies said
 
     @work(thread=True, exclusive=True, group="suggest", exit_on_error=False)
     def _suggest(self, repo: Path, pages: dict[str, str]) -> None:
-        from lmr_author.authoring.suggest import suggest_goals
+        from lmr_author.authoring.suggest import mark_copies, suggest_goals
 
         try:
             # More than are shown: each goal picked leaves the list and the next comes up.
-            suggestions = suggest_goals(repo, pages, limit=_SHOWN + _SPARE)
+            suggestions = suggest_goals(repo, pages, limit=_SHOWN + _SPARE, copies=False)
         except (OSError, UserError):
             suggestions = []  # suggestions are a help, never a blocker
         self.post_message(self.Suggested(suggestions))
+        if suggestions:  # the copies take another look at the repository: shown after
+            try:
+                marked = mark_copies(repo, suggestions)
+            except (OSError, UserError):
+                return
+            self.post_message(self.Suggested(marked, marked=True))
 
     class GoalsChanged(Message):
         """A goal was picked or dropped: the suggestions show the ones not picked."""
@@ -132,7 +139,8 @@ class GoalStep(StepScreen):
     @on(Suggested)
     def _suggested(self, message: Suggested) -> None:
         self.suggestions = message.suggestions
-        self._show_suggestions(highlight=0)  # what Enter in an empty search adds, shown
+        # What Enter in an empty search adds, shown; the copies' notes keep the highlight.
+        self._show_suggestions(highlight=None if message.marked else 0)
 
     @on(GoalsChanged)
     def _goals_changed(self) -> None:
@@ -154,9 +162,12 @@ class GoalStep(StepScreen):
             owner = f"{suggestion.class_name}." if suggestion.class_name else ""
             name = f"{owner}{suggestion.goal_function}"
             # One line each (cut at the screen's edge): five fit at 80×24 with the list.
+            # A copy elsewhere stays readable if this one is the goal: said before why.
+            note = suggestion.copy_note()
             prompt = Content.assemble(
                 (name, "bold"),
                 f"  {suggestion.goal_file}:{suggestion.line}  ",
+                (f"⚠ {note}  " if note else "", "bold $warning"),
                 (suggestion.why(), "dim"),
             )
             listing.add_option(Option(prompt, id=str(index)))

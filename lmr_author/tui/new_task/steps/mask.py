@@ -1,4 +1,6 @@
-"""Step 4: the diff between the golden file and the masked file, per mask style."""
+"""Step 4: the diff between the golden file and the masked file, per mask style, and the
+copies of the goal that the task would still hand a solver (select them to mask them
+like the goal when the task is saved)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Label, RadioButton, RadioSet, Select, Static
+from textual.widgets import Label, RadioButton, RadioSet, Select, SelectionList, Static
+from textual.widgets.selection_list import Selection
 
-from lmr_author.authoring.preview import MaskPreview, mask_preview
+from lmr_author.authoring.preview import GoalCopy, MaskPreview, goal_copies, mask_preview
 from lmr_author.cst.mask import MASK_STYLES
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
 from lmr_author.tui.new_task.steps.base import StepScreen
@@ -42,6 +45,18 @@ def _style_label(name: str, chosen: bool) -> str:
     return f"{'(chosen) ' if chosen else ''}{name}: {STYLE_HELP[name]}"
 
 
+COPIES_LABEL = "Copies a solver could read (space: mask it like the goal when the task is saved)"
+
+
+def _not_maskable(item: GoalCopy) -> str:
+    """Why a copy cannot be masked here, and what to do instead."""
+    if item.copy.kind in ("build", "backup"):
+        return "a copy made by a tool: delete it"
+    if item.copy.kind == "source":
+        return "in a goal file or nested: edit it by hand"
+    return "remove it by hand"
+
+
 def _chosen_text(style: str) -> str:
     return f"Mask style: » {style} «"
 
@@ -53,6 +68,14 @@ class MaskStep(StepScreen):
     current = 0
     #: The preview on screen (the diff of the selected goal).
     preview: MaskPreview | None = None
+
+    class CopiesFound(Message):
+        """The copies of goal ``index`` in the repository (strongest first)."""
+
+        def __init__(self, index: int, copies: list[GoalCopy]) -> None:
+            super().__init__()
+            self.index = index
+            self.copies = copies
 
     class Previewed(Message):
         """The golden → masked diff of a goal (or why it could not be made)."""
@@ -75,8 +98,12 @@ class MaskStep(StepScreen):
         yield Label("golden → masked")
         with VerticalScroll(id="diff-pane"):
             yield Static("", id="diff")
+        # Shown only when the goal has copies a solver could read.
+        yield Label(COPIES_LABEL, id="copies-label")
+        yield SelectionList[str](id="copies")
 
     def on_mount(self) -> None:
+        self._show_copies([])
         self._update()
 
     def _show_style(self, style: str) -> None:
@@ -94,6 +121,7 @@ class MaskStep(StepScreen):
                 if button.name == style:
                     button.value = True
             self._show_style(style)
+            self._show_copies([])
             self._update()
 
     @on(RadioSet.Changed, "#mask-style")
@@ -134,3 +162,60 @@ class MaskStep(StepScreen):
             if line.startswith("-") and not line.startswith("---")
         )
         self.set_status(f"{removed} line(s) masked")
+        self._find_copies(self.current)
+
+    @work(thread=True, exclusive=True, group="copies", exit_on_error=False)
+    def _find_copies(self, index: int) -> None:
+        repo = Path(self.spec.repo_path)
+        try:
+            copies = goal_copies(repo, self.spec.goals[index], self.spec.goals)
+        except Exception:  # a help, never a blocker: validate reports copies again
+            copies = []
+        self.post_message(self.CopiesFound(index, copies))
+
+    @on(CopiesFound)
+    def _copies_found(self, message: CopiesFound) -> None:
+        if message.index != self.current:
+            return  # the goal changed since
+        self._show_copies(message.copies)
+        if message.copies:
+            masked = self.query_one("#copies", SelectionList).selected
+            self.set_status(
+                f"{len(message.copies)} cop{'y' if len(message.copies) == 1 else 'ies'} of "
+                f"this goal a solver could read ({len(masked)} to be masked): see below",
+                error=any(c.copy.level == "error" for c in message.copies),
+            )
+
+    def _show_copies(self, copies: list[GoalCopy]) -> None:
+        listing = self.query_one("#copies", SelectionList)
+        listing.clear_options()
+        chosen = set(self.spec.goals[self.current].masked_copies) if self.spec.goals else set()
+        for item in copies:
+            copy = item.copy
+            action = "" if item.maskable else f"  ({_not_maskable(item)})"
+            prompt = (
+                f"{copy.level:<7} {copy.file} [{copy.where}] {copy.function or '(code)'}: "
+                f"{copy.describe()}{action}"
+            )
+            listing.add_option(
+                Selection(
+                    prompt,
+                    item.key,
+                    item.maskable and item.key in chosen,
+                    disabled=not item.maskable,
+                )
+            )
+        listing.display = bool(copies)
+        if copies:
+            listing.highlighted = 0  # space toggles the first one as soon as it has focus
+        self.query_one("#copies-label", Label).display = bool(copies)
+
+    @on(SelectionList.SelectedChanged, "#copies")
+    def _copies_chosen(self, event: SelectionList.SelectedChanged[str]) -> None:
+        if not self.spec.goals:
+            return
+        chosen = sorted(event.selection_list.selected)
+        goal = self.spec.goals[self.current]
+        if chosen != goal.masked_copies:
+            goal.masked_copies = chosen
+            self.changed()
