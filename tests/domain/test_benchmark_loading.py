@@ -155,7 +155,9 @@ def test_generate_lists_broken_tasks_first_and_plans_the_rest(
 def test_prepare_lists_broken_tasks_first_and_prepares_the_rest(
     bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (bench / "05-StringId" / REPO / "paper.pdf").unlink()  # an input missing: not prepared
+    # No paper at all (no PDF, and no paper.json to write one from): not prepared.
+    (bench / "05-StringId" / REPO / "paper.pdf").unlink()
+    (bench / "05-StringId" / REPO / "paper.json").unlink(missing_ok=True)
     code = main(["prepare", str(bench), "-o", str(tmp_path / "ws"), "--json"])
     captured = capsys.readouterr()
     assert code == 1
