@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
@@ -83,9 +82,9 @@ def test_timeout_then_success(
 ) -> None:
     server.enqueue(Reply.answer(1, delay_s=2.0), Reply.answer(3))
     client = JudgeClient(make_config(timeout_s=0.3))
-    started = time.monotonic()
+    # The second answer, not the slow first one: the client gave up on the first (no
+    # clock in the assertion, so a loaded machine cannot fail it).
     assert '"category": 3' in client.complete(MESSAGES).text
-    assert time.monotonic() - started < 1.5
     assert server.request_count == 2
 
 
