@@ -148,6 +148,7 @@ def run_tests(
             client = get_client()
         for test_file in files:
             chosen = choose_protocol(impl, test_file, protocol)
+            wanted = (expected or {}).get(test_file)
             plan = None
             if why_not is None:
                 plan = isolation.plan(
@@ -158,6 +159,8 @@ def run_tests(
                     socket=socket,
                     staged=candidate is not None,
                     test_reads=tuple(test_reads),
+                    memory_mb=limits.memory_mb,
+                    changed=None if wanted is None else wanted.changed,
                 )
             outcome = _run_one(
                 client,
@@ -173,7 +176,6 @@ def run_tests(
                 gid=gid,
                 plan=plan,
             )
-            wanted = (expected or {}).get(test_file)
             verdicts.append(file_verdict(task, test_file, outcome, chosen, limits, wanted, plan))
     except InfraError as error:
         return ImplementationRun(
