@@ -51,7 +51,11 @@ WRONG = {
     "27-Lion": ("alpha=-group['lr']", "alpha=group['lr']"),
     "29-Sophia": ("lr=group['lr'],", "lr=-group['lr'],"),
 }
-CONTROLS = ("golden", "wrong")
+CONTROLS = ("golden", "golden-reformatted", "wrong")
+#: A correct candidate as an agent may leave it (issue 39): the whole golden file, with
+#: comment lines at its top and before the goal function, so every line below them is
+#: shifted (26-Hyena's TorchScript function compiles from its own file's lines).
+HEADER = "".join(f"# A comment line an agent added ({n} of 10).\n" for n in range(1, 11))
 
 
 def main() -> int:
@@ -123,6 +127,24 @@ def candidates(task_name: str, impl: Implementation) -> dict[str, str]:
     return sources
 
 
+def reformatted(impl: Implementation) -> str:
+    """The golden goal file with lines added at its top and before the goal function."""
+    lines = impl.golden_path.read_text().splitlines(keepends=True)
+    at = next(
+        (
+            n
+            for n, line in enumerate(lines)
+            if line.lstrip().startswith(f"def {impl.goal_function}(")
+        ),
+        len(lines),
+    )
+    while at > 0 and lines[at - 1].lstrip().startswith("@"):
+        at -= 1  # above its decorators
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())] if at < len(lines) else ""
+    note = [f"{indent}# Reformatted by hand: the lines below moved down.\n"] * 3
+    return HEADER + "".join(lines[:at] + note + lines[at:])
+
+
 def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
     loaded = load_benchmark(args.benchmark, names)
     if loaded.broken:
@@ -133,6 +155,7 @@ def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dic
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
         predictions = work / "forgeries.jsonl"
+        mirrored = work / "golden-reformatted"
         with open(predictions, "w", encoding="utf-8") as handle:
             for task in loaded.tasks:
                 for impl in task.implementations:
@@ -140,10 +163,14 @@ def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dic
                         line = {"task": task.name, "implementation": impl.index}
                         line |= {"system": system, "source": source}
                         handle.write(json.dumps(line) + "\n")
+                    goal = mirrored / task.name / task.repo_folder_name / impl.goal_file
+                    goal.parent.mkdir(parents=True, exist_ok=True)
+                    goal.write_text(reformatted(impl))
         argv = [sys.executable, "-m", "lmr_author", "eval", str(args.benchmark)]
         for name in names:
             argv += ["--task", name]
-        argv += ["-s", str(predictions), "--output", str(work / "out"), "--json"]
+        argv += ["-s", str(predictions), "-s", str(mirrored)]
+        argv += ["--output", str(work / "out"), "--json"]
         argv += ["--base-image", args.base_image, "--timeout", str(args.timeout)]
         argv += ["--workers", "2"]
         print(f"eval of {len(FORGERIES) + 2} systems on {', '.join(names)}…", file=sys.stderr)
@@ -181,13 +208,21 @@ def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -
     attacks = [_verdict(runs, s, n) for s in FORGERIES for n in names]
     attacks = [verdict for verdict in attacks if verdict != "n/a"]
     golden = [_verdict(runs, "golden", n) for n in names]
+    moved = [_verdict(runs, "golden-reformatted", n) for n in names]
+    isolated = [
+        n for n in names if (runs.get(("golden-reformatted", n)) or {}).get("isolated") is True
+    ]
     print(
         f"* the issue's seven forgeries: {seven.count('pass')} of {len(seven)} runs passed; "
         f"all {len(FORGERIES)} attacks: {attacks.count('pass')} of {len(attacks)} passed, "
         f"{attacks.count('infra-error')} infra-error; golden passes on "
-        f"{golden.count('pass')} of {len(names)} tasks"
+        f"{golden.count('pass')} of {len(names)} tasks; the golden file reformatted (lines "
+        f"shifted) passes on {moved.count('pass')} of {len(names)}, isolated on "
+        f"{len(isolated)}"
     )
     for (system, task), record in sorted(runs.items()):
+        if system in CONTROLS[:2] and _verdict(runs, system, task) != "pass":
+            print(f"  {system} on {task}: {record.get('verdict')}: {record.get('reason')}")
         if system in FORGERIES and _verdict(runs, system, task) not in ("pass", "fail", "n/a"):
             print(
                 f"  {system} on {task}: {record.get('verdict')}: {str(record.get('reason'))[:150]}"

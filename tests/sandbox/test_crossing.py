@@ -709,3 +709,63 @@ def test_the_candidates_goal_module_is_its_file_where_the_goal_file_is(tmp_path:
         for finder in finders:
             sys.meta_path.remove(finder)
         sys.modules.pop("editable_goal_mod", None)
+
+
+# -- the candidate's process serves its own source (issue 39) ---------------------------
+
+LOOKUP = textwrap.dedent(
+    '''\
+    import inspect
+    import linecache
+
+
+    def own_line(function):
+        """What a TorchScript-like compiler reads of ``function``: its own source."""
+        return inspect.getsource(function).splitlines()[0]
+
+
+    def helper(x):
+        return x + 1
+
+
+    HELPER = own_line(helper)
+
+
+    def goal(x):
+        """Source lookups in the candidate's process, as it runs."""
+        linecache.clearcache()  # a library may; the candidate's lines stay served
+        return [HELPER, own_line(helper), own_line(goal), linecache.getline(__file__, 1)]
+    '''
+)
+
+
+def test_the_candidates_process_serves_the_candidates_source(tmp_path: Path) -> None:
+    """The goal file at its path is the masked one (the test's process imports it); the
+    candidate's, with a header that shifts every line, is what inspect, linecache and
+    the loader's get_source read in the candidate's process."""
+    masked = LOOKUP.replace('    """Source lookups', '    pass\n    """Source lookups')
+    (tmp_path / "lookup.py").write_text(masked)
+    shifted = "".join(f"# header line {n}\n" for n in range(10)) + LOOKUP
+    (tmp_path / "candidate.py").write_text(shifted)
+    address = f"@lmr-test-source-{os.getpid()}-{time.monotonic_ns()}"
+    options = {
+        "socket": address,
+        "goal_path": str(tmp_path / "lookup.py"),
+        "source_path": str(tmp_path / "candidate.py"),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-I", str(HARNESS / "candidate.py"), json.dumps(options)],
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        cwd=tmp_path,
+    )
+    sys.path.insert(0, str(tmp_path))  # where the test's process finds the goal module
+    try:
+        link = proxy.Channel({"socket": address, "goal_path": str(tmp_path / "lookup.py")}, print)
+        at_import, at_call, goal_line, first = link.call("lookup", "goal", (1,), {})
+    finally:
+        sys.path.remove(str(tmp_path))
+        process.kill()
+        process.wait()
+    assert at_import == at_call == "def helper(x):"
+    assert goal_line == "def goal(x):"
+    assert first == "# header line 0\n"
