@@ -183,3 +183,13 @@ def test_the_tests_own_assertion_fails_with_its_message_whatever_the_note() -> N
 def test_a_record_whose_exception_is_malformed_is_garbage() -> None:
     record = {"event": "test", "id": "t", "outcome": "errored", "exception": {"type": 3}}
     assert _report(record).garbage == 1
+
+
+def test_an_end_record_whose_changed_inputs_are_malformed_is_garbage() -> None:
+    """What a golden run's calls changed decides what candidates may change: only a list
+    of short names is taken."""
+    for changed in ("self", [1], ["x" * 201], [""], ["self"] * 501):
+        line = {"event": "end", "tampered": [], "changed": changed}
+        payload = {"exit_status": 0, "records": [line]}
+        report = parse_report(f"{MARKER} n {json.dumps(payload)}\n", "n")
+        assert report.garbage == 1 and not report.ended, changed
