@@ -63,11 +63,18 @@ def main() -> int:
     parser.add_argument("benchmark", type=Path, metavar="BENCH")
     parser.add_argument("--base-image", required=True, metavar="IMG")
     parser.add_argument("--task", action="append", default=[], metavar="NAME")
+    parser.add_argument(
+        "--attack", action="append", default=[], metavar="NAME", help="only these (default: all)"
+    )
     parser.add_argument("--timeout", type=float, default=300.0, metavar="S")
     parser.add_argument("--work", type=Path, metavar="DIR", help="keep the eval output here")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the runs here")
     args = parser.parse_args()
     names = args.task or sorted(WRONG)
+    unknown = [name for name in args.attack if name not in FORGERIES]
+    if unknown:
+        print(f"no attack {', '.join(unknown)}; use of: {', '.join(FORGERIES)}", file=sys.stderr)
+        return 2
     unknown = [name for name in names if name not in WRONG]
     if unknown:
         print(
@@ -81,7 +88,7 @@ def main() -> int:
     except UserError as error:
         print(error.render(), file=sys.stderr)
         return 2
-    print_table(runs, names)
+    print_table(runs, names, args.attack)
     if args.json:
         args.json.write_text(json.dumps(list(runs.values()), indent=2, default=str))
     return 0
@@ -101,7 +108,9 @@ def signature(method: str) -> tuple[str, str]:
     return ast.unparse(spec), ", ".join(call)
 
 
-def candidates(task_name: str, impl: Implementation) -> dict[str, str]:
+def candidates(
+    task_name: str, impl: Implementation, attacks: list[str] | None = None
+) -> dict[str, str]:
     """System -> goal function source: the golden, the wrong, and each attack."""
     golden = textwrap.dedent(
         extract_function(impl.golden_path.read_text(), impl.goal_function, impl.class_name)
@@ -114,6 +123,8 @@ def candidates(task_name: str, impl: Implementation) -> dict[str, str]:
     kind = "step" if impl.goal_function == "step" else "forward"
     sources = {"golden": golden, "wrong": wrong}
     for name, (step, forward) in FORGERIES.items():
+        if attacks and name not in attacks:
+            continue
         snippet = step if kind == "step" else forward
         if snippet is not None:
             sources[name] = function_candidate(
@@ -159,7 +170,7 @@ def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dic
         with open(predictions, "w", encoding="utf-8") as handle:
             for task in loaded.tasks:
                 for impl in task.implementations:
-                    for system, source in candidates(task.name, impl).items():
+                    for system, source in candidates(task.name, impl, args.attack).items():
                         line = {"task": task.name, "implementation": impl.index}
                         line |= {"system": system, "source": source}
                         handle.write(json.dumps(line) + "\n")
@@ -173,7 +184,10 @@ def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dic
         argv += ["--output", str(work / "out"), "--json"]
         argv += ["--base-image", args.base_image, "--timeout", str(args.timeout)]
         argv += ["--workers", "2"]
-        print(f"eval of {len(FORGERIES) + 2} systems on {', '.join(names)}…", file=sys.stderr)
+        print(
+            f"eval of {len(args.attack or FORGERIES) + 3} systems on {', '.join(names)}…",
+            file=sys.stderr,
+        )
         done = subprocess.run(argv, capture_output=True, text=True, errors="replace")
         runs: dict[tuple[str, str], dict[str, Any]] = {}
         for path in sorted((work / "out" / "runs").glob("*/*/*/run.json")):
@@ -194,8 +208,10 @@ def _verdict(runs: dict[tuple[str, str], dict[str, Any]], system: str, task: str
     return str(record.get("verdict"))
 
 
-def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -> None:
-    systems = [*CONTROLS, *FORGERIES]
+def print_table(
+    runs: dict[tuple[str, str], dict[str, Any]], names: list[str], attacks: list[str]
+) -> None:
+    systems = [*CONTROLS, *(attacks or FORGERIES)]
     width = max(len(s) for s in systems) + 4
     print(f"{'attack':<{width}}" + "".join(f"{name:<13}" for name in names))
     print("-" * (width + 13 * len(names)))
@@ -205,8 +221,10 @@ def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -
         print(f"{label:<{width}}" + "".join(f"{verdict:<13}" for verdict in row))
     print()
     seven = [_verdict(runs, s, n) for s in ISSUE_SEVEN for n in names]
-    attacks = [_verdict(runs, s, n) for s in FORGERIES for n in names]
-    attacks = [verdict for verdict in attacks if verdict != "n/a"]
+    seven = [verdict for verdict in seven if verdict != "-"]
+    attacks_run = attacks or list(FORGERIES)
+    verdicts = [_verdict(runs, s, n) for s in attacks_run for n in names]
+    verdicts = [verdict for verdict in verdicts if verdict not in ("n/a", "-")]
     golden = [_verdict(runs, "golden", n) for n in names]
     moved = [_verdict(runs, "golden-reformatted", n) for n in names]
     isolated = [
@@ -214,8 +232,8 @@ def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -
     ]
     print(
         f"* the issue's seven forgeries: {seven.count('pass')} of {len(seven)} runs passed; "
-        f"all {len(FORGERIES)} attacks: {attacks.count('pass')} of {len(attacks)} passed, "
-        f"{attacks.count('infra-error')} infra-error; golden passes on "
+        f"all {len(attacks_run)} attacks: {verdicts.count('pass')} of {len(verdicts)} passed, "
+        f"{verdicts.count('infra-error')} infra-error; golden passes on "
         f"{golden.count('pass')} of {len(names)} tasks; the golden file reformatted (lines "
         f"shifted) passes on {moved.count('pass')} of {len(names)}, isolated on "
         f"{len(isolated)}"

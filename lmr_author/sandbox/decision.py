@@ -379,9 +379,10 @@ def _from_exception(outcome: str, exception: RecordedException, where: str) -> C
         )
     named = exception.candidate
     also = f" (it names its exception {_quoted(named, 100)})" if named != exception.type else ""
+    label = _LOAD_ERRORS.get(exception.type, "assertion failed" if failed else "exception")
     return Classified(
         "fail" if failed else "error",
-        f"{where}the candidate's code raised {exception.type}{also}; its message: {said}",
+        f"{where}{label} in the candidate's code: {exception.type}{also}: {said}",
     )
 
 

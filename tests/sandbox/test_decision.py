@@ -158,7 +158,7 @@ def test_a_candidate_spoofing_an_infra_reason_gets_the_tests_reason() -> None:
     }
     decided = harness_verdict(_report(record), protocol="exit-code")
     assert decided.verdict == "error"
-    assert decided.reason.startswith("test_forward: the candidate's code raised Exception")
+    assert decided.reason.startswith("test_forward: exception in the candidate's code: Exception")
     assert "\n" not in decided.reason and "'InfraError'" in decided.reason
     # Without the record's exception (the old parsing), the note's lines decided: a fail.
     bare = {key: value for key, value in record.items() if key != "exception"}
