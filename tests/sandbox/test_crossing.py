@@ -769,3 +769,36 @@ def test_the_candidates_process_serves_the_candidates_source(tmp_path: Path) -> 
     assert at_import == at_call == "def helper(x):"
     assert goal_line == "def goal(x):"
     assert first == "# header line 0\n"
+
+
+def test_a_test_that_reads_the_goals_source_is_noted_as_what_cannot_cross(
+    tmp_path: Path,
+) -> None:
+    """TorchScript in the test's process compiles the goal from the masked file, around
+    the proxy: the channel says so (a golden run that fails that way is proven in the
+    test's process, never "not proven"); other lookups are not noted."""
+    (tmp_path / "scriptable.py").write_text("def goal(x):\n    pass\n\n\ndef other(x):\n    pass\n")
+    script = textwrap.dedent(
+        f"""\
+        import importlib.util, inspect, json, sys
+        spec = importlib.util.spec_from_file_location("_proxy", {str(HARNESS / "proxy.py")!r})
+        proxy = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(proxy)
+        problems = []
+        options = {{"socket": "@lmr-unused", "goal_path": {str(tmp_path / "scriptable.py")!r},
+                    "function": "goal"}}
+        proxy.install(options, lambda where, what: problems.append([where, what]))
+        sys.path.insert(0, {str(tmp_path)!r})
+        import scriptable
+        inspect.getsource(scriptable.other)
+        first = list(problems)
+        inspect.getsource(scriptable.goal)
+        print(json.dumps([first, problems]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=os.environ
+    )
+    first, problems = json.loads(done.stdout)
+    assert first == []
+    assert problems and problems[0][0] == "goal" and "source of goal" in problems[0][1]

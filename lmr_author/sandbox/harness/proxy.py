@@ -350,6 +350,8 @@ class Goal:
         self.channel = channel
         self.on_problem = on_problem
         self.installed = 0
+        #: The trampolines put in place (by their code's id): their code and qualname.
+        self.trampolines: dict[int, tuple[types.CodeType, str]] = {}
 
     def patch(self, module: types.ModuleType) -> None:
         """Swap the goal function's code for the trampoline in a freshly run module."""
@@ -392,7 +394,31 @@ class Goal:
 
         vars(module)[_CALL_NAME] = call
         function.__code__ = _trampoline(function.__code__)
+        self.trampolines[id(function.__code__)] = (function.__code__, qualname)
         self.installed += 1
+
+    def watch_source_lookups(self) -> None:
+        """Note, as what cannot cross, a lookup of the goal function's source in this
+        process (``inspect``, so TorchScript compiling it): it would get the masked
+        file's code, not the proxy, and the candidate would never be called."""
+        import inspect
+
+        original = inspect.findsource
+        goal = self
+
+        def findsource(object: Any) -> Any:
+            code = getattr(getattr(object, "__func__", object), "__code__", object)
+            found = goal.trampolines.get(id(code))
+            if found is not None and found[0] is code:
+                goal.on_problem(
+                    "goal",
+                    f"the test looks up the source of {found[1]} (inspect, TorchScript), "
+                    "which compiles the masked file's code in the test's process, not the "
+                    "candidate's",
+                )
+            return original(object)
+
+        inspect.findsource = findsource
 
 
 def _definition(raw: Any, path: str, name: str) -> types.FunctionType | None:
@@ -458,4 +484,5 @@ def install(options: dict[str, Any], on_problem: Any) -> Goal:
                 on_problem("goal", "the proxy could not be installed: " + traceback.format_exc())
 
     loader_class.exec_module = exec_module  # type: ignore[method-assign, assignment]
+    goal.watch_source_lookups()
     return goal
