@@ -127,9 +127,10 @@ def run_dynamic_checks(
                 )
             )
             continue
-        elif golden_run.infra_error is None and proving.kept:
+        elif golden_run.infra_error is None:
             # The proof: what the golden code runs is what candidates are held to; the
             # masked and second golden runs are held to it already (and run together).
+            # A golden that fails is held to nothing: its runs still show the rest.
             expected = None
             key = proof_key(task, impl, image, limits, protocol=protocol)
             if save_proof(key, proving) and (kept := load_proof(key)) is not None:
