@@ -298,6 +298,9 @@ class _Evaluator:
         record.not_isolated_why = "" if outcome.isolated else str(outcome.not_isolated_why)
         infra = outcome.infra_error
         if infra:
+            # No verdict, so no word on where a candidate ran (an unproven golden's
+            # candidates never ran at all): never read as "in the test's process".
+            record.isolated, record.not_isolated_why = None, ""
             record.verdict = INFRA_ERROR
             record.reason = infra if isinstance(infra, str) else _describe(_as_error(infra))
         else:

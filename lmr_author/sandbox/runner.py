@@ -156,6 +156,7 @@ def run_tests(
             _check_engine_up(client)
         for test_file in files:
             chosen = choose_protocol(impl, test_file, protocol)
+            wanted = (expected or {}).get(test_file)
             plan = None
             if why_not is None:
                 plan = isolation.plan(
@@ -166,6 +167,8 @@ def run_tests(
                     socket=socket,
                     staged=candidate is not None,
                     test_reads=tuple(test_reads),
+                    memory_mb=limits.memory_mb,
+                    changed=None if wanted is None else wanted.changed,
                 )
             outcome = _tried_twice(
                 client,
@@ -183,7 +186,6 @@ def run_tests(
                 gid=gid,
                 plan=plan,
             )
-            wanted = (expected or {}).get(test_file)
             verdicts.append(file_verdict(task, test_file, outcome, chosen, limits, wanted, plan))
     except InfraError as error:
         return ImplementationRun(
