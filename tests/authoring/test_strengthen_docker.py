@@ -40,12 +40,9 @@ def _passes(task_dir: Path, index: int, source: str, client: Any) -> bool:
 def test_wrong_answers_that_passed_fail_after_strengthen_and_the_golden_passes(
     tmp_path: Path, docker_client: Any, image_cleanup: None, no_leftovers: None
 ) -> None:
+    # Each wrong answer passes the published test (test_strengthen_record checks it).
     task_dir = write_loose_task(tmp_path)
     published = sorted(p.name for p in (task_dir / REPO / "unit_test").glob("unit_test_*.py"))
-    for index, wrongs in WRONG.items():
-        for name, source in wrongs.items():
-            assert _passes(task_dir, index, source, docker_client), f"{index} {name}"
-
     outcome = strengthen_task(task_dir, mutants=False, client=docker_client)
 
     assert outcome.written and outcome.error == ""
@@ -93,6 +90,3 @@ def test_the_score_before_and_after_is_printed_and_stored(
     stored = info["implementations"][0]["mutation_score"]
     assert stored["killed"] >= 0.8 * (stored["mutants"] - stored["not_run"])
     assert [f.rule for f in validate_task_dir(task_dir) if f.rule.startswith(("weak", "mut"))] == []
-    # Measured again without recording: the same content, the score stays current.
-    assert main(["strengthen", "--measure-only", str(task_dir)]) == 0
-    assert "measured (nothing recorded)" in capsys.readouterr().out

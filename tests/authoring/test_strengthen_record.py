@@ -113,6 +113,23 @@ def _replay(task_dir: Path, index: int, source: str) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.parametrize(("index", "name"), [(i, n) for i, w in WRONG.items() for n in w])
+def test_each_wrong_answer_passes_the_published_test(tmp_path: Path, index: int, name: str) -> None:
+    task_dir = write_loose_task(tmp_path, goals=(index,))
+    repo = task_dir / REPO
+    (repo / GOALS[index][0]).write_text(WRONG[index][name])
+    done = subprocess.run(
+        [sys.executable, f"unit_test/unit_test_{index}.py"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"},
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("index", [1, 2, 3])
 def test_the_replay_test_fails_the_wrong_answers_the_published_test_passed(
     tmp_path: Path, index: int
