@@ -46,9 +46,10 @@ UNSTORABLE_MARKER = "LMR-AUTHOR-UNSTORABLE "
 _STORABLE = (
     "Inputs, outputs and the object a method belongs to must be values: numbers, "
     "strings, bytes, lists, tuples, dicts, sets, NumPy arrays, torch tensors and modules, "
-    "or objects of classes defined in the repository; not functions, closures, "
-    "generators, open files or classes made in the driver. Call the goal with values "
-    "only (an optimizer's step without its closure), or pick another function as the goal."
+    "objects of classes defined in the repository, and functions or lambdas of its modules "
+    "that hold no closure; not closures, generators, open files or classes and functions "
+    "made in the driver. Call the goal with values only (an optimizer's step without its "
+    "closure), or pick another function as the goal."
 )
 #: Calls recorded at most per goal; the rest are counted and said, never dropped silently.
 MAX_FIXTURES = 20
