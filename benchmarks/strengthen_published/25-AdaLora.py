@@ -11,7 +11,12 @@ import torch
 from loralib import SVDLinear  # the installed package, as the published test imports it
 
 torch.manual_seed(0)
-for r, alpha, transposed, ranknum in ((3, 1, False, None), (4, 8, True, 0.5), (2, 0, False, 1e-4)):
+for r, alpha, transposed, ranknum in (
+    (3, 1, False, None),
+    (1, 4, False, None),  # rank one takes the adapter's path too
+    (4, 8, True, 0.5),
+    (2, 0, False, 1e-4),  # lora_alpha 0: scaling is the rank
+):
     layer = SVDLinear(
         in_features=6,
         out_features=5,
