@@ -70,9 +70,9 @@ def check_weak_tests(ctx: TaskContext) -> Iterator[Finding]:
         if strength.current and strength.weak:
             yield ctx.finding(
                 "weak-tests",
-                f"implementation {impl.index}: the tests kill {strength.describe()} of the "
-                f"mutants of {impl.qualified_name} (stored, measured on this content): "
-                f"fewer than {WEAK_SCORE:.0%} of these wrong answers fail",
+                f"implementation {impl.index}: the stored mutation score of "
+                f"{impl.qualified_name} is {strength.describe()}, measured on this content: "
+                f"fewer than {WEAK_SCORE:.0%} of these wrong answers fail the tests",
                 file="info.json",
                 where=f"$.implementations[{_position(ctx, impl.index)}].mutation_score",
                 hint="Run 'lmr-author strengthen TASK' to add a replay test recorded from the "
