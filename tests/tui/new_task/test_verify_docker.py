@@ -31,6 +31,7 @@ async def test_verify_in_docker_proves_the_draft(
         repo_folder_name="toy-margin",
         instance_id=98,
         year=2025,
+        paper_name="Margin Losses for Toy Preferences",  # as Save would read it
         paper_pdf=str(toy_paper),
         step="check",
         goals=[
