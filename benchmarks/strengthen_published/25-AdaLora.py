@@ -8,7 +8,9 @@ merged layer and one without an adapter take the plain path.
 """
 
 import torch
-from loralib import SVDLinear  # the installed package, as the published test imports it
+# The module the published test reaches (through the installed package): with the
+# repository on the path, `loralib` itself is only a namespace there.
+from loralib.adalora import SVDLinear
 
 torch.manual_seed(0)
 for r, alpha, transposed, ranknum in (
