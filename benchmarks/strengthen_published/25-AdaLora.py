@@ -8,6 +8,7 @@ merged layer and one without an adapter take the plain path.
 """
 
 import torch
+
 # The module the published test reaches (through the installed package): with the
 # repository on the path, `loralib` itself is only a namespace there.
 from loralib.adalora import SVDLinear
