@@ -123,9 +123,10 @@ def run_tests(
     the test, legacy for tests that only log Passed/Failed, else in-process
     "exit-code"), or one of those names. ``env`` holds the only environment variables
     the test sees besides PYTHONPATH and HOME. ``test_files`` defaults to the
-    implementation's unit test file; ``spec.expected`` maps a test file to what the
-    golden code does (tests run, "Passed" lines), when known. Engine failures come back
-    as ``infra_error``, never as a verdict of the candidate.
+    implementation's tests (its unit test file and info.json's extra_unit_tests);
+    ``spec.expected`` maps a test file to what the golden code does (tests run, "Passed"
+    lines), when known. Engine failures come back as ``infra_error``, never as a verdict
+    of the candidate.
     """
     task, impl, candidate, image = spec.task, spec.impl, spec.candidate, spec.image
     limits, protocol, expected = spec.limits, spec.protocol, spec.expected
@@ -136,7 +137,7 @@ def run_tests(
             hint=f"Use one of: {', '.join(PROTOCOLS)}.",
         )
     started = time.monotonic()
-    files = list(test_files) if test_files is not None else [impl.unit_test_file]
+    files = list(test_files) if test_files is not None else impl.test_files
     verdicts: list[TestVerdict] = []
     why_not = isolation.not_isolatable(task, impl) if isolated else "run in the test's process"
     socket = None  # Docker and Podman fork the candidate: an abstract socket
