@@ -35,6 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PREDICTIONS = "benchmark/submissions/predictions.jsonl"
+#: The `inspect` command of this environment, as the docs run it.
+INSPECT = str(Path(sys.executable).with_name("inspect"))
 
 
 def _timed(command: list[str]) -> float:
@@ -76,7 +78,7 @@ def main() -> int:
             f"-T replay={PREDICTIONS} -T system={args.system}"
         )
         command = [
-            sys.executable, "-m", "inspect_ai", "eval", "lmr_author/lmr_bench",
+            INSPECT, "eval", "lmr_author/lmr_bench",
             "-T", "benchmark=benchmark", "-T", f"replay={PREDICTIONS}",
             "-T", f"system={args.system}", "-T", f"output={Path(scratch) / 'runs'}",
             "--log-dir", str(Path(scratch) / "logs"), "--display", "none",

@@ -28,6 +28,10 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 #: The documented models: Inspect's OpenAI-compatible provider, and its OpenAI provider
 #: for a model name it would send to the Responses API, kept on Chat Completions.
+#: The `inspect` command the docs give, from this environment. (`python -m inspect_ai`
+#: run from a source checkout reads the checkout's stale lmr_author.egg-info, where
+#: Inspect sees no editable install and registers the task without its namespace.)
+INSPECT = str(Path(sys.executable).with_name("inspect"))
 COMPATIBLE = "openai-api/local/served-model"
 OPENAI = "openai/gpt-5-mini"
 JUDGE_MODEL = "judge-model"
@@ -70,7 +74,7 @@ def test_both_documented_ways_reach_a_chat_completions_only_server(
             "OPENAI_MODEL": JUDGE_MODEL,
         }
         command = [
-            sys.executable, "-m", "inspect_ai", "eval", "lmr_author/lmr_bench",
+            INSPECT, "eval", "lmr_author/lmr_bench",
             "-T", f"benchmark={task.path}", "-T", "judge=true",
             "-T", f"output={tmp_path / 'runs'}", "-T", "timeout=60",
             "--model", f"{COMPATIBLE},{OPENAI}", "-M", "responses_api=false",
