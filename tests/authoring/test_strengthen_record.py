@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -102,12 +103,15 @@ def _replay(task_dir: Path, index: int, source: str) -> subprocess.CompletedProc
     file (it compares with the expected outputs beside the task)."""
     repo = task_dir / REPO
     (repo / GOALS[index][0]).write_text(source)
+    # Bytecode from a private folder: a wrong answer of the golden's size written in the
+    # same second would otherwise be run as the golden's cached bytecode.
+    fresh_cache = tempfile.mkdtemp(dir=task_dir.parent)
     return subprocess.run(
         [sys.executable, replay_test_file(load_task(task_dir).implementation(index))],
         cwd=repo,
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": fresh_cache},
         check=False,
         timeout=120,
     )
