@@ -44,6 +44,7 @@ from packaging.utils import canonicalize_name
 MAIN = "constraints.txt"
 DEV = "constraints-dev.txt"
 _CLASSIFIER = re.compile(r"Programming Language :: Python :: 3\.(\d+)$")
+_YANKED = re.compile(r"is a yanked version: '([^']+)' candidate")
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,12 @@ def pip_said(output: str) -> list[str]:
     return lines[-20:]
 
 
+def yanked(output: str) -> set[str]:
+    """The packages pip warned it picked a yanked release of (pip before 24 says so only
+    in this warning, not in its report's ``is_yanked``)."""
+    return {canonicalize_name(name) for name in _YANKED.findall(output)}
+
+
 def excluding(pins: Sequence[str], python: str) -> list[str]:
     """The pins whose Requires-Python excludes ``python``: their metadata read by pip for
     the Python that runs this, whatever their Requires-Python says of it."""
@@ -191,7 +198,7 @@ def check(root: Path, project: dict[str, object], python: str, install_set: Inst
                 f"{metadata['name']} {metadata['version']} is pinned in none of "
                 f"{', '.join(install_set.constraints)} (run bash .ci/lock)"
             )
-        elif item.get("is_yanked"):
+        elif item.get("is_yanked") or canonicalize_name(metadata["name"]) in yanked(output):
             problems.append(f"{pinned} is a yanked release (withdrawn by its authors)")
     return Outcome(python, install_set, tuple(problems), len(installed))
 
