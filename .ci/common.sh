@@ -87,6 +87,8 @@ apt_install() {
     before_users="$(_names passwd)"
     before_groups="$(_names group)"
     before_links="$(_boot_links)"
+    # adduser's lock file, made when a package's script adds a user or a group.
+    record_new_path /run/adduser
     say "installing $* (and what they depend on)"
     _allow_service_starts # a policy left behind by an interrupted run
     _forbid_service_starts

@@ -558,7 +558,8 @@ def stand_in_registry(container: str, root: Path) -> subprocess.Popen[bytes]:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
     (root / "push.yml").write_text(REGISTRY_CONFIG.format(root=root / "data", port=port))
-    pusher = subprocess.Popen([program, "serve", str(root / "push.yml")])
+    log = (root / "registry.log").open("ab")  # its access log: not for this output
+    pusher = subprocess.Popen([program, "serve", str(root / "push.yml")], stdout=log, stderr=log)
     try:
         registry_ready(f"http://127.0.0.1:{port}/v2/", lambda: pusher.poll() is None)
         name = f"127.0.0.1:{port}/library/{BASE_IMAGE}"
@@ -577,7 +578,9 @@ def stand_in_registry(container: str, root: Path) -> subprocess.Popen[bytes]:
         text=True,
         check=True,
     ).stdout.strip()
-    server = subprocess.Popen(["nsenter", "-t", pid, "-n", program, "serve", str(config)])
+    server = subprocess.Popen(
+        ["nsenter", "-t", pid, "-n", program, "serve", str(config)], stdout=log, stderr=log
+    )
     probe_script = (
         "import time, urllib.request\n"
         "for _ in range(150):\n"
