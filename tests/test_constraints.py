@@ -159,7 +159,10 @@ def test_the_check_resolves_what_the_set_ups_install() -> None:
     """Its two sets are what .ci/setup and .ci/test-setup install, .ci/run runs it, and
     README states the floor pyproject.toml sets."""
     setup = (ROOT / ".ci/setup").read_text()
-    assert "pip install -q --no-compile -c constraints.txt -e .\n" in setup
+    assert 'pip install -q --no-compile -c constraints.txt "$@"; }' in setup
+    assert "pip_install --no-deps -e .\n" in setup  # and its dependencies, no extra:
+    assert "pip_install -r <(dependencies)\n" in setup
+    assert '["project"]["dependencies"]' in setup
     test_setup = (ROOT / ".ci/test-setup").read_text()
     assert "-c constraints.txt -c constraints-dev.txt \\\n        -e \".[dev]\" pip\n" in test_setup
     assert ".venv/bin/python .ci/check_pins.py\n" in (ROOT / ".ci/run").read_text()

@@ -13,6 +13,8 @@ import contextlib
 import io
 import os
 import socket
+import subprocess
+import sys
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -209,3 +211,29 @@ def test_the_offline_build_uses_the_debian_mirror_apt_uses_on_debian_only(
     for name, text in sources.items():
         (tmp_path / "etc/apt" / name).write_text(text)
     assert apt_mirror(tmp_path) == expected
+
+
+#: What .ci/setup installs before it gets the base image: lmr-author and the engine's
+#: SDK only (pip installs the rest meanwhile), so that step may import nothing else.
+BASE_IMAGE_STEP = """
+import sys
+import docker, docker.errors, docker.utils
+before = set(sys.modules)
+from lmr_author.cli import build_parser
+build_parser().parse_args(["sandbox", "base-image", "--tag", "x:y"])
+import lmr_author.commands.sandbox, lmr_author.images.base_image
+import lmr_author.images.certificates, lmr_author.runtime.engine
+new = {name.split(".")[0] for name in set(sys.modules) - before}
+print(" ".join(sorted(new - set(sys.stdlib_module_names) - {"lmr_author"})))
+"""
+
+
+def test_the_base_image_step_needs_nothing_but_the_engines_sdk(repo_root: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", BASE_IMAGE_STEP],
+        capture_output=True,
+        text=True,
+        cwd=repo_root,
+        check=True,
+    )
+    assert done.stdout.split() == []
