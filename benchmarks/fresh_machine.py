@@ -397,6 +397,9 @@ def machine_options() -> list[str]:
         for name in missing:
             options += ["--cap-drop", name]
         options += ["--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined"]
+        # /proc/sys writable, as --privileged has it: an engine newer than Debian 12's
+        # (Ubuntu 24.04's) sets its containers' IPv6 there, and fails on a read-only one.
+        options += ["--security-opt", "systempaths=unconfined"]
         for device in ("/dev/fuse", "/dev/loop-control"):
             if Path(device).exists():
                 options += ["--device", device]
