@@ -45,9 +45,9 @@ machine would have it).
 
 Prints every line of the commands with the seconds since the command started, how
 long each command took and every finding. Needs root, debootstrap and a Docker engine
-(``--pullable``: docker-registry and nsenter too); takes a while (``--systemd
---setup-only``: 45 to 52 minutes on a 2-core machine at load 8 to 22, the suite comes on
-top), so it is not part of .ci/run.
+(``--pullable``: docker-registry and nsenter too); takes a while (``--setup-only``:
+about 15 minutes on a 2-core machine at load 10, the suite comes on top), so it is not
+part of .ci/run.
 
     python3 benchmarks/fresh_machine.py [--systemd] [--setup-only | --main-only]
                                         [--pullable] [--ubuntu URL [--ubuntu-keyring FILE]]

@@ -164,7 +164,7 @@ def test_the_check_resolves_what_the_set_ups_install() -> None:
     assert "pip_install -r <(dependencies)\n" in setup
     assert '["project"]["dependencies"]' in setup
     test_setup = (ROOT / ".ci/test-setup").read_text()
-    assert "-c constraints.txt -c constraints-dev.txt \\\n        -e \".[dev]\" pip\n" in test_setup
+    assert '-c constraints.txt -c constraints-dev.txt \\\n        -e ".[dev]" pip\n' in test_setup
     assert ".venv/bin/python .ci/check_pins.py\n" in (ROOT / ".ci/run").read_text()
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"] == ">=3.11"
