@@ -160,7 +160,7 @@ def test_the_check_resolves_what_the_set_ups_install() -> None:
     README states the floor pyproject.toml sets."""
     setup = (ROOT / ".ci/setup").read_text()
     assert 'pip install -q --no-compile -c constraints.txt "$@"; }' in setup
-    assert "pip_install --no-deps -e .\n" in setup  # and its dependencies, no extra:
+    assert "pip_install --no-deps -e . " in setup  # and its dependencies, no extra:
     assert "pip_install -r <(dependencies)\n" in setup
     assert '["project"]["dependencies"]' in setup
     test_setup = (ROOT / ".ci/test-setup").read_text()
