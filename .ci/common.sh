@@ -87,6 +87,10 @@ apt_install() {
     before_users="$(_names passwd)"
     before_groups="$(_names group)"
     before_links="$(_boot_links)"
+    # What packages' scripts leave under /run: adduser's lock file (a user or group
+    # added), runit-helper's folder (a service with a runit script, e.g. ssh).
+    record_new_path /run/adduser
+    record_new_path /run/runit
     say "installing $* (and what they depend on)"
     _allow_service_starts # a policy left behind by an interrupted run
     _forbid_service_starts

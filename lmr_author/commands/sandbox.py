@@ -1,7 +1,8 @@
 """`lmr-author sandbox`: manage lmr-author's Docker images and containers, and try a run.
 
-``base-image`` builds the offline base image, ``build`` a task's image, ``run`` one
-implementation's tests against a candidate file, ``list`` and ``prune`` what we made.
+``base-image`` gets the base image (pulled, else built offline), ``build`` a task's
+image, ``run`` one implementation's tests against a candidate file, ``list`` and
+``prune`` what we made.
 """
 
 from __future__ import annotations
@@ -35,17 +36,29 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     actions = parser.add_subparsers(title="actions", metavar="ACTION")
     base = actions.add_parser(
         "base-image",
-        help="build a Python base image offline (debootstrap) for engines that cannot pull",
+        help="get the base image the task Dockerfiles build FROM: pull it, else build it offline",
         description=(
-            "Build a Debian-based Python image with debootstrap and import it under TAG, so "
-            "task Dockerfiles that say 'FROM python:3.11-slim' build without a registry. "
-            "Keeps an existing image of that tag unless --force. Needs root."
+            "Make sure the engine has TAG, the image the task Dockerfiles build FROM: keep it "
+            "if present, else pull it (giving up when the engine says nothing for "
+            "--pull-timeout seconds), else build a Debian-based Python image with debootstrap "
+            "and import it under TAG (needs root and debootstrap). Says which it did."
         ),
     )
     base.add_argument("--tag", default="python:3.11-slim", help="image name (default: %(default)s)")
+    base.add_argument(
+        "--pull-timeout",
+        type=positive_float,
+        default=30.0,
+        metavar="SECONDS",
+        help="give up the pull after this long without a word from the engine "
+        "(default: %(default)g)",
+    )
+    how = base.add_mutually_exclusive_group()
+    how.add_argument("--no-pull", action="store_true", help="build offline without trying to pull")
+    how.add_argument("--no-build", action="store_true", help="only pull: fail if that fails")
     base.add_argument("--suite", default="bookworm", help="Debian suite (default: %(default)s)")
     base.add_argument("--mirror", default=None, help="Debian mirror (default: the one apt uses)")
-    base.add_argument("--force", action="store_true", help="rebuild even if the tag exists")
+    base.add_argument("--force", action="store_true", help="get it again even if the tag exists")
     base.set_defaults(handler=_base_image)
 
     build = actions.add_parser(
@@ -199,10 +212,22 @@ def _image_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _base_image(args: argparse.Namespace) -> int:
-    from lmr_author.images.base_image import build_base_image
+    from lmr_author.images.base_image import Debootstrap, ensure_base_image
 
-    result = build_base_image(args.tag, suite=args.suite, mirror=args.mirror, force=args.force)
-    state = "built" if result.built else "already present"
+    result = ensure_base_image(
+        args.tag,
+        pull_timeout=None if args.no_pull else args.pull_timeout,
+        build_offline=None if args.no_build else Debootstrap(args.suite, mirror=args.mirror),
+        force=args.force,
+        on_step=lambda text: print(f"base image {args.tag}: {text}", file=sys.stderr, flush=True),
+    )
+    state = {
+        "present": "already present",
+        "pulled": "pulled",
+        "built": "built offline with debootstrap",
+    }[result.how]
+    if result.pull_error is not None:
+        state += f" (the pull failed: {result.pull_error})"
     print(f"base image {result.tag}: {state} ({result.image_id[:19]})")
     return EXIT_OK
 
