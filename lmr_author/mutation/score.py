@@ -1,4 +1,8 @@
-"""Run a task's tests on each mutant of its goal function, in the task's image."""
+"""Run a task's tests on each mutant of its goal function, in the task's image.
+
+Here, an implementation's mutants share a few containers (`MutantRunner`: mutants are
+ours, not hostile); a ``runner`` given (Slurm's) gets them as one batch of normal runs.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lmr_author.domain.task import Task
+from lmr_author.mutation.batched import MutantRunner
 from lmr_author.mutation.equivalents import EquivalentMutant, equivalents_of
 from lmr_author.mutation.mutants import Mutant, mutants_of
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_spec import Runner, RunSpec
-from lmr_author.sandbox.runner import LocalRunner
 
 if TYPE_CHECKING:
     import docker
@@ -49,12 +53,14 @@ def mutation_test(
     on_progress: Callable[[str], None] | None = None,
     client: docker.DockerClient | None = None,
     runner: Runner | None = None,
+    workers: int = 2,
 ) -> list[MutationReport]:
     """Mutation reports of the task's implementations (or of one, by index).
 
     ``limits`` are the test containers' (timeout, ``--gpus``, ``--hf-cache``): a mutant
     runs as the golden code does. The mutants of an implementation are one batch of
-    ``runner`` (default: here, one by one), so a cluster gets them all at once.
+    ``runner`` (default: here, in ``workers`` shared containers at once, `MutantRunner`),
+    so a cluster gets them all at once.
     """
     from lmr_author.images.task_images import ensure_image
     from lmr_author.runtime.engine import get_client
@@ -62,7 +68,7 @@ def mutation_test(
 
     client = client or get_client()
     image = ensure_image(task, client=client, base_image=base_image)
-    runner = runner or LocalRunner(client)
+    runner = runner or MutantRunner(client, workers)
     limits = limits or Limits()
     reports = []
     for impl in task.implementations:

@@ -32,6 +32,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 import types
 import unittest
@@ -101,9 +102,24 @@ def exception_of(error: BaseException) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
+    imported = time.time()
     options = json.loads(argv[1])
+    if "zygote" in options:
+        # A batch of mutants (not hostile): this process forks each one's test process,
+        # which goes on in `run` (`batch`).
+        load_sibling("supervise").hide_command_line()
+        load_sibling("batch").zygote(options["zygote"], sys.modules[__name__])
+        return
+    run(options, imported)
+
+
+def run(options: dict[str, Any], imported: float) -> None:
+    """Run the test file ``options`` name, recording every test, then end the process."""
     # The candidate's process (forked below) would read our options in /proc.
-    load_sibling("supervise").hide_command_line()
+    supervise = load_sibling("supervise")
+    supervise.hide_command_line()
+    # When each step ended (for --verbose: `lmr_author.sandbox.run_phases`).
+    stamps = {"exec": supervise.process_start(), "imported": imported}
     isolate = options.get("isolate")
     if isolate:
         load_sibling("crossing")
@@ -111,6 +127,7 @@ def main(argv: list[str]) -> None:
             # Started as root: the candidate's process is forked before anything of the
             # test's is read (the token stays in the pipe), then both drop to their users.
             isolate["candidate_pid"] = _fork_candidate(isolate, options["user"])
+            stamps["forked"] = time.time()
     user = options.get("user")
     if user is not None and os.geteuid() == 0:
         _become(user, isolate["test_home"] if isolate and isolate.get("fork") else None)
@@ -148,9 +165,14 @@ def main(argv: list[str]) -> None:
     unittest.main = runner.main  # type: ignore[assignment]
     unittest.TestProgram = runner.main  # type: ignore[assignment, misc]
     watch.note_patched(unittest)
+    stamps["ready"] = time.time()
     code, status = _run_body(path, runner, reporter)
     if status == "passed":
         runner.run_leftovers(code)
+    stamps["ended"] = time.time()
+    if goal is not None:
+        stamps["calls"] = goal.channel.calls
+        stamps["call_s"] = goal.channel.call_s
     tampered = watch.check() + words.check() + _rebound_imports(code, runner.module)
     reporter.send(
         {
@@ -162,6 +184,7 @@ def main(argv: list[str]) -> None:
             "read": None if read is None else sorted(read.paths),
             "candidate_read": None if goal is None else sorted(goal.channel.candidate_read),
             "changed": None if goal is None else sorted(goal.channel.changed),
+            "stamps": stamps,
         }
     )
     sys.stdout.flush()

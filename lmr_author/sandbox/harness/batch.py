@@ -1,0 +1,496 @@
+"""Many candidates of one implementation in one container: for mutants, never for hostile code.
+
+A mutation test runs the task's tests on tens of mutants of the golden goal function,
+which we made: nothing in them is written to forge a verdict. So they need not pay for a
+container and an import of torch each. One container takes a batch of runs ("slots":
+a mutant and one test file); its supervisor (``supervise.py``, root, PID 1) locks the
+tests down once, as for one run, and starts a *zygote*: a test process (``runtest.py``)
+that loads the libraries test and candidate share (torch, NumPy: the imports a normal
+test process makes before it forks its candidate) and then only forks. For each slot:
+
+* the supervisor kills whatever the last slot left running and empties every folder a
+  run may write (the scratch folders, the logs and outputs folders, both homes), so a
+  slot starts from what a fresh container gives;
+* the zygote forks the slot's test process (twice, so that it is the supervisor's
+  child, which waits on it and kills its group at the time limit), which runs exactly
+  as a normal test process from the point where it forks the candidate's process: both
+  drop to their users, the candidate's source is the slot's own file;
+* the supervisor watches it as it watches one run (time limit, records with the slot's
+  token, output caps), reads back its logs and outputs, and writes the slot's result
+  line with the slot's own nonce (stdout) and its output between lines that name the
+  nonce (stderr).
+
+What differs from a normal run, and how the verdict stays the same: a slot's time
+starts at its fork, so its limit is shortened by what the zygote's start took (the part
+of a normal run's clock a slot does not pay again); whether the memory limit killed the
+slot is read from the container's cgroup counter around the slot (the engine's flag is
+the whole container's); the slot's processes are the first the kernel kills for memory
+(``oom_score_adj``), so the zygote survives a slot's excess; NumPy's global generator is
+seeded afresh in each slot, as a new process would be (Python's own reseeds at fork).
+The host (`lmr_author.sandbox.batch`) runs again, one container each, every slot whose
+result is missing or that a memory kill decided.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+# Annotations only (``typing`` costs an import in every test process).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Lines around a slot's output on stderr: ``@@lmr-batch@@ <nonce> begin|end``.
+OUTPUT_MARK = "@@lmr-batch@@"
+#: Seconds the zygote may take to fork a slot before the batch is given up.
+_FORK_WAIT_S = 60.0
+#: Of a slot's time limit, what the zygote's start may take off at most.
+_CREDIT_SHARE = 0.5
+
+
+def supervise(options: dict[str, Any], stamps: dict[str, float], sup: Any) -> int:
+    """The supervisor's side (``sup`` is ``supervise.py``): run every slot of the batch
+    named by ``options["batch_file"]`` and write each slot's result."""
+    with open(str(options["batch_file"]), "rb") as handle:
+        batch = json.loads(handle.read())
+    os.unlink(str(options["batch_file"]))
+    slots: list[dict[str, Any]] = batch["slots"]
+    nonces = _take_nonces(str(options["nonce_file"]), len(slots))
+    sup._undumpable()
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)
+    begun = time.monotonic()
+    first = slots[0]["test"]
+    user = first.get("user")
+    isolate = first.get("isolate") or {}
+    tail = int(batch["output_tail"])
+    try:
+        if not isolate.get("fork") or user is None:
+            raise ValueError("a batch runs forked candidates only")
+        sup._lock_down(isolate, user)
+        _fresh(sup, isolate, user, slots)
+    except (OSError, ValueError, TypeError, KeyError) as error:
+        for nonce in nonces:
+            sup._finish(nonce, {"version": 1, "batch_lost": f"cannot set the batch up: {error}"})
+        return 0
+    stamps["locked"] = time.time()
+    zygote = _Zygote(options, isolate, user)
+    stamps["zygote"] = time.time()
+    credit = min(time.monotonic() - begun, _CREDIT_SHARE * float(options["timeout_s"]))
+    for index, slot in enumerate(slots):
+        nonce = nonces[index]
+        result: dict[str, Any] = {"version": 1}
+        slot_stamps = {"slot": time.time()}
+        output = bytearray(zygote.output)
+        try:
+            if zygote.lost:
+                raise _Lost(zygote.lost)
+            _between(zygote.pid)
+            _fresh(sup, isolate, user, [slot])
+            oom_before = _oom_kills()
+            started = time.monotonic()
+            pipes = sup._Pipes()
+            test = pipes.test_options(slot["test"])
+            child = zygote.fork(test, pipes)
+            slot_stamps["spawned"] = time.time()
+            deadline = started + float(options["timeout_s"]) - credit
+            sup._watch_and_read(
+                child, pipes, deadline, slot, user, result, slot_stamps, output.extend
+            )
+            _between(zygote.pid)
+            result["oom_killed"] = _oom_kills() > oom_before
+            result["duration_s"] = round(time.monotonic() - started, 3)
+        except _Lost as lost:
+            result = {"version": 1, "batch_lost": str(lost)}
+        slot_stamps["read back"] = time.time()
+        result["stamps"] = slot_stamps
+        _write_output(sup, nonce, bytes(output), tail)
+        sup._finish(nonce, result)
+    return 0
+
+
+class _Lost(Exception):
+    """The batch cannot go on (its zygote ended): the rest runs apart, on the host's say."""
+
+
+class _Zygote:
+    """The test process that loaded the shared libraries once and forks each slot's."""
+
+    def __init__(self, options: dict[str, Any], isolate: dict[str, Any], user: Any) -> None:
+        import socket
+
+        self.lost = ""
+        self.output = b""
+        self.pid = -1
+        # Messages (a slot's options and its descriptors) go over a socket; the zygote's
+        # answers (a slot's pid) come back on a pipe.
+        self.go, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.said_r, said_w = os.pipe()
+        out_r, out_w = os.pipe()
+        zygote = {
+            "zygote": {
+                "user": user,
+                "test_home": isolate["test_home"],
+                "preload": list(isolate["candidate"].get("preload", [])),
+                "go_fd": theirs.fileno(),
+                "said_fd": said_w,
+            }
+        }
+        here = os.path.dirname(os.path.abspath(__file__))
+        command = [sys.executable, "-I", os.path.join(here, "runtest.py"), json.dumps(zygote)]
+        try:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=out_w,
+                pass_fds=(theirs.fileno(), said_w),
+                cwd=str(options["cwd"]),
+                start_new_session=True,
+            )
+        except OSError as error:
+            self.lost = f"cannot start the batch's test process: {error}"
+            return
+        finally:
+            theirs.close()
+            for fd in (said_w, out_w):
+                os.close(fd)
+        self.pid = process.pid
+        # Its own output (a library's warning at import): every slot's output starts
+        # with it, as a normal test process's would.
+        said = self._read_line(out_r)
+        os.close(out_r)
+        if said != "ready":
+            self.lost = f"the batch's test process did not start ({said or 'it ended'})"
+
+    def _read_line(self, out_r: int = -1) -> str:
+        """The zygote's next line on its answer pipe (its output read meanwhile, until
+        it ends)."""
+        line = b""
+        deadline = time.monotonic() + _FORK_WAIT_S
+        watched = [self.said_r] + ([out_r] if out_r >= 0 else [])
+        while not line.endswith(b"\n"):
+            if time.monotonic() > deadline:
+                return "no answer"
+            ready, _, _ = select.select(watched, [], [], 0.1)
+            for fd in ready:
+                data = os.read(fd, 65536)
+                if fd == self.said_r:
+                    if not data:
+                        return ""
+                    line += data
+                elif not data:
+                    watched.remove(fd)
+                elif len(self.output) < 65536:
+                    self.output += data[: 65536 - len(self.output)]
+        if out_r >= 0 and out_r in watched:
+            while select.select([out_r], [], [], 0)[0]:  # what it wrote before its answer
+                data = os.read(out_r, 65536)
+                if not data:
+                    break
+                if len(self.output) < 65536:
+                    self.output += data[: 65536 - len(self.output)]
+        return line.decode("ascii", "replace").strip()
+
+    def fork(self, test: dict[str, Any], pipes: Any) -> _Slot:
+        """Fork the slot's test process: its options and descriptors (output, records,
+        token, the candidate's output) go to the zygote, which answers its pid."""
+        fds = [pipes.out_w, *pipes.child_ends()]
+        data = json.dumps({"test": test}).encode()
+        try:
+            import array
+            import socket
+
+            rights = array.array("i", fds).tobytes()
+            self.go.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+        except OSError as error:
+            self.lost = f"the batch's test process is gone ({error})"
+            raise _Lost(self.lost) from None
+        finally:
+            pipes.close_child_ends()
+        said = self._read_line()
+        if not said.isdigit():
+            self.lost = f"the batch's test process could not fork a slot ({said or 'it ended'})"
+            raise _Lost(self.lost)
+        return _Slot(int(said))
+
+
+class _Slot:
+    """A slot's test process, the supervisor's child (its group is killed at the limit)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.status: int | None = None
+
+    def poll(self) -> int | None:
+        if self.status is None:
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.status = -1
+                return self.status
+            if done:
+                self.status = (
+                    -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+                )
+        return self.status
+
+    def wait(self) -> int:
+        while self.poll() is None:
+            time.sleep(0.01)
+        return int(self.status or 0)
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _take_nonces(path: str, count: int) -> list[str]:
+    """One nonce per slot, read and then deleted before any test code can run."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            text = os.read(fd, 64 * count + 64).decode("ascii", "replace")
+        finally:
+            os.close(fd)
+        os.unlink(path)
+    except OSError:
+        text = ""
+    nonces = text.split()
+    return (nonces + [""] * count)[:count]
+
+
+def _oom_kills() -> int:
+    """Out-of-memory kills the container's memory cgroup counted so far (v2 or v1)."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path) as handle:
+                for line in handle:
+                    name, _, value = line.partition(" ")
+                    if name == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
+def _between(zygote: int) -> None:
+    """End every process but this one and the zygote (what the last slot left running:
+    its candidate's process, their children), and reap them."""
+    keep = {os.getpid(), zygote}
+    for _ in range(500):
+        others = [pid for pid in _pids() if pid not in keep]
+        for pid in others:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        _reap(keep)
+        if not others:
+            return
+        time.sleep(0.01)
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _reap(keep: set[int]) -> None:
+    """Reap this process's children that ended (orphans come to PID 1), but ``keep``."""
+    me = os.getpid()
+    for pid in _pids():
+        if pid in keep:
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == me:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def _fresh(sup: Any, isolate: dict[str, Any], user: list[int], slots: list[dict[str, Any]]) -> None:
+    """Every folder a run may write, as a fresh container has it: the shared scratch
+    emptied, the slots' logs and outputs folders emptied and the test user's, both homes
+    made anew."""
+    for folder, _ in sup.SHARED_SCRATCH:
+        _empty(folder)
+    for slot in slots:
+        for key in ("log_dir", "outputs_dir"):
+            if slot.get(key):
+                _empty(str(slot[key]))
+        sup._own_scratch(slot, user)
+    sup._make_homes(isolate, user)
+
+
+def _empty(folder: str) -> None:
+    """Remove everything in ``folder`` (kept itself, as it was), whoever owns it: root
+    here may not enter another user's folder (no DAC override), so each is taken over
+    first."""
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        return
+    os.chown(folder, 0, 0, follow_symlinks=False)
+    os.chmod(folder, 0o700)
+    try:
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                _empty(path)
+                os.rmdir(path)
+            else:
+                os.unlink(path)
+    finally:
+        os.chown(folder, info.st_uid, info.st_gid, follow_symlinks=False)
+        os.chmod(folder, stat.S_IMODE(info.st_mode))
+
+
+def _write_output(sup: Any, nonce: str, output: bytes, tail: int) -> None:
+    """The slot's output on stderr, between lines that name its nonce: its last ``tail``
+    bytes, as the host keeps of a run's output (``cut``: bytes left out before them)."""
+    cut = max(0, len(output) - tail)
+    sup._write_all(2, f"\n{OUTPUT_MARK} {nonce} begin {cut}\n".encode())
+    sup._write_all(2, output[cut:])
+    sup._write_all(2, f"\n{OUTPUT_MARK} {nonce} end\n".encode())
+
+
+# -- the zygote: in the test process ----------------------------------------------------
+
+
+def zygote(options: dict[str, Any], runtest: Any) -> None:
+    """Load the shared libraries as the test's user would (its home, its rights), then
+    fork one slot's test process per message from the supervisor, until it stops."""
+    user = options["user"]
+    os.setegid(int(user[1]))
+    os.seteuid(int(user[0]))
+    runtest.private_env(str(options["test_home"]))
+    for name in options.get("preload", []):
+        if str(name).split(".")[0] in runtest.SHARED_LIBRARIES:
+            with contextlib.suppress(Exception):
+                runtest._preload_library(str(name))
+    os.seteuid(0)
+    os.setegid(0)
+    said = int(options["said_fd"])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _say(said, "ready")
+    go = int(options["go_fd"])
+    while True:
+        received = _receive(go)
+        if received is None:
+            os._exit(0)
+        test, fds = received
+        try:
+            pid = _fork_slot(test, fds, runtest)
+        except Exception as error:
+            _say(said, f"error: {type(error).__name__}: {error}")
+            continue
+        finally:
+            for fd in fds:
+                os.close(fd)
+        _say(said, str(pid))
+
+
+def _say(fd: int, line: str) -> None:
+    os.write(fd, (line + "\n").encode())
+
+
+def _receive(go: int) -> tuple[dict[str, Any], list[int]] | None:
+    """The next slot's options, with the descriptors that came with it put in (output,
+    records, token, the candidate's output); None when the supervisor is done."""
+    import array
+    import socket
+
+    sock = socket.socket(fileno=os.dup(go))
+    try:
+        size = array.array("i").itemsize
+        data, ancillary, _, _ = sock.recvmsg(1 << 22, socket.CMSG_SPACE(8 * size))
+    finally:
+        sock.close()
+    if not data:
+        return None
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            numbers = array.array("i")
+            numbers.frombytes(payload[: len(payload) - len(payload) % size])
+            fds.extend(numbers)
+    test = json.loads(data)["test"]
+    test["out_fd"], test["report_fd"], test["token_fd"] = fds[0], fds[1], fds[2]
+    if len(fds) > 3:
+        test["isolate"] = {**test["isolate"], "output_fd": fds[3]}
+    return test, fds
+
+
+def _fork_slot(test: dict[str, Any], fds: list[int], runtest: Any) -> int:
+    """Fork the slot's test process so that it is not this process's child but the
+    supervisor's (an intermediate process forks it and ends); return its pid."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid_r, pid_w = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        try:
+            os.close(pid_r)
+            slot = os.fork()
+            if slot:
+                os.write(pid_w, str(slot).encode())
+                os._exit(0)
+            os.close(pid_w)
+            _run_slot(test, fds[1:], runtest)
+        except BaseException:
+            pass
+        os._exit(1)
+    os.close(pid_w)
+    try:
+        data = os.read(pid_r, 32)
+    finally:
+        os.close(pid_r)
+        os.waitpid(middle, 0)
+    return int(data)
+
+
+def _run_slot(test: dict[str, Any], keep: list[int], runtest: Any) -> None:
+    """In the slot's test process: its own session, output and descriptors only, the
+    first the kernel kills for memory, NumPy's generator seeded anew; then the test as
+    a normal test process runs it (it never returns)."""
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    out = int(test.pop("out_fd"))
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    _close_all_but(set(keep))
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+    random = sys.modules.get("numpy.random")
+    if random is not None:
+        with contextlib.suppress(Exception):
+            random.seed()
+    runtest.run(test, time.time())
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every descriptor from 3 up but ``keep``."""
+    low = 3
+    for fd in sorted(fd for fd in keep if fd >= 3):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
