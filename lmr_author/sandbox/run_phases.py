@@ -101,8 +101,9 @@ _lock = threading.Lock()
 
 @contextmanager
 def listen(callback: Callable[[str, str, tuple[Phase, ...]], None]) -> Iterator[None]:
-    """Call ``callback(run label, test file, phases)`` for every test run of this
-    process while in the block (from the threads that run them)."""
+    """Call ``callback(run, test file, phases)`` for every timed test run of this
+    process while in the block (from the threads that run them); ``run`` is the run's
+    label, or its task and implementation ("01-DPO #1")."""
     with _lock:
         _listeners.append(callback)
     try:
