@@ -114,10 +114,15 @@ def _first_difference(expected: Any, actual: Any, where: str, depth: int) -> tup
         and expected.ndim
         and expected.size
     ):
-        for index in numpy.ndindex(expected.shape):
-            if not replay_codec.close(expected[index], actual[index]):
-                at = ", ".join(str(i) for i in index)
-                return f"{where}[{at}]", expected[index], actual[index]
+        try:  # as `replay_codec.close` compares arrays, element by element
+            alike = numpy.isclose(actual, expected, rtol=1e-5, atol=1e-6, equal_nan=True)
+        except (TypeError, ValueError):
+            return where, expected, actual
+        differing = numpy.argwhere(~alike)
+        if len(differing):
+            index = tuple(int(i) for i in differing[0])
+            at = ", ".join(str(i) for i in index)
+            return f"{where}[{at}]", expected[index], actual[index]
     return where, expected, actual
 
 
