@@ -1,0 +1,51 @@
+"""`MutantRunner`: an implementation's mutants split over the workers' containers."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.mutation import batched
+from lmr_author.mutation.batched import MutantRunner
+from lmr_author.sandbox.run_result import ImplementationRun
+from lmr_author.sandbox.run_spec import RunSpec
+from tests.support.sandbox_tasks import write_task
+
+
+def test_each_workers_container_takes_every_nth_mutant_and_the_order_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task: Task = write_task(tmp_path)
+    impl = task.implementations[0]
+    image = ImageRef(tag="t:1", image_id="sha256:1", workdir="/w", built=False)
+    specs = [RunSpec(task, impl, f"m{n}".encode(), image, label=f"mutant {n}") for n in range(7)]
+    # Another implementation's (here: another protocol's) mutants never share a batch.
+    specs.append(dataclasses.replace(specs[0], protocol="exit-code", label="other"))
+    batches: list[list[str]] = []
+    lock = threading.Lock()
+
+    def fake(runs: Sequence[RunSpec], *, client: Any = None) -> list[ImplementationRun]:
+        with lock:
+            batches.append([run.label for run in runs])
+        return [ImplementationRun(verdicts=[], image_id=run.label) for run in runs]
+
+    monkeypatch.setattr(batched, "run_batched", fake)
+    heard: list[str] = []
+    outcomes = MutantRunner(workers=3).run_all(specs, heard.append)
+    assert [outcome.image_id for outcome in outcomes] == [spec.label for spec in specs]
+    assert sorted(batches) == sorted(
+        [
+            ["mutant 0", "mutant 3", "mutant 6"],
+            ["mutant 1", "mutant 4"],
+            ["mutant 2", "mutant 5"],
+            ["other"],
+        ]
+    )
+    assert sorted(heard) == sorted(spec.label for spec in specs)

@@ -1,0 +1,122 @@
+"""A batch of candidates in one container (`lmr_author.sandbox.batch`), against Docker.
+
+Each candidate of a batch starts from what a fresh container gives: what the one
+before it left (a file in its home or temporary folder, a process still running) is
+gone. A candidate that a limit ends gets what a normal run gives it: out of time, in
+the batch; out of memory, by a normal run the batch hands it to. And ``--verbose``
+shows where one normal run's time went.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+
+from lmr_author.domain.task import Task
+from lmr_author.images.task_images import ImageRef
+from lmr_author.sandbox import batch
+from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_result import ImplementationRun
+from lmr_author.sandbox.run_spec import RunSpec
+from lmr_author.sandbox.runner import run_tests
+
+pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("image_cleanup", "no_leftovers")]
+
+
+def _goal(body: str) -> bytes:
+    return ("import os, tempfile, subprocess\n\n\ndef add(a, b):\n" + body).encode()
+
+
+LEAVES = _goal(
+    textwrap.indent(
+        textwrap.dedent(
+            """\
+            for folder in (os.path.expanduser("~"), tempfile.gettempdir()):
+                with open(os.path.join(folder, "left-behind"), "w") as handle:
+                    handle.write("x")
+            subprocess.Popen(["sleep", "600"], start_new_session=True)
+            return a + b
+            """
+        ),
+        "    ",
+    )
+)
+#: Right only when nothing of a candidate before it is there.
+LOOKS = _goal(
+    textwrap.indent(
+        textwrap.dedent(
+            """\
+            folders = (os.path.expanduser("~"), tempfile.gettempdir())
+            found = [f for f in folders if os.path.exists(os.path.join(f, "left-behind"))]
+            for pid in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                        found += [pid] if handle.read().startswith(b"sleep") else []
+                except OSError:
+                    pass
+            return a + b if not found else a - b
+            """
+        ),
+        "    ",
+    )
+)
+LOOPS = _goal("    while True:\n        pass\n")
+HOGS = _goal("    held = b'x' * (400 << 20)\n    return a + b + len(held) * 0\n")
+
+
+def _seen(run: ImplementationRun) -> tuple[Any, ...]:
+    return run.verdict, [(v.verdict, v.reason, v.tests_run) for v in run.verdicts]
+
+
+@pytest.mark.timeout(600)
+def test_each_candidate_starts_afresh_and_limits_end_it_as_a_normal_run_does(
+    calc_task: tuple[Task, ImageRef], docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task, image = calc_task
+    impl = task.implementations[0]
+    limits = Limits(timeout_s=8, memory_mb=256)
+    candidates = {
+        "leaves": LEAVES,
+        "looks": LOOKS,
+        "loops": LOOPS,
+        "looks again": LOOKS,
+        "hogs": HOGS,
+        "golden": impl.golden_path.read_bytes(),
+    }
+    specs = [
+        RunSpec(task, impl, source, image, limits, label=name)
+        for name, source in candidates.items()
+    ]
+    handed: list[str] = []
+
+    def normal(spec: RunSpec, **kwargs: Any) -> ImplementationRun:
+        handed.append(spec.label)
+        return run_tests(spec, **kwargs)
+
+    monkeypatch.setattr(batch, "run_tests", normal)
+    shared = dict(zip(candidates, batch.run_batched(specs, client=docker_client), strict=True))
+    # Only the candidate a memory kill ended ran again, the normal way.
+    assert handed == ["hogs"]
+    assert shared["looks"].passed and shared["looks again"].passed, shared["looks"].reason
+    assert shared["loops"].verdict == "timeout"
+    assert shared["hogs"].verdict == "error" and "out of memory" in shared["hogs"].reason
+    for name, spec in zip(candidates, specs, strict=True):
+        if name != "hogs":
+            assert _seen(shared[name]) == _seen(run_tests(spec, client=docker_client)), name
+
+
+def test_sandbox_run_verbose_shows_where_the_time_went(
+    calc_task: tuple[Task, ImageRef], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmr_author.cli import main
+
+    task, _ = calc_task
+    assert main(["sandbox", "run", str(task.path), "--verbose"]) == 0
+    out = capsys.readouterr().out
+    for phase in ("create the container", "copy in", "imports before the fork", "the test"):
+        assert phase in out
+    assert "calls to the candidate (2)" in out
+    total = [line for line in out.splitlines() if line.strip().startswith("total")]
+    assert len(total) == 1 and float(total[0].split()[1]) > 0
