@@ -120,9 +120,9 @@ def _first_difference(expected: Any, actual: Any, where: str, depth: int) -> tup
             return where, expected, actual
         differing = numpy.argwhere(~alike)
         if len(differing):
-            index = tuple(int(i) for i in differing[0])
-            at = ", ".join(str(i) for i in index)
-            return f"{where}[{at}]", expected[index], actual[index]
+            place = tuple(int(i) for i in differing[0])
+            at = ", ".join(str(i) for i in place)
+            return f"{where}[{at}]", expected[place], actual[place]
     return where, expected, actual
 
 
