@@ -70,9 +70,11 @@ def task_fingerprint(task: Task, index: int) -> str:
 
     digest = hashlib.sha256()
     impl = task.implementation(index)
-    expected = replay_dir(task.path, impl.unit_test_file)
-    paths = [task.info_path, impl.unit_test_path]
-    paths += sorted(expected.glob("*.json")) if expected.is_dir() else []
+    paths = [task.info_path]
+    for test_file in impl.test_files:  # strengthen's replay test besides the published one
+        expected = replay_dir(task.path, test_file)
+        paths.append(impl.repo_dir / test_file)
+        paths += sorted(expected.glob("*.json")) if expected.is_dir() else []
     for path in paths:
         try:
             digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -162,8 +162,10 @@ def plan(
     goal = PurePosixPath(impl.goal_file)
     hidden: set[PurePosixPath] = set()
     emptied: set[PurePosixPath] = set()
-    for other in task.implementations:
-        test = PurePosixPath(other.unit_test_file)
+    # Every test a candidate is held to: the published one and the extra ones (a replay
+    # test `strengthen` wrote, which info.json may name anywhere in the repository).
+    tests = {PurePosixPath(name) for other in task.implementations for name in other.test_files}
+    for test in sorted(tests):
         if test.parent.parts and not _holds(test.parent, goal):
             hidden.add(test.parent)
         else:

@@ -127,9 +127,10 @@ def run_tests(
     the test, legacy for tests that only log Passed/Failed, else in-process
     "exit-code"), or one of those names. ``env`` holds the only environment variables
     the test sees besides PYTHONPATH and HOME. ``test_files`` defaults to the
-    implementation's unit test file; ``spec.expected`` maps a test file to what the
-    golden code does (tests run, "Passed" lines), when known. Engine failures come back
-    as ``infra_error``, never as a verdict of the candidate.
+    implementation's tests (its unit test file and info.json's extra_unit_tests);
+    ``spec.expected`` maps a test file to what the golden code does (tests run, "Passed"
+    lines), when known. Engine failures come back as ``infra_error``, never as a verdict
+    of the candidate.
     """
     task, impl, candidate, image = spec.task, spec.impl, spec.candidate, spec.image
     limits, protocol, expected = spec.limits, spec.protocol, spec.expected
@@ -214,8 +215,9 @@ def run_tests(
 
 
 def test_files_of(impl: Implementation) -> list[str]:
-    """The test files a run of ``impl`` runs, each in a container of its own."""
-    return [impl.unit_test_file]
+    """The test files a run of ``impl`` runs, each in a container of its own: its unit
+    test file and info.json's extra_unit_tests (strengthen's replay test)."""
+    return list(impl.test_files)
 
 
 def _check_engine_up(client: docker.DockerClient) -> None:
