@@ -4,7 +4,7 @@ A normal run (`runner.run_tests`) gives every candidate a fresh container, and i
 process imports torch before it forks the candidate's. A mutation test runs tens of
 mutants of the golden goal function, which we made and which forge nothing: here they
 share one container per test file, whose test process imports the shared libraries
-once and forks a fresh test process per mutant (``harness/batch.py`` says what each
+once and forks a fresh test process per mutant (``harness/zygote.py`` says what each
 gets and what it does not share). Each mutant's test and candidate processes run apart,
 as their users, as in a normal run, and its verdict is made from its own report by the
 same `file_verdict`.
@@ -38,7 +38,7 @@ from lmr_author.sandbox.container_life import (
     sandbox_container,
 )
 from lmr_author.sandbox.decision import Observed, choose_protocol, file_verdict
-from lmr_author.sandbox.harness.batch import OUTPUT_MARK
+from lmr_author.sandbox.harness.zygote import OUTPUT_MARK
 from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.sandbox.runner import (

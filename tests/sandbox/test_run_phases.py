@@ -6,7 +6,7 @@ import json
 
 from lmr_author.sandbox import harness
 from lmr_author.sandbox.batch import _output_of, _report_lines
-from lmr_author.sandbox.harness.batch import OUTPUT_MARK
+from lmr_author.sandbox.harness.zygote import OUTPUT_MARK
 from lmr_author.sandbox.run_phases import Phase, format_phases, listen, phases_of, publish
 
 HOST = {"begin": 100.0, "created": 100.2, "copied": 100.3, "waited": 104.0, "read": 104.1}

@@ -31,7 +31,7 @@ HARNESS_DIR = PurePosixPath("/opt/lmr-harness")
 NONCE_DIR = PurePosixPath("/opt/lmr-run")
 NONCE_FILE = NONCE_DIR / "nonce"
 MARKER = "@@lmr-harness@@"
-_FILES = ("supervise.py", "runtest.py", "crossing.py", "proxy.py", "candidate.py", "batch.py")
+_FILES = ("supervise.py", "runtest.py", "crossing.py", "proxy.py", "candidate.py", "zygote.py")
 #: What the candidate's container gets of the harness (nothing of the test's side).
 _CANDIDATE_FILES = ("crossing.py", "candidate.py")
 #: Outcomes a test record may carry; anything else is garbage (forged).
@@ -230,7 +230,7 @@ class HarnessReport:
     candidate_read: list[str] = field(default_factory=list)
     #: Isolated: the inputs the candidate's calls changed in place, as put back.
     changed: list[str] = field(default_factory=list)
-    #: A slot of a batch (`harness.batch`): whether the container's memory cgroup
+    #: A slot of a batch (`harness.zygote`): whether the container's memory cgroup
     #: killed a process during it, and why the batch could not run it ("" when it did).
     oom_killed: bool = False
     batch_lost: str = ""

@@ -106,9 +106,9 @@ def main(argv: list[str]) -> None:
     options = json.loads(argv[1])
     if "zygote" in options:
         # A batch of mutants (not hostile): this process forks each one's test process,
-        # which goes on in `run` (`batch`).
+        # which goes on in `run` (`zygote`).
         load_sibling("supervise").hide_command_line()
-        load_sibling("batch").zygote(options["zygote"], sys.modules[__name__])
+        load_sibling("zygote").zygote(options["zygote"], sys.modules[__name__])
         return
     run(options, imported)
 

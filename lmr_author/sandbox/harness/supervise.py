@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     options = json.loads(argv[1])
     hide_command_line()
     if "batch_file" in options:
-        return int(_sibling("batch").supervise(options, stamps, sys.modules[__name__]))
+        return int(_sibling("zygote").supervise(options, stamps, sys.modules[__name__]))
     nonce = _take_nonce(str(options["nonce_file"]))
     _undumpable()
     # As PID 1 we get only the signals we handle: the test process cannot stop us.
