@@ -11,12 +11,13 @@ was taken:
 * ``runs``: one run of the golden goal file through the sandbox (`run_tests`, what an
   eval worker spends on a run) against a bare ``docker run`` of the same test in the
   same image (the golden file mounted over the goal file, the image's user, no network),
-  interleaved round after round; medians, the difference, and the median of each phase
-  of our run (`lmr_author.sandbox.run_phases`: container, harness, test, removal);
+  interleaved round after round; medians, the difference, the CPU seconds each
+  container used (its cgroup's count), and the median of each phase of our run
+  (`lmr_author.sandbox.run_phases`: container, harness, test, removal);
 * ``eval``: ``lmr-author eval`` of the golden and the masked files (``--workers 2``, a
   process per task, as a user runs it) against the published evaluation loop on the same
-  images (`published_benchmark.py`'s rewrite of it); medians, per task and in all, and
-  their ratio;
+  images (`published_benchmark.py`'s rewrite of it); medians, per task, in all, and for
+  one eval of every task chosen (``--task``: startup paid once), and their ratios;
 * ``mutants``: the mutation test of ``--mutants`` (default 27-Lion) the old way (one
   fresh container per mutant, one at a time) and the new way (`MutantRunner`: the
   mutants share ``--workers`` containers), with both scores, which must agree.
@@ -110,24 +111,38 @@ def _golden_run(task: Task, image: ImageRef, limits: Limits, client: Any) -> Any
     return run_against_golden_counts(spec, LocalRunner(client))
 
 
-def _bare_run(task: Task, image: ImageRef, timeout: float) -> str:
-    """The test in its image as the published loop runs it, without our sandbox."""
+#: The CPU seconds a bare container used, printed by it as its last line (cgroup v2 or v1).
+_CPU_LINE = (
+    "u=$(sed -n 's/^usage_usec //p' /sys/fs/cgroup/cpu.stat 2>/dev/null); "
+    'if [ -n "$u" ]; then echo "cpu $u 1000000"; '
+    'else echo "cpu $(cat /sys/fs/cgroup/cpuacct/cpuacct.usage) 1000000000"; fi'
+)
+
+
+def _bare_run(task: Task, image: ImageRef, timeout: float) -> tuple[str, float | None]:
+    """The test in its image as the published loop runs it, without our sandbox: how it
+    ended, and the CPU seconds the container used."""
     impl = task.implementations[0]
     repo = f"{image.workdir}"
     goal = f"{repo}/{impl.goal_file}"
+    script = f'timeout {int(timeout)} python "$0"; s=$?; {_CPU_LINE}; exit $s'
     done = subprocess.run(
         [
             "docker", "run", "--rm", "--network", "none",
             "--user", f"{DEFAULT_UID}:{DEFAULT_UID}",
             "-v", f"{impl.golden_path}:{goal}:ro",
-            "-w", repo, "-e", f"PYTHONPATH={repo}",
-            image.image_id, "timeout", str(int(timeout)), "python", impl.unit_test_file,
+            "-w", repo, "-e", f"PYTHONPATH={repo}", "--entrypoint", "sh",
+            image.image_id, "-c", script, impl.unit_test_file,
         ],
         capture_output=True,
         text=True,
         check=False,
     )  # fmt: skip
-    return "ok" if done.returncode == 0 else f"exit {done.returncode}"
+    cpu = None
+    last = (done.stdout.strip().splitlines() or [""])[-1].split()
+    if len(last) == 3 and last[0] == "cpu" and last[1].isdigit():
+        cpu = int(last[1]) / int(last[2])
+    return ("ok" if done.returncode == 0 else f"exit {done.returncode}"), cpu
 
 
 def runs_table(
@@ -139,7 +154,10 @@ def runs_table(
 ) -> None:
     print()
     print("runs: one run of the golden file, ours (run_tests) vs a bare docker run of its test")
-    print(f"{'task':<24} {'bare s':>7} {'ours s':>7} {'more s':>7}  verdicts   loads")
+    print(
+        f"{'task':<24} {'bare s':>7} {'ours s':>7} {'more s':>7} {'CPU bare':>8} {'CPU ours':>8}"
+        "  verdicts   loads"
+    )
     phases: dict[str, list[float]] = {}
     for task in tasks:
         image = images[task.name]
@@ -147,34 +165,43 @@ def runs_table(
         ours: list[float] = []
         loads: list[str] = []
         verdicts = set()
+        cpu: dict[str, list[float]] = {"bare": [], "ours": []}
         for _ in range(args.rounds):
-            seconds, when, status = timed(partial(_bare_run, task, image, args.timeout))
+            seconds, when, (status, used) = timed(partial(_bare_run, task, image, args.timeout))
             bare.append(seconds)
             loads.append(when)
+            cpu["bare"] += [used] if used is not None else []
             seconds, when, run = timed(partial(_golden_run, task, image, limits, client))
             ours.append(seconds)
             loads.append(when)
+            cpu["ours"] += [sum(v.cpu_s or 0.0 for v in run.verdicts)]
             verdicts.add(f"{status}/{run.verdict}")
             for verdict in run.verdicts:
                 for phase in verdict.phases:
                     name = phase.name.split(" (")[0] if phase.inner else phase.name
                     phases.setdefault(name, []).append(phase.seconds)
         median_bare, median_ours = statistics.median(bare), statistics.median(ours)
+        used = {way: f"{statistics.median(v):.2f}" if v else "-" for way, v in cpu.items()}
         print(
             f"{task.name:<24} {median_bare:>7.2f} {median_ours:>7.2f} "
-            f"{median_ours - median_bare:>+7.2f}  {','.join(sorted(verdicts)):<10} "
-            f"{' '.join(item.split()[1] for item in loads)}"
+            f"{median_ours - median_bare:>+7.2f} {used['bare']:>8} {used['ours']:>8}  "
+            f"{','.join(sorted(verdicts)):<10} {' '.join(item.split()[1] for item in loads)}"
         )
     print("phases of our runs (median over every run above):")
     for name, values in phases.items():
         print(f"  {name:<46} {statistics.median(values):7.2f} s")
 
 
-def _eval(task: Task, args: argparse.Namespace, systems: dict[str, Path], out: Path) -> float:
-    argv = [sys.executable, "-m", "lmr_author", "eval", str(args.benchmark), "--task", task.name]
+def _eval(
+    task: Task | None, args: argparse.Namespace, systems: dict[str, Path], out: Path
+) -> float:
+    """Seconds ``eval`` of ``task`` (None: of every task chosen) takes, as a user runs it."""
+    argv = [sys.executable, "-m", "lmr_author", "eval", str(args.benchmark)]
+    for name in [task.name] if task is not None else args.task:
+        argv += ["--task", name]
     for system in systems.values():
         argv += ["-s", str(system)]
-    argv += ["--output", str(out / task.name), "--workers", "2", "--json"]
+    argv += ["--output", str(out / (task.name if task else "all")), "--workers", "2", "--json"]
     argv += ["--timeout", str(args.timeout)]
     if args.base_image:
         argv += ["--base-image", args.base_image]

@@ -337,7 +337,7 @@ def _run(args: argparse.Namespace) -> int:
         for item in result.verdicts:
             print(f"{item.test_file}: {item.verdict} ({item.reason}) in {item.duration_s:.2f}s")
             if args.verbose and item.phases:
-                print("\n".join(format_phases(item.phases)))
+                print("\n".join(format_phases(item.phases, cpu_s=item.cpu_s)))
             if args.show_log and item.log:
                 print(item.log.rstrip())
         print(f"{task.name} #{impl.index}: {result.verdict}")

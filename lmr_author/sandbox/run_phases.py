@@ -81,8 +81,11 @@ def phases_of(
     return tuple(found)
 
 
-def format_phases(phases: Sequence[Phase], total: float | None = None) -> list[str]:
-    """One line per phase (an inner one indented, "of which"), and the total."""
+def format_phases(
+    phases: Sequence[Phase], total: float | None = None, cpu_s: float | None = None
+) -> list[str]:
+    """One line per phase (an inner one indented, "of which"), the total, and the CPU
+    seconds the container used when known."""
     lines = []
     for phase in phases:
         if phase.inner:
@@ -91,6 +94,8 @@ def format_phases(phases: Sequence[Phase], total: float | None = None) -> list[s
             lines.append(f"  {phase.name:<46} {phase.seconds:7.2f} s")
     whole = sum(p.seconds for p in phases if not p.inner) if total is None else total
     lines.append(f"  {'total':<46} {whole:7.2f} s")
+    if cpu_s:
+        lines.append(f"  {'CPU time used in the container':<46} {cpu_s:7.2f} s")
     return lines
 
 

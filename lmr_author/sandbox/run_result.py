@@ -62,8 +62,10 @@ class TestVerdict:
     #: Isolated: the inputs the calls changed in place, as the proxy put them back
     #: (``self``, ``args[0]``...): a golden run's are what candidates may change.
     changed_inputs: tuple[str, ...] = ()
-    #: Where the run's time went (``--verbose``); empty when it was not timed.
+    #: Where the run's time went (``--verbose``); empty when it was not timed. And the
+    #: CPU seconds its container used (None: not known).
     phases: tuple[Phase, ...] = ()
+    cpu_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -193,7 +193,8 @@ def run_tests(
             )
             verdict = file_verdict(task, test_file, outcome, chosen, limits, wanted, plan)
             if outcome.phases:
-                verdict = dataclasses.replace(verdict, phases=outcome.phases)
+                cpu = outcome.report.stamps.get("cpu") or None
+                verdict = dataclasses.replace(verdict, phases=outcome.phases, cpu_s=cpu)
                 publish(spec.label or f"{task.name} #{impl.index}", test_file, outcome.phases)
             verdicts.append(verdict)
     except InfraError as error:

@@ -109,9 +109,27 @@ def main(argv: list[str]) -> int:
     _watch_and_read(child, pipes, deadline, options, user if forks else None, result, stamps)
     result["duration_s"] = round(time.monotonic() - started, 3)
     stamps["read back"] = time.time()
+    stamps["cpu"] = container_cpu_s()
     result["stamps"] = stamps
     _finish(nonce, result)
     return 0
+
+
+def container_cpu_s() -> float:
+    """The CPU seconds the container's processes have used so far (its cgroup's count,
+    v2 or v1); 0.0 when unknown. For --verbose: what a run costs a loaded machine."""
+    try:
+        with open("/sys/fs/cgroup/cpu.stat") as handle:
+            for line in handle:
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1]) / 1e6
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/cpuacct/cpuacct.usage") as handle:
+            return int(handle.read()) / 1e9
+    except (OSError, ValueError):
+        return 0.0
 
 
 def _sibling(name: str) -> Any:

@@ -388,6 +388,11 @@ def zygote(options: dict[str, Any], runtest: Any) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     _say(said, "ready")
+    # Nobody reads this process's output from now on (each slot has its own).
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
     go = int(options["go_fd"])
     while True:
         received = _receive(go)
