@@ -11,6 +11,7 @@ A batch falls back to one container per mutant wherever the verdict rules ask fo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -34,20 +35,34 @@ class MutantRunner:
         self, runs: Sequence[RunSpec], on_progress: Callable[[str], None] | None = None
     ) -> list[ImplementationRun]:
         """The outcomes of ``runs``, in order: each implementation's mutants split over
-        the workers' containers; ``on_progress`` hears each mutant's label once its
-        container is done."""
+        the workers' containers; ``on_progress`` hears each mutant's label as its result
+        comes (a mutant the batch hands to a normal run: once that run is done)."""
         outcomes: list[ImplementationRun | None] = [None] * len(runs)
         chunks: list[list[int]] = []
         for group in _groups(runs):
             count = min(self.workers, len(group))
             chunks += [group[start::count] for start in range(count)]
 
+        told: set[int] = set()
+        lock = threading.Lock()
+
+        def tell(index: int) -> None:
+            with lock:
+                if index in told:
+                    return
+                told.add(index)
+            if on_progress is not None and runs[index].label:
+                on_progress(runs[index].label)
+
         def run(chunk: list[int]) -> None:
-            done = run_batched([runs[index] for index in chunk], client=self.client)
+            done = run_batched(
+                [runs[index] for index in chunk],
+                client=self.client,
+                on_done=lambda number: tell(chunk[number]),
+            )
             for index, outcome in zip(chunk, done, strict=True):
                 outcomes[index] = outcome
-                if on_progress is not None and runs[index].label:
-                    on_progress(runs[index].label)
+                tell(index)
 
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             for future in [pool.submit(run, chunk) for chunk in chunks]:

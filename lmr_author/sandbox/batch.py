@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lmr_author.runtime.engine import current_runtime
 from lmr_author.runtime.infra_error import InfraError
@@ -78,11 +79,15 @@ def _alike(specs: Sequence[RunSpec]) -> bool:
 
 
 def run_batched(
-    specs: Sequence[RunSpec], *, client: docker.DockerClient | None = None
+    specs: Sequence[RunSpec],
+    *,
+    client: docker.DockerClient | None = None,
+    on_done: Callable[[int], None] | None = None,
 ) -> list[ImplementationRun]:
     """Run ``specs`` (candidates of one implementation, alike but for the candidate; not
     hostile) in one container per test file; their outcomes, in order. What the batch
-    cannot decide as a normal run would runs the normal way (see the module)."""
+    cannot decide as a normal run would runs the normal way (see the module).
+    ``on_done(index)``: a spec's last test file has a result (as the container goes)."""
     if not specs:
         return []
     if not _alike(specs):
@@ -96,9 +101,11 @@ def run_batched(
     first = specs[0]
     begun = time.monotonic()
     verdicts: list[list[TestVerdict] | None] = [[] for _ in specs]
-    for test_file in test_files_of(first.impl):
+    files = test_files_of(first.impl)
+    for test_file in files:
+        last = test_file == files[-1]
         try:
-            slots = _run_slots(client, specs, test_file)
+            slots = _run_slots(client, specs, test_file, on_done if last else None)
         except InfraError:
             slots = [None] * len(specs)  # the engine's: the normal runs say it, or pass
         for number, slot in enumerate(slots):
@@ -126,11 +133,14 @@ def run_batched(
 
 
 def _run_slots(
-    client: docker.DockerClient, specs: Sequence[RunSpec], test_file: str
+    client: docker.DockerClient,
+    specs: Sequence[RunSpec],
+    test_file: str,
+    on_done: Callable[[int], None] | None = None,
 ) -> list[tuple[Observed, isolation.Isolation, str] | None]:
     """Run ``test_file`` for every candidate of ``specs`` in one container: per
     candidate, what its slot observed (with its plan and protocol), or None when the
-    slot must run the normal way."""
+    slot must run the normal way. ``on_done(index)`` as each slot's result is written."""
     import docker.errors
     import requests
 
@@ -190,7 +200,10 @@ def _run_slots(
             staged = harness.archive(nonce="\n".join(nonces), uid=0, gid=0, extra=extra)
             put_archive_retrying(container, staged)
             container.start()
+            follower = _follow(container, nonces, on_done)
             await_end(client, container, total, test_file)
+            if follower is not None:
+                follower.join(timeout=10.0)
             stdout = read_stream(container, stdout=True, cap=report_cap, tail=False)
             stderr = read_stream(container, stdout=False, cap=report_cap, tail=False)
     except (docker.errors.DockerException, requests.RequestException) as error:
@@ -212,6 +225,40 @@ def _run_slots(
         )
         found.append((observed, plan, protocol))
     return found
+
+
+#: What a result line holds when its slot runs again the normal way (`_run_slots`).
+_AGAIN = (b'"batch_lost"', b'"oom_killed":true', b'"exit_status":-9')
+
+
+def _follow(
+    container: Any, nonces: list[str], on_done: Callable[[int], None] | None
+) -> threading.Thread | None:
+    """Tell ``on_done`` of each slot as its result line appears (progress only: the
+    verdicts are read from the whole output once the container has ended)."""
+    if on_done is None:
+        return None
+    numbers = {nonce: number for number, nonce in enumerate(nonces)}
+    prefix = harness.MARKER.encode() + b" "
+
+    def follow() -> None:
+        pending = b""
+        try:
+            for chunk in container.logs(stdout=True, stderr=False, stream=True, follow=True):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    if not line.startswith(prefix) or any(word in line for word in _AGAIN):
+                        continue  # not a result, or one a normal run decides instead
+                    number = numbers.get(line[len(prefix) :].split(b" ", 1)[0].decode())
+                    if number is not None:
+                        on_done(number)
+        except Exception:  # the engine's trouble: the run itself says it
+            return
+
+    thread = threading.Thread(target=follow, name="batch-progress", daemon=True)
+    thread.start()
+    return thread
 
 
 def _report_lines(stdout: str, nonce: str) -> str:

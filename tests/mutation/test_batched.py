@@ -31,7 +31,7 @@ def test_each_workers_container_takes_every_nth_mutant_and_the_order_is_kept(
     batches: list[list[str]] = []
     lock = threading.Lock()
 
-    def fake(runs: Sequence[RunSpec], *, client: Any = None) -> list[ImplementationRun]:
+    def fake(runs: Sequence[RunSpec], **_: Any) -> list[ImplementationRun]:
         with lock:
             batches.append([run.label for run in runs])
         return [ImplementationRun(verdicts=[], image_id=run.label) for run in runs]

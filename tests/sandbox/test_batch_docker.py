@@ -96,9 +96,13 @@ def test_each_candidate_starts_afresh_and_limits_end_it_as_a_normal_run_does(
         return run_tests(spec, **kwargs)
 
     monkeypatch.setattr(batch, "run_tests", normal)
-    shared = dict(zip(candidates, batch.run_batched(specs, client=docker_client), strict=True))
-    # Only the candidate a memory kill ended ran again, the normal way.
+    done: list[int] = []
+    outcomes = batch.run_batched(specs, client=docker_client, on_done=done.append)
+    shared = dict(zip(candidates, outcomes, strict=True))
+    # Only the candidate a memory kill ended ran again, the normal way; the others were
+    # told as their results came out of the container (progress), in order.
     assert handed == ["hogs"]
+    assert done == [0, 1, 3, 5]
     assert shared["looks"].passed and shared["looks again"].passed, shared["looks"].reason
     assert shared["loops"].verdict == "timeout"
     assert shared["hogs"].verdict == "error" and "out of memory" in shared["hogs"].reason
