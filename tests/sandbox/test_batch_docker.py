@@ -10,6 +10,7 @@ shows where one normal run's time went.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,3 +125,23 @@ def test_sandbox_run_verbose_shows_where_the_time_went(
     assert "calls to the candidate (2)" in out
     total = [line for line in out.splitlines() if line.strip().startswith("total")]
     assert len(total) == 1 and float(total[0].split()[1]) > 0
+
+
+def test_eval_verbose_shows_where_each_runs_time_went(
+    calc_task: tuple[Task, ImageRef], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lmr_author.cli import main
+
+    task, _ = calc_task
+    impl = task.implementations[0]
+    goal = tmp_path / "golden" / task.name / task.repo_folder_name / impl.goal_file
+    goal.parent.mkdir(parents=True)
+    goal.write_bytes(impl.golden_path.read_bytes())
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / task.name).symlink_to(task.path)
+    argv = ["eval", str(bench), "-s", str(tmp_path / "golden"), "-o", str(tmp_path / "out")]
+    assert main([*argv, "--verbose"]) == 0
+    err = capsys.readouterr().err
+    assert f"{task.name} #1 {impl.unit_test_file}:" in err
+    assert "imports before the fork" in err and "remove the container" in err
