@@ -11,6 +11,7 @@ A batch falls back to one container per mutant wherever the verdict rules ask fo
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -64,12 +65,27 @@ class MutantRunner:
                 outcomes[index] = outcome
                 tell(index)
 
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.workers)
+        try:
             for future in [pool.submit(run, chunk) for chunk in chunks]:
                 future.result()
+        except KeyboardInterrupt:
+            self._stop()  # the batches end at once, and nothing starts after them
+            raise
+        finally:
+            pool.shutdown(wait=True)
         found = [outcome for outcome in outcomes if outcome is not None]
         assert len(found) == len(runs)  # every chunk ran, or its error was raised
         return found
+
+    def _stop(self) -> None:
+        """Ctrl-C: kill this process's run containers, which no run replaces."""
+        from lmr_author.runtime.engine import get_client
+        from lmr_author.runtime.infra_error import InfraError
+        from lmr_author.sandbox.housekeeping import kill_own_runs
+
+        with contextlib.suppress(InfraError):  # no engine: no container to kill
+            kill_own_runs(client=self.client or get_client())
 
 
 def _groups(runs: Sequence[RunSpec]) -> list[list[int]]:

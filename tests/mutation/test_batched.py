@@ -49,3 +49,31 @@ def test_each_workers_container_takes_every_nth_mutant_and_the_order_is_kept(
         ]
     )
     assert sorted(heard) == sorted(spec.label for spec in specs)
+
+
+def test_ctrl_c_kills_the_batches_containers_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import _thread
+
+    from lmr_author.sandbox import housekeeping
+
+    task: Task = write_task(tmp_path)
+    image = ImageRef(tag="t:1", image_id="sha256:1", workdir="/w", built=False)
+    specs = [RunSpec(task, task.implementations[0], b"m", image, label="m")]
+    killed = threading.Event()
+
+    def running(runs: Sequence[RunSpec], **_: Any) -> list[ImplementationRun]:
+        _thread.interrupt_main()  # Ctrl-C while the batch runs
+        assert killed.wait(30), "the containers were not killed"
+        return [ImplementationRun(verdicts=[], image_id="", infra_error="killed")]
+
+    def kill(*, client: Any) -> int:
+        killed.set()
+        return 1
+
+    monkeypatch.setattr(batched, "run_batched", running)
+    monkeypatch.setattr(housekeeping, "kill_own_runs", kill)
+    with pytest.raises(KeyboardInterrupt):
+        MutantRunner(client=object(), workers=1).run_all(specs)
+    assert killed.is_set()
