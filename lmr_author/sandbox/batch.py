@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from lmr_author.runtime.engine import current_runtime
 from lmr_author.runtime.infra_error import InfraError
-from lmr_author.sandbox import harness, isolation
+from lmr_author.sandbox import harness, isolation, provisions
 from lmr_author.sandbox.container_life import (
     RUN_GID,
     RUN_UID,
@@ -184,6 +184,8 @@ def _run_slots(
     total = dataclasses.replace(limits, timeout_s=limits.timeout_s * len(specs))
     report_cap = MAX_REPORT_BYTES * len(specs)
     try:
+        if limits.hf_cache is not None:  # as a normal run checks it (once per engine)
+            provisions.ensure_visible(client, image.image_id or image.tag, limits.hf_cache)
         with sandbox_container(
             client,
             image=image,
