@@ -110,6 +110,9 @@ def supervise(options: dict[str, Any], stamps: dict[str, float], sup: Any) -> in
             result["duration_s"] = round(time.monotonic() - started, 3)
         except _Lost as lost:
             result = {"version": 1, "batch_lost": str(lost)}
+        except OSError as error:  # a folder not emptied: no slot after this one is fresh
+            zygote.lost = f"cannot make the next slot fresh: {error}"
+            result = {"version": 1, "batch_lost": zygote.lost}
         slot_stamps["read back"] = time.time()
         result["stamps"] = slot_stamps
         _write_output(sup, nonce, bytes(output), tail)
@@ -165,17 +168,18 @@ class _Zygote:
                 os.close(fd)
         self.pid = process.pid
         # Its own output (a library's warning at import): every slot's output starts
-        # with it, as a normal test process's would.
-        said = self._read_line(out_r)
+        # with it, as a normal test process's would. Its imports may take what a normal
+        # run's may.
+        said = self._read_line(out_r, max(_FORK_WAIT_S, float(options["timeout_s"])))
         os.close(out_r)
         if said != "ready":
             self.lost = f"the batch's test process did not start ({said or 'it ended'})"
 
-    def _read_line(self, out_r: int = -1) -> str:
-        """The zygote's next line on its answer pipe (its output read meanwhile, until
-        it ends)."""
+    def _read_line(self, out_r: int = -1, wait: float = _FORK_WAIT_S) -> str:
+        """The zygote's next line on its answer pipe within ``wait`` seconds (its output
+        read meanwhile, until it ends)."""
         line = b""
-        deadline = time.monotonic() + _FORK_WAIT_S
+        deadline = time.monotonic() + wait
         watched = [self.said_r] + ([out_r] if out_r >= 0 else [])
         while not line.endswith(b"\n"):
             if time.monotonic() > deadline:
