@@ -82,37 +82,71 @@ def supervise(options: dict[str, Any], stamps: dict[str, float], sup: Any) -> in
             sup._finish(nonce, {"version": 1, "batch_lost": f"cannot set the batch up: {error}"})
         return 0
     stamps["locked"] = time.time()
-    zygote = _Zygote(options, isolate, user)
+    zygote = _start_zygote(options, isolate, user)
     stamps["zygote"] = time.time()
     credit = min(time.monotonic() - begun, _CREDIT_SHARE * float(options["timeout_s"]))
+    tester = zygote  # forks the test processes: the zygote, or its warm child
     for index, slot in enumerate(slots):
         nonce = nonces[index]
         result: dict[str, Any] = {"version": 1}
-        slot_stamps = {"slot": time.time()}
+        slot_stamps = {"slot": time.time(), "warm": float(tester is not zygote)}
         output = bytearray(zygote.output)
+        if tester is not zygote:
+            output += tester.output  # what the warm child's imports said
+        learn: list[int] = []  # the first test process tells what it imported late
         try:
-            if zygote.lost:
-                raise _Lost(zygote.lost)
-            _between(zygote.pid)
+            if zygote.lost or tester.lost:
+                raise _Lost(zygote.lost or tester.lost)
+            _between({zygote.pid, tester.pid})
             _fresh(sup, isolate, user, [slot])
             oom_before = _oom_kills()
             started = time.monotonic()
             pipes = sup._Pipes()
             test = pipes.test_options(slot["test"])
-            child = zygote.fork(test, pipes)
+            fds = {"out": pipes.out_w, "report": pipes.report_w, "token": pipes.token_r}
+            candidate = None
+            if tester is zygote:
+                fds["candidate"] = test["isolate"]["output_fd"]
+                if index == 0:
+                    learn = list(os.pipe())
+                    fds["learn"] = learn[1]
+            else:
+                # The candidate's process from the zygote (the shared libraries only),
+                # the test's from its warm child (and what the first test imported).
+                try:
+                    candidate = zygote.fork_candidate(test["isolate"], pipes.candidate_w)
+                except _Lost:
+                    pipes.close_child_ends()
+                    raise
+                test["isolate"] = {**test["isolate"], "candidate_pid": candidate}
+                del test["isolate"]["output_fd"]
+            child = tester.fork(test, fds, pipes)
+            if learn:
+                os.close(learn.pop())  # the test process holds the writing end
             slot_stamps["spawned"] = time.time()
             deadline = started + float(options["timeout_s"]) - credit
             sup._watch_and_read(
                 child, pipes, deadline, slot, user, result, slot_stamps, output.extend
             )
-            _between(zygote.pid)
+            if candidate is not None and _ended(candidate):
+                # Not the test process's child: the proxy cannot tell how it ended, a
+                # normal run can.
+                raise _Lost("the candidate's process ended before the test's")
+            _between({zygote.pid, tester.pid})
             result["oom_killed"] = _oom_kills() > oom_before
             result["duration_s"] = round(time.monotonic() - started, 3)
+            if learn:
+                names = _read_names(learn[0])
+                if names:
+                    tester = zygote.warm(names, str(slot["test"]["test_file"]), user)
         except _Lost as lost:
             result = {"version": 1, "batch_lost": str(lost)}
         except OSError as error:  # a folder not emptied: no slot after this one is fresh
             zygote.lost = f"cannot make the next slot fresh: {error}"
             result = {"version": 1, "batch_lost": zygote.lost}
+        finally:
+            for fd in learn:
+                os.close(fd)
         slot_stamps["read back"] = time.time()
         result["stamps"] = slot_stamps
         _write_output(sup, nonce, bytes(output), tail)
@@ -124,59 +158,59 @@ class _Lost(Exception):
     """The batch cannot go on (its zygote ended): the rest runs apart, on the host's say."""
 
 
-class _Zygote:
-    """The test process that loaded the shared libraries once and forks each slot's."""
+def _ended(pid: int) -> bool:
+    """Whether this process's child ``pid`` has ended (it is reaped then)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return bool(done)
 
-    def __init__(self, options: dict[str, Any], isolate: dict[str, Any], user: Any) -> None:
-        import socket
 
+def _read_names(fd: int) -> list[str]:
+    """The module names the first test process wrote (JSON), or none."""
+    data = b""
+    while select.select([fd], [], [], 0)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    try:
+        names = json.loads(data or b"[]")
+    except ValueError:
+        return []
+    return (
+        [name for name in names if isinstance(name, str)][:5000] if isinstance(names, list) else []
+    )
+
+
+class _Forker:
+    """A zygote the supervisor talks to: messages (with descriptors) on a socket, its
+    answers (a pid, "ready") on a pipe."""
+
+    def __init__(self, go: Any, said_r: int, pid: int = -1) -> None:
+        self.go = go
+        self.said_r = said_r
+        self.pid = pid
         self.lost = ""
         self.output = b""
-        self.pid = -1
-        # Messages (a slot's options and its descriptors) go over a socket; the zygote's
-        # answers (a slot's pid) come back on a pipe.
-        self.go, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.said_r, said_w = os.pipe()
-        out_r, out_w = os.pipe()
-        zygote = {
-            "zygote": {
-                "user": user,
-                "test_home": isolate["test_home"],
-                "preload": list(isolate["candidate"].get("preload", [])),
-                "go_fd": theirs.fileno(),
-                "said_fd": said_w,
-            }
-        }
-        here = os.path.dirname(os.path.abspath(__file__))
-        command = [sys.executable, "-I", os.path.join(here, "runtest.py"), json.dumps(zygote)]
+
+    def _ask(self, message: dict[str, Any], fds: dict[str, int]) -> str:
+        import array
+        import socket
+
+        names = list(fds)
+        data = json.dumps({**message, "fds": names}).encode()
+        rights = array.array("i", [fds[name] for name in names]).tobytes()
         try:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=out_w,
-                pass_fds=(theirs.fileno(), said_w),
-                cwd=str(options["cwd"]),
-                start_new_session=True,
-            )
+            self.go.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
         except OSError as error:
-            self.lost = f"cannot start the batch's test process: {error}"
-            return
-        finally:
-            theirs.close()
-            for fd in (said_w, out_w):
-                os.close(fd)
-        self.pid = process.pid
-        # Its own output (a library's warning at import): every slot's output starts
-        # with it, as a normal test process's would. Its imports may take what a normal
-        # run's may.
-        said = self._read_line(out_r, max(_FORK_WAIT_S, float(options["timeout_s"])))
-        os.close(out_r)
-        if said != "ready":
-            self.lost = f"the batch's test process did not start ({said or 'it ended'})"
+            self.lost = f"the batch's test process is gone ({error})"
+            raise _Lost(self.lost) from None
+        return self._read_line()
 
     def _read_line(self, out_r: int = -1, wait: float = _FORK_WAIT_S) -> str:
-        """The zygote's next line on its answer pipe within ``wait`` seconds (its output
+        """The next line on the answer pipe within ``wait`` seconds (the zygote's output
         read meanwhile, until it ends)."""
         line = b""
         deadline = time.monotonic() + wait
@@ -204,27 +238,94 @@ class _Zygote:
                     self.output += data[: 65536 - len(self.output)]
         return line.decode("ascii", "replace").strip()
 
-    def fork(self, test: dict[str, Any], pipes: Any) -> _Slot:
-        """Fork the slot's test process: its options and descriptors (output, records,
-        token, the candidate's output) go to the zygote, which answers its pid."""
-        fds = [pipes.out_w, *pipes.child_ends()]
-        data = json.dumps({"test": test}).encode()
-        try:
-            import array
-            import socket
+    def _pid(self, said: str, what: str) -> int:
+        if not said.isdigit():
+            self.lost = f"the batch's test process could not fork {what} ({said or 'it ended'})"
+            raise _Lost(self.lost)
+        return int(said)
 
-            rights = array.array("i", fds).tobytes()
-            self.go.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
-        except OSError as error:
-            self.lost = f"the batch's test process is gone ({error})"
-            raise _Lost(self.lost) from None
+    def fork(self, test: dict[str, Any], fds: dict[str, int], pipes: Any) -> _Slot:
+        """Fork a slot's test process with ``fds`` (output, records, token, and the
+        candidate's output or the imports to learn): the zygote answers its pid."""
+        try:
+            said = self._ask({"kind": "test", "test": test}, fds)
         finally:
             pipes.close_child_ends()
-        said = self._read_line()
-        if not said.isdigit():
-            self.lost = f"the batch's test process could not fork a slot ({said or 'it ended'})"
-            raise _Lost(self.lost)
-        return _Slot(int(said))
+        return _Slot(self._pid(said, "a slot"))
+
+    def fork_candidate(self, isolate: dict[str, Any], output: int | None) -> int:
+        """Fork a slot's candidate's process (the supervisor's child) on ``output``."""
+        assert output is not None
+        said = self._ask({"kind": "candidate", "candidate": isolate["candidate"]}, {"out": output})
+        return self._pid(said, "a candidate's process")
+
+    def warm(self, names: list[str], test_file: str, user: Any) -> _Forker:
+        """The zygote's child that also imports ``names`` (what the first test process
+        imported of the shared libraries) and forks the test processes from then on."""
+        import socket
+
+        go, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        said_r, said_w = os.pipe()
+        out_r, out_w = os.pipe()
+        message = {"kind": "warm", "names": names, "test_file": test_file, "user": user}
+        try:
+            said = self._ask(message, {"go": theirs.fileno(), "said": said_w, "out": out_w})
+        finally:
+            theirs.close()
+            os.close(said_w)
+            os.close(out_w)
+        warm = _Forker(go, said_r, self._pid(said, "its warm child"))
+        ready = warm._read_line(out_r, max(_FORK_WAIT_S, 10.0 * len(names)))
+        os.close(out_r)
+        if ready != "ready":
+            warm.lost = f"the batch's warm test process did not start ({ready or 'it ended'})"
+        return warm
+
+
+def _start_zygote(options: dict[str, Any], isolate: dict[str, Any], user: Any) -> _Forker:
+    """Start the zygote: a test process that loads the shared libraries and forks."""
+    import socket
+
+    go, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    said_r, said_w = os.pipe()
+    out_r, out_w = os.pipe()
+    zygote = _Forker(go, said_r)
+    message = {
+        "zygote": {
+            "user": user,
+            "test_home": isolate["test_home"],
+            "preload": list(isolate["candidate"].get("preload", [])),
+            "go_fd": theirs.fileno(),
+            "said_fd": said_w,
+        }
+    }
+    here = os.path.dirname(os.path.abspath(__file__))
+    command = [sys.executable, "-I", os.path.join(here, "runtest.py"), json.dumps(message)]
+    try:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=out_w,
+            pass_fds=(theirs.fileno(), said_w),
+            cwd=str(options["cwd"]),
+            start_new_session=True,
+        )
+    except OSError as error:
+        zygote.lost = f"cannot start the batch's test process: {error}"
+        return zygote
+    finally:
+        theirs.close()
+        os.close(said_w)
+        os.close(out_w)
+    zygote.pid = process.pid
+    # Its own output (a library's warning at import): every slot's output starts with
+    # it, as a normal test process's would. Its imports may take what a run's may.
+    said = zygote._read_line(out_r, max(_FORK_WAIT_S, float(options["timeout_s"])))
+    os.close(out_r)
+    if said != "ready":
+        zygote.lost = f"the batch's test process did not start ({said or 'it ended'})"
+    return zygote
 
 
 class _Slot:
@@ -286,10 +387,10 @@ def _oom_kills() -> int:
     return 0
 
 
-def _between(zygote: int) -> None:
-    """End every process but this one and the zygote (what the last slot left running:
-    its candidate's process, their children), and reap them."""
-    keep = {os.getpid(), zygote}
+def _between(zygotes: set[int]) -> None:
+    """End every process but this one and the zygotes (what the last slot left running:
+    its test's and candidate's processes, their children), and reap them."""
+    keep = {os.getpid(), *zygotes}
     for _ in range(500):
         others = [pid for pid in _pids() if pid not in keep]
         for pid in others:
@@ -377,18 +478,15 @@ def _write_output(sup: Any, nonce: str, output: bytes, tail: int) -> None:
 
 def zygote(options: dict[str, Any], runtest: Any) -> None:
     """Load the shared libraries as the test's user would (its home, its rights), then
-    fork one slot's test process per message from the supervisor, until it stops."""
-    user = options["user"]
-    os.setegid(int(user[1]))
-    os.seteuid(int(user[0]))
-    runtest.private_env(str(options["test_home"]))
-    for name in options.get("preload", []):
-        if str(name).split(".")[0] in runtest.SHARED_LIBRARIES:
-            with contextlib.suppress(Exception):
-                runtest._preload_library(str(name))
-    os.seteuid(0)
-    os.setegid(0)
-    said = int(options["said_fd"])
+    fork what the supervisor asks for, until it stops: a slot's test process, a slot's
+    candidate's process, or the warm child that forks the test processes after the
+    first (`_warm`)."""
+    runtest.load_shared(options.get("preload", []), options["user"], str(options["test_home"]))
+    _serve(int(options["go_fd"]), int(options["said_fd"]), runtest)
+
+
+def _serve(go: int, said: int, runtest: Any) -> None:
+    """Say "ready", then answer every message on ``go`` on ``said`` until it closes."""
     sys.stdout.flush()
     sys.stderr.flush()
     _say(said, "ready")
@@ -397,37 +495,70 @@ def zygote(options: dict[str, Any], runtest: Any) -> None:
     os.dup2(null, 1)
     os.dup2(null, 2)
     os.close(null)
-    go = int(options["go_fd"])
     while True:
         received = _receive(go)
         if received is None:
             os._exit(0)
-        test, fds = received
+        message, fds = received
         try:
-            pid = _fork_slot(test, fds, runtest)
+            if message["kind"] == "warm":
+                pid = _warm(message, fds, runtest, (go, said))
+            else:
+                pid = _fork_apart(message, fds, runtest)
         except Exception as error:
             _say(said, f"error: {type(error).__name__}: {error}")
             continue
         finally:
-            for fd in fds:
-                os.close(fd)
+            for fd in fds.values():
+                with contextlib.suppress(OSError):
+                    os.close(fd)
         _say(said, str(pid))
+
+
+def _warm(message: dict[str, Any], fds: dict[str, int], runtest: Any, mine: tuple[int, int]) -> int:
+    """Fork the warm child: it imports ``names`` as the test's user (its environment,
+    the test's ``argv``), the modules of the shared libraries the first test process
+    imported after its fork, then forks the test processes on its own channel. The
+    candidates' processes go on coming from here, without them."""
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        for fd in mine:
+            os.close(fd)
+        os.dup2(fds["out"], 1)
+        os.dup2(fds["out"], 2)
+        os.close(fds["out"])
+        user = message["user"]
+        os.setegid(int(user[1]))
+        os.seteuid(int(user[0]))
+        argv, sys.argv = sys.argv, [str(message["test_file"])]
+        for name in message["names"]:
+            with contextlib.suppress(Exception):
+                __import__(str(name))
+        sys.argv = argv
+        os.seteuid(0)
+        os.setegid(0)
+        _serve(fds["go"], fds["said"], runtest)
+    except BaseException:
+        pass
+    os._exit(1)
 
 
 def _say(fd: int, line: str) -> None:
     os.write(fd, (line + "\n").encode())
 
 
-def _receive(go: int) -> tuple[dict[str, Any], list[int]] | None:
-    """The next slot's options, with the descriptors that came with it put in (output,
-    records, token, the candidate's output); None when the supervisor is done."""
+def _receive(go: int) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """The next message and the descriptors that came with it, by the names it gives
+    them; None when the supervisor is done."""
     import array
     import socket
 
     sock = socket.socket(fileno=os.dup(go))
     try:
         size = array.array("i").itemsize
-        data, ancillary, _, _ = sock.recvmsg(1 << 22, socket.CMSG_SPACE(8 * size))
+        data, ancillary, _, _ = sock.recvmsg(1 << 22, socket.CMSG_SPACE(16 * size))
     finally:
         sock.close()
     if not data:
@@ -438,16 +569,17 @@ def _receive(go: int) -> tuple[dict[str, Any], list[int]] | None:
             numbers = array.array("i")
             numbers.frombytes(payload[: len(payload) - len(payload) % size])
             fds.extend(numbers)
-    test = json.loads(data)["test"]
-    test["out_fd"], test["report_fd"], test["token_fd"] = fds[0], fds[1], fds[2]
-    if len(fds) > 3:
-        test["isolate"] = {**test["isolate"], "output_fd": fds[3]}
-    return test, fds
+    message = json.loads(data)
+    names = message["fds"]
+    if len(names) != len(fds):
+        raise ValueError(f"{len(fds)} descriptors came for {names}")
+    return message, {name: fds[number] for number, name in enumerate(names)}
 
 
-def _fork_slot(test: dict[str, Any], fds: list[int], runtest: Any) -> int:
-    """Fork the slot's test process so that it is not this process's child but the
-    supervisor's (an intermediate process forks it and ends); return its pid."""
+def _fork_apart(message: dict[str, Any], fds: dict[str, int], runtest: Any) -> int:
+    """Fork what ``message`` asks for (a slot's test process, or its candidate's), a
+    process that is not this process's child but the supervisor's (an intermediate
+    process forks it and ends); return its pid."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid_r, pid_w = os.pipe()
@@ -455,12 +587,15 @@ def _fork_slot(test: dict[str, Any], fds: list[int], runtest: Any) -> int:
     if middle == 0:
         try:
             os.close(pid_r)
-            slot = os.fork()
-            if slot:
-                os.write(pid_w, str(slot).encode())
+            child = os.fork()
+            if child:
+                os.write(pid_w, str(child).encode())
                 os._exit(0)
             os.close(pid_w)
-            _run_slot(test, fds[1:], runtest)
+            if message["kind"] == "candidate":
+                _run_candidate(message["candidate"], fds["out"], runtest)
+            else:
+                _run_slot(message["test"], fds, runtest)
         except BaseException:
             pass
         os._exit(1)
@@ -473,17 +608,9 @@ def _fork_slot(test: dict[str, Any], fds: list[int], runtest: Any) -> int:
     return int(data)
 
 
-def _run_slot(test: dict[str, Any], keep: list[int], runtest: Any) -> None:
-    """In the slot's test process: its own session, output and descriptors only, the
-    first the kernel kills for memory, NumPy's generator seeded anew; then the test as
-    a normal test process runs it (it never returns)."""
-    os.setsid()
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    out = int(test.pop("out_fd"))
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-    _close_all_but(set(keep))
+def _first_to_die() -> None:
+    """This process and its children are the first the kernel kills for memory, and
+    NumPy's global generator is seeded anew, as a new process's would be."""
     try:
         with open("/proc/self/oom_score_adj", "w") as handle:
             handle.write("1000")
@@ -493,7 +620,31 @@ def _run_slot(test: dict[str, Any], keep: list[int], runtest: Any) -> None:
     if random is not None:
         with contextlib.suppress(Exception):
             random.seed()
+
+
+def _run_slot(test: dict[str, Any], fds: dict[str, int], runtest: Any) -> None:
+    """In the slot's test process: its own session, output and descriptors only; then
+    the test as a normal test process runs it (it never returns)."""
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(fds["out"], 1)
+    os.dup2(fds["out"], 2)
+    test = {**test, "report_fd": fds["report"], "token_fd": fds["token"]}
+    if "candidate" in fds:
+        test["isolate"] = {**test["isolate"], "output_fd": fds["candidate"]}
+    if "learn" in fds:
+        test["learn_fd"] = fds["learn"]
+    _close_all_but({fd for name, fd in fds.items() if name != "out"})
+    _first_to_die()
     runtest.run(test, time.time())
+
+
+def _run_candidate(candidate: dict[str, Any], output: int, runtest: Any) -> None:
+    """In a slot's candidate's process, forked from the zygote (never from the warm
+    child): as a normal run's, which its test process would have forked."""
+    _first_to_die()
+    runtest.candidate_process(candidate, output)
 
 
 def _close_all_but(keep: set[int]) -> None:
