@@ -145,3 +145,32 @@ def test_eval_verbose_shows_where_each_runs_time_went(
     err = capsys.readouterr().err
     assert f"{task.name} #1 {impl.unit_test_file}:" in err
     assert "imports before the fork" in err and "remove the container" in err
+
+
+@pytest.mark.timeout(600)
+def test_later_candidates_have_the_shared_libraries_only_as_in_a_normal_run(
+    tmp_path: Path, docker_client: Any
+) -> None:
+    """After the first mutant, test processes come from a warm child that imported what
+    the first test imported late (``numpy.testing``, which the test preloads after its
+    fork); a candidate's process never has it, as a normal run's never does."""
+    from lmr_author.domain.task import load_task
+    from lmr_author.images.task_images import ensure_image
+    from tests.support.isolation_tasks import LION, write_isolation_task
+
+    task = load_task(write_isolation_task(tmp_path / "bench"))
+    impl = task.implementation(LION.index)
+    image = ensure_image(task, client=docker_client)
+    check = (
+        "    loss = None\n"
+        "    import sys\n"
+        '    assert "numpy.testing" not in sys.modules, "the test\'s imports"\n'
+    )
+    looks = LION.goal_file_with(LION.golden.replace("    loss = None\n", check)).encode()
+    assert looks != LION.goal_file_with(LION.golden).encode()
+    specs = [RunSpec(task, impl, looks, image, Limits(), label=f"m{n}") for n in range(3)]
+    slots = batch._run_slots(docker_client, specs, impl.unit_test_file)
+    assert [slot[0].report.stamps.get("warm") for slot in slots if slot] == [0.0, 1.0, 1.0]
+    seen = [[record.outcome for record in slot[0].report.records] for slot in slots if slot]
+    assert seen == [["passed"] * 4] * 3, seen
+    assert run_tests(specs[0], client=docker_client).passed

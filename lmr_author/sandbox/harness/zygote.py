@@ -20,13 +20,23 @@ test process makes before it forks its candidate) and then only forks. For each 
   line with the slot's own nonce (stdout) and its output between lines that name the
   nonce (stderr).
 
+The first slot's test process also tells which modules of the shared libraries it
+imported after its fork (`runtest._tell_late_imports`: ``torch._dynamo``, which an
+optimizer's ``zero_grad`` imports, costs more than torch). A *warm* child of the zygote
+imports them as the test's user and forks the later slots' test processes; their
+candidates' processes are forked by the zygote itself (the shared libraries only, as a
+normal run's candidate has them) and handed to the test process by pid, the supervisor
+being their parent: one that ends before its test process does is not this batch's to
+describe (the proxy learns how a process ended only as its parent).
+
 What differs from a normal run, and how the verdict stays the same: a slot's time
 starts at its fork, so its limit is shortened by what the zygote's start took (the part
 of a normal run's clock a slot does not pay again); whether the memory limit killed the
 slot is read from the container's cgroup counter around the slot (the engine's flag is
 the whole container's); the slot's processes are the first the kernel kills for memory
 (``oom_score_adj``), so the zygote survives a slot's excess; NumPy's global generator is
-seeded afresh in each slot, as a new process would be (Python's own reseeds at fork).
+seeded afresh in each slot, as a new process would be (Python's own reseeds at fork);
+a later slot's test process has the first's late imports before its test starts.
 The host (`lmr_author.sandbox.batch`) runs again, one container each, every slot whose
 result is missing or that a memory kill decided.
 """
