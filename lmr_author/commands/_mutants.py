@@ -20,9 +20,11 @@ def mutation_reports(
     limits: Limits,
     err: Any,
     runner: Runner | None = None,
+    workers: int = 2,
 ) -> list[MutationReport]:
     """``limits`` carry ``--timeout``, ``--gpus`` and ``--hf-cache``: mutants run as the
-    golden code does; ``runner`` is ``--executor``'s (None: here)."""
+    golden code does; ``runner`` is ``--executor``'s (None: here, ``workers`` containers
+    at once)."""
 
     def progress(line: str) -> None:
         err.print(line, highlight=False, markup=False)
@@ -35,6 +37,7 @@ def mutation_reports(
             limits=limits,
             on_progress=progress,
             runner=runner,
+            workers=workers,
         )
     return reports
 

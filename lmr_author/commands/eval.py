@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,6 +122,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     add_provision_options(parser)
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="print where each run's time went (container, harness, test) as it ends",
+    )
     judge = parser.add_argument_group(
         "LLM judge",
         group_text(
@@ -294,6 +301,7 @@ def _run_with_progress(
     )
 
     from lmr_author.eval_loop import RunRecord, run_evaluation
+    from lmr_author.sandbox.run_phases import Phase, format_phases, listen
 
     progress = Progress(
         TextColumn("[bold]eval[/]"),
@@ -356,27 +364,34 @@ def _run_with_progress(
         Path(args.output) / "slurm",
         on_note=lambda line: progress.console.print(line, markup=False, highlight=False),
     )
+
+    def on_phases(run: str, test_file: str, phases: tuple[Phase, ...]) -> None:
+        lines = [f"{run} {test_file}:", *format_phases(phases)]
+        progress.console.print("\n".join(lines), markup=False, highlight=False)
+
+    timed = listen(on_phases) if args.verbose else nullcontext()
     try:
-        return run_evaluation(
-            args.benchmark,
-            submissions,
-            args.output,
-            workers=args.workers,
-            force=args.force,
-            tasks=args.task or None,
-            base_image=args.base_image,
-            timeout_s=args.timeout,
-            gpus=args.gpus,
-            hf_cache=hub_of(args),
-            on_start=on_start,
-            on_run=on_run,
-            on_interrupt=on_interrupt,
-            on_abort=on_abort,
-            on_orphans=on_orphans,
-            on_loaded=on_loaded,
-            on_notice=lambda line: progress.console.print(line, markup=False, highlight=False),
-            backend=backend,
-        )
+        with timed:
+            return run_evaluation(
+                args.benchmark,
+                submissions,
+                args.output,
+                workers=args.workers,
+                force=args.force,
+                tasks=args.task or None,
+                base_image=args.base_image,
+                timeout_s=args.timeout,
+                gpus=args.gpus,
+                hf_cache=hub_of(args),
+                on_start=on_start,
+                on_run=on_run,
+                on_interrupt=on_interrupt,
+                on_abort=on_abort,
+                on_orphans=on_orphans,
+                on_loaded=on_loaded,
+                on_notice=lambda line: progress.console.print(line, markup=False, highlight=False),
+                backend=backend,
+            )
     finally:
         if backend is not None:
             backend.close()

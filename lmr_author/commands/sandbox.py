@@ -111,6 +111,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.add_argument("--show-log", action="store_true", help="print the tests' output")
+    run.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also print where each test run's time went (container, harness, test)",
+    )
     add_runtime_option(run)
     run.set_defaults(handler=_run)
 
@@ -311,6 +317,7 @@ def _run(args: argparse.Namespace) -> int:
     from lmr_author.runtime.infra_error import InfraError
     from lmr_author.sandbox.golden import load_proof, proof_key
     from lmr_author.sandbox.limits import Limits
+    from lmr_author.sandbox.run_phases import format_phases
     from lmr_author.sandbox.run_spec import RunSpec
     from lmr_author.sandbox.runner import pass_env, run_tests
 
@@ -354,6 +361,8 @@ def _run(args: argparse.Namespace) -> int:
     else:
         for item in result.verdicts:
             print(f"{item.test_file}: {item.verdict} ({item.reason}) in {item.duration_s:.2f}s")
+            if args.verbose and item.phases:
+                print("\n".join(format_phases(item.phases, cpu_s=item.cpu_s)))
             if args.show_log and item.log:
                 print(item.log.rstrip())
         print(f"{task.name} #{impl.index}: {result.verdict}")

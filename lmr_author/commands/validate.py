@@ -122,6 +122,15 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="with --run: also run the tests on mutants of each golden goal function and "
         "report the share they kill and the survivors (test strength)",
     )
+    dynamic.add_argument(
+        "--workers",
+        "-j",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --mutants: containers at once, each running its share of an "
+        "implementation's mutants (default: %(default)s)",
+    )
     add_runtime_option(dynamic)
     add_executor_options(dynamic)
     dynamic.add_argument(
@@ -156,6 +165,12 @@ def _validate(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UserError(
             "no PATH given", hint="Give a task folder or a benchmark folder, e.g. benchmark/."
+        )
+    if args.workers < 1:
+        raise UserError(
+            f"--workers must be at least 1, got {args.workers}",
+            hint="Give --workers 1 or more.",
+            exit_code=EXIT_USAGE,
         )
     if args.mutants and not args.run:
         raise UserError(
@@ -281,7 +296,12 @@ def _run_in_sandboxes(
 
             limits = Limits(timeout_s=args.timeout, gpus=args.gpus, hf_cache=hf_cache)
             args.mutation_reports = mutation_reports(
-                task_dirs, base_image=args.base_image, limits=limits, err=err, runner=runner
+                task_dirs,
+                base_image=args.base_image,
+                limits=limits,
+                err=err,
+                runner=runner,
+                workers=args.workers,
             )
     finally:
         if backend is not None:

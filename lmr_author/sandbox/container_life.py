@@ -123,12 +123,14 @@ def sandbox_container(
     tmpfs: dict[str, str],
     labels: dict[str, str],
     capabilities: tuple[str, ...] = (),
+    log_size_mb: int = 40,
 ) -> Iterator[Container]:
     """A created (not started) container that is removed on the way out, however it ends.
 
     Every capability is dropped but ``capabilities`` (a forked candidate's run: the
     supervisor, root, needs them to hand the tests and the two processes to their users;
-    the processes that run test or candidate code have none).
+    the processes that run test or candidate code have none). ``log_size_mb``: what the
+    engine keeps of its output (a batch of mutants writes one report each).
     """
     from docker.types import LogConfig, Ulimit
 
@@ -165,7 +167,9 @@ def sandbox_container(
             device_requests=provisions.device_requests(limits.gpus),
             shm_size="16m",
             cgroup_parent=selected_cgroup_parent(),
-            log_config=LogConfig(type="json-file", config={"max-size": "40m", "max-file": "1"}),
+            log_config=LogConfig(
+                type="json-file", config={"max-size": f"{log_size_mb}m", "max-file": "1"}
+            ),
             stdin_open=False,
             tty=False,
             detach=True,
@@ -412,6 +416,20 @@ def run_time(state: Mapping[str, Any]) -> float | None:
         return None
     seconds = (ended - begun).total_seconds()
     return seconds if seconds >= 0 else None
+
+
+def engine_times(state: Mapping[str, Any]) -> dict[str, float]:
+    """When the engine recorded the container's start and finish ("started",
+    "finished"), as wall-clock seconds; what it did not record is left out."""
+    times = {}
+    for name, key in (("started", "StartedAt"), ("finished", "FinishedAt")):
+        try:
+            at = _parse_time(str(state[key])).timestamp()
+        except (KeyError, ValueError):
+            continue
+        if at > 0:
+            times[name] = at
+    return times
 
 
 def _parse_time(text: str) -> datetime:

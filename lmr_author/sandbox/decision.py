@@ -36,7 +36,7 @@ from lmr_author.sandbox.harness import HarnessReport, RecordedException
 from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.replay import compare_outputs, replay_dir
-from lmr_author.sandbox.run_result import TestVerdict
+from lmr_author.sandbox.run_result import Phase, TestVerdict
 from lmr_author.util.python_parse import parse_python
 
 Protocol = Literal["exit-code", "legacy", "published", "replay"]
@@ -446,6 +446,8 @@ class Observed:
     oom_killed: bool
     #: Isolated runs apart (Apptainer): the candidate's process's output.
     candidate_output: str = ""
+    #: Where the run's time went (`lmr_author.sandbox.run_phases`), when timed.
+    phases: tuple[Phase, ...] = ()
 
 
 def choose_protocol(impl: Implementation, test_file: str, protocol: str) -> str:

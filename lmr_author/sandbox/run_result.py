@@ -20,6 +20,16 @@ from lmr_author.domain.verdicts import (
 
 
 @dataclass(frozen=True)
+class Phase:
+    """One phase of a test run and its seconds (`lmr_author.sandbox.run_phases`);
+    ``inner``: a part of the phase before it (the test's calls to the candidate)."""
+
+    name: str
+    seconds: float
+    inner: bool = False
+
+
+@dataclass(frozen=True)
 class TestVerdict:
     """The verdict of one unit test file, with why and the container's output."""
 
@@ -52,6 +62,10 @@ class TestVerdict:
     #: Isolated: the inputs the calls changed in place, as the proxy put them back
     #: (``self``, ``args[0]``...): a golden run's are what candidates may change.
     changed_inputs: tuple[str, ...] = ()
+    #: Where the run's time went (``--verbose``); empty when it was not timed. And the
+    #: CPU seconds its container used (None: not known).
+    phases: tuple[Phase, ...] = ()
+    cpu_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -21,8 +21,10 @@ user. Everything read back (the harness's report, the output) is streamed and ca
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,7 @@ from lmr_author.sandbox.container_life import (
     RUN_UID,
     SCRATCH,
     abandon,
+    engine_times,
     final_state,
     kill,
     put_archive_retrying,
@@ -55,6 +58,7 @@ from lmr_author.sandbox.decision import (
     file_verdict,
 )
 from lmr_author.sandbox.limits import Limits
+from lmr_author.sandbox.run_phases import HostClock, phases_of, publish
 from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.util.errors import UserError
@@ -83,7 +87,7 @@ OUTPUTS_DIR = "/lmr-out"
 #: limit (KILL) and starting the two processes as their users (SETUID, SETGID).
 FORK_CAPABILITIES = ("CHOWN", "FOWNER", "KILL", "SETUID", "SETGID")
 #: Seconds the engine gets beyond the harness's own time limit before we kill.
-_ENGINE_SLACK_S = 15.0
+ENGINE_SLACK_S = 15.0
 #: Seconds a probe of an engine that did not answer a wait may take.
 _PROBE_TIMEOUT_S = 10.0
 #: Waits on one container (the first and those after a dropped connection).
@@ -137,7 +141,7 @@ def run_tests(
             hint=f"Use one of: {', '.join(PROTOCOLS)}.",
         )
     started = time.monotonic()
-    files = list(test_files) if test_files is not None else impl.test_files
+    files = list(test_files) if test_files is not None else test_files_of(impl)
     verdicts: list[TestVerdict] = []
     why_not = isolation.not_isolatable(task, impl) if isolated else "run in the test's process"
     socket = None  # Docker and Podman fork the candidate: an abstract socket
@@ -187,7 +191,12 @@ def run_tests(
                 gid=gid,
                 plan=plan,
             )
-            verdicts.append(file_verdict(task, test_file, outcome, chosen, limits, wanted, plan))
+            verdict = file_verdict(task, test_file, outcome, chosen, limits, wanted, plan)
+            if outcome.phases:
+                cpu = outcome.report.stamps.get("cpu") or None
+                verdict = dataclasses.replace(verdict, phases=outcome.phases, cpu_s=cpu)
+                publish(spec.label or f"{task.name} #{impl.index}", test_file, outcome.phases)
+            verdicts.append(verdict)
     except InfraError as error:
         return ImplementationRun(
             verdicts=verdicts,
@@ -204,6 +213,12 @@ def run_tests(
         isolated=why_not is None,
         not_isolated_why=why_not or "",
     )
+
+
+def test_files_of(impl: Implementation) -> list[str]:
+    """The test files a run of ``impl`` runs, each in a container of its own: its unit
+    test file and info.json's extra_unit_tests (strengthen's replay test)."""
+    return list(impl.test_files)
 
 
 def _check_engine_up(client: docker.DockerClient) -> None:
@@ -287,37 +302,19 @@ def _run_one(
     import docker.errors
     import requests
 
-    from lmr_author.runtime.engine import tmpfs_owner
-
     workdir = PurePosixPath(image.workdir)
-    environment = dict(env)
-    environment["PYTHONPATH"] = str(workdir)
-    environment["HOME"] = "/tmp"
-    environment.setdefault("PYTHONDONTWRITEBYTECODE", "1")
-    environment.setdefault("PYTHONUNBUFFERED", "1")
-    environment.update(provisions.cache_env(limits.hf_cache is not None))
-    legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
-    scratch = scratch_tmpfs(limits)
-    outputs_dir: str | None = None
     in_apptainer = current_runtime().runs_from_sif
-    owner = "" if in_apptainer else tmpfs_owner(client, uid, gid)
-    # Every test gets the logs folder beside it, fresh and its own, as each published
-    # Dockerfile prepares it for its USER: published tests open their log at import, so
-    # without it every one of them errors. Nothing of the build context is visible there.
-    scratch[legacy_dir] = tmpfs_options(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
-    if protocol == "replay":
-        outputs_dir = OUTPUTS_DIR
-        scratch[OUTPUTS_DIR] = tmpfs_options(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
-        environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
+    place = test_place(client, image, test_file, limits, env, protocol, uid, gid)
+    environment, scratch = place.environment, place.scratch
     nonce = harness.new_nonce()
     forks = plan is not None and plan.fork
     command = harness.command(
         test_file=test_file,
         workdir=str(workdir),
         timeout_s=limits.timeout_s,
-        log_dir=legacy_dir if protocol in LOG_PROTOCOLS else None,
-        outputs_dir=outputs_dir,
-        preload=_preload(impl, test_file),
+        log_dir=place.log_dir,
+        outputs_dir=place.outputs_dir,
+        preload=preload_of(impl, test_file),
         isolate=None if plan is None else plan.harness_options(),
         # A forked candidate: the supervisor starts as root and each process drops to its
         # user; otherwise the container's user is the test's.
@@ -349,6 +346,7 @@ def _run_one(
         # the masked one, which the test's process imports.
         where = plan.source_path if plan is not None and plan.source_path else None
         extra.append((where or str(workdir / impl.goal_file), candidate, 0o444))
+    clock = HostClock()
     try:
         with sandbox_container(
             client,
@@ -359,26 +357,30 @@ def _run_one(
             user="0:0" if forks else f"{uid}:{gid}",
             limits=limits,
             tmpfs=scratch,
-            labels=run_labels(task.name, limits.timeout_s + _ENGINE_SLACK_S),
+            labels=run_labels(task.name, limits.timeout_s + ENGINE_SLACK_S),
             capabilities=FORK_CAPABILITIES if forks else (),
         ) as container:
+            clock.mark("created")
             keeper = (0, 0) if forks else (uid, gid)  # the supervisor's user takes the nonce
             staged = harness.archive(nonce=nonce, uid=keeper[0], gid=keeper[1], extra=extra)
             put_archive_retrying(container, staged)
+            clock.mark("copied")
             begun = time.monotonic()
             container.start()
-            exit_code, timed_out = _await_end(client, container, limits, test_file)
+            exit_code, timed_out = await_end(client, container, limits, test_file)
             wall = time.monotonic() - begun
+            clock.mark("waited")
             state = final_state(container)
             report_text = read_stream(container, stdout=True, cap=MAX_REPORT_BYTES, tail=False)
             output = read_stream(container, stdout=False, cap=MAX_LOG_CHARS, tail=True)
+            clock.mark("read")
             report = harness.parse_report(report_text, nonce)
             if report.found and report.exit_status is None:
                 report.exit_status = exit_code
             oom_killed = bool(state.get("OOMKilled"))
             if oom_killed or (report.exit_status == -9 and not report.timed_out):
                 _refuse_outside_kill(str(container.id), limits, test_file, oom_killed)
-            return Observed(
+            observed = Observed(
                 exit_code=exit_code,
                 output=output,
                 report=report,
@@ -386,6 +388,9 @@ def _run_one(
                 timed_out=timed_out,
                 oom_killed=oom_killed,
             )
+        clock.mark("removed")
+        phases = phases_of(clock.marks, engine_times(state), report.stamps, report.test_stamps)
+        return dataclasses.replace(observed, phases=phases)
     except InfraError:
         raise
     except docker.errors.ImageNotFound:
@@ -408,6 +413,60 @@ def _run_one(
         raise InfraFault(f"the container engine failed while running {test_file}: {text}") from None
 
 
+@dataclass(frozen=True)
+class TestPlace:
+    """Where a test file runs in its container: its environment and scratch folders
+    (tmpfs: path -> options), the logs folder the harness reads back (log protocols)
+    and the replay outputs folder (replay)."""
+
+    __test__ = False
+
+    environment: dict[str, str]
+    scratch: dict[str, str]
+    log_dir: str | None
+    outputs_dir: str | None
+
+
+def test_place(
+    client: docker.DockerClient | None,
+    image: ImageRef,
+    test_file: str,
+    limits: Limits,
+    env: Mapping[str, str],
+    protocol: str,
+    uid: int = RUN_UID,
+    gid: int = RUN_GID,
+) -> TestPlace:
+    """The environment and scratch folders of a run of ``test_file`` (`TestPlace`)."""
+    from lmr_author.runtime.engine import tmpfs_owner
+
+    workdir = PurePosixPath(image.workdir)
+    environment = dict(env)
+    environment["PYTHONPATH"] = str(workdir)
+    environment["HOME"] = "/tmp"
+    environment.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    environment.setdefault("PYTHONUNBUFFERED", "1")
+    environment.update(provisions.cache_env(limits.hf_cache is not None))
+    legacy_dir = str(workdir / PurePosixPath(legacy_log_path(test_file)).parent)
+    scratch = scratch_tmpfs(limits)
+    outputs_dir: str | None = None
+    owner = "" if current_runtime().runs_from_sif else tmpfs_owner(client, uid, gid)
+    # Every test gets the logs folder beside it, fresh and its own, as each published
+    # Dockerfile prepares it for its USER: published tests open their log at import, so
+    # without it every one of them errors. Nothing of the build context is visible there.
+    scratch[legacy_dir] = tmpfs_options(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
+    if protocol == "replay":
+        outputs_dir = OUTPUTS_DIR
+        scratch[OUTPUTS_DIR] = tmpfs_options(f"{max(1, limits.memory_mb // 8)}m", 0o700, owner)
+        environment["LMR_REPLAY_OUT"] = OUTPUTS_DIR
+    return TestPlace(
+        environment,
+        scratch,
+        legacy_dir if protocol in LOG_PROTOCOLS else None,
+        outputs_dir,
+    )
+
+
 def _in_words(error: Exception) -> str:
     """What a failed request to the engine means, in words (not urllib3's repr)."""
     import requests
@@ -419,7 +478,7 @@ def _in_words(error: Exception) -> str:
     return str(error)
 
 
-def _await_end(
+def await_end(
     client: docker.DockerClient, container: Container, limits: Limits, test_file: str
 ) -> tuple[int | None, bool]:
     """Wait for the started container's end: (its exit status, whether its time ran out).
@@ -434,7 +493,7 @@ def _await_end(
     """
     import requests
 
-    deadline = time.monotonic() + limits.timeout_s + _ENGINE_SLACK_S
+    deadline = time.monotonic() + limits.timeout_s + ENGINE_SLACK_S
     lost = ""
     for _ in range(_WAIT_ATTEMPTS):
         try:
@@ -460,7 +519,7 @@ def _await_end(
         seconds = "an unknown time" if ran is None else f"{ran:.1f} s"
         raise InfraFault(
             f"the container engine did not report the end of {test_file} within "
-            f"{limits.timeout_s + _ENGINE_SLACK_S:g} s ({lost}), and its record shows the "
+            f"{limits.timeout_s + ENGINE_SLACK_S:g} s ({lost}), and its record shows the "
             f"container ran {seconds}, not the limit of {limits.timeout_s:g} s"
         )
     raise InfraFault(
@@ -558,7 +617,7 @@ def _run_in_apptainer(
         nonce=nonce,
         stdout_cap=MAX_REPORT_BYTES,
         stderr_cap=MAX_LOG_CHARS,
-        timeout_s=limits.timeout_s + _ENGINE_SLACK_S,
+        timeout_s=limits.timeout_s + ENGINE_SLACK_S,
         plan=plan,
         candidate_file=candidate,
     )
@@ -584,7 +643,7 @@ def _run_in_apptainer(
     )
 
 
-def _preload(impl: Implementation, test_file: str) -> list[str]:
+def preload_of(impl: Implementation, test_file: str) -> list[str]:
     """Assertion libraries to load (and watch) before the test: those the tests name."""
     try:
         source = (impl.repo_dir / test_file).read_text(encoding="utf-8", errors="replace")

@@ -16,7 +16,7 @@ import vermin
 
 from lmr_author.sandbox import harness
 
-SCRIPTS = ("supervise.py", "runtest.py", "crossing.py", "proxy.py", "candidate.py")
+SCRIPTS = ("supervise.py", "runtest.py", "crossing.py", "proxy.py", "candidate.py", "zygote.py")
 HERE = Path(harness.__file__).resolve().parent
 
 

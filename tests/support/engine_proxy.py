@@ -182,7 +182,7 @@ def cut_waits(monkeypatch: Any) -> None:
     from lmr_author.runtime import reachability
     from lmr_author.sandbox import runner
 
-    monkeypatch.setattr(runner, "_ENGINE_SLACK_S", 1.0)
+    monkeypatch.setattr(runner, "ENGINE_SLACK_S", 1.0)
     monkeypatch.setattr(runner, "_PROBE_TIMEOUT_S", 1.0)
     monkeypatch.setattr(reachability, "DEFAULT_WINDOW_S", 1.5)
     monkeypatch.setattr(reachability, "BACKOFF_S", 0.05)

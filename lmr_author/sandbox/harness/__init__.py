@@ -31,7 +31,7 @@ HARNESS_DIR = PurePosixPath("/opt/lmr-harness")
 NONCE_DIR = PurePosixPath("/opt/lmr-run")
 NONCE_FILE = NONCE_DIR / "nonce"
 MARKER = "@@lmr-harness@@"
-_FILES = ("supervise.py", "runtest.py", "crossing.py", "proxy.py", "candidate.py")
+_FILES = ("supervise.py", "runtest.py", "crossing.py", "proxy.py", "candidate.py", "zygote.py")
 #: What the candidate's container gets of the harness (nothing of the test's side).
 _CANDIDATE_FILES = ("crossing.py", "candidate.py")
 #: Outcomes a test record may carry; anything else is garbage (forged).
@@ -137,19 +137,35 @@ def command(
     ``isolate`` (`Isolation.harness_options`): the test's process gets the proxy.
     ``user`` (uid, gid): the supervisor runs as root and the test as this user.
     """
-    test: dict[str, Any] = {"test_file": test_file, "preload": preload}
-    if isolate is not None:
-        test["isolate"] = isolate
-    if user is not None:
-        test["user"] = list(user)
     options = {
         "nonce_file": nonce_file,
         "cwd": workdir,
         "timeout_s": timeout_s,
         "log_dir": log_dir,
         "outputs_dir": outputs_dir,
-        "test": test,
+        "test": test_options(test_file, preload, isolate, user),
     }
+    return supervisor_command(options)
+
+
+def test_options(
+    test_file: str,
+    preload: list[str],
+    isolate: dict[str, Any] | None,
+    user: tuple[int, int] | None,
+) -> dict[str, Any]:
+    """What the test process is told: its test file, the libraries to load (and watch)
+    first, its proxy (``isolate``) and its user."""
+    test: dict[str, Any] = {"test_file": test_file, "preload": preload}
+    if isolate is not None:
+        test["isolate"] = isolate
+    if user is not None:
+        test["user"] = list(user)
+    return test
+
+
+def supervisor_command(options: dict[str, Any]) -> list[str]:
+    """The supervisor with ``options`` as one JSON argument (site packages off)."""
     return ["python", "-I", "-S", str(HARNESS_DIR / "supervise.py"), json.dumps(options)]
 
 
@@ -214,6 +230,14 @@ class HarnessReport:
     candidate_read: list[str] = field(default_factory=list)
     #: Isolated: the inputs the candidate's calls changed in place, as put back.
     changed: list[str] = field(default_factory=list)
+    #: A slot of a batch (`harness.zygote`): whether the container's memory cgroup
+    #: killed a process during it, and why the batch could not run it ("" when it did).
+    oom_killed: bool = False
+    batch_lost: str = ""
+    #: When the supervisor's and the test process's steps ended (wall clock), and the
+    #: test's calls to the candidate: for --verbose only, never for a verdict.
+    stamps: dict[str, float] = field(default_factory=dict)
+    test_stamps: dict[str, float] = field(default_factory=dict)
 
 
 def parse_report(stdout: str, nonce: str) -> HarnessReport:
@@ -252,6 +276,9 @@ def parse_report(stdout: str, nonce: str) -> HarnessReport:
         outputs=_mapping(data.get("outputs")),
         duration_s=_seconds(data.get("duration_s")),
         harness_error=safe_text(data.get("harness_error"), 2000),
+        stamps=_stamps(data.get("stamps")) or {},
+        oom_killed=data.get("oom_killed") is True,
+        batch_lost=safe_text(data.get("batch_lost"), 500),
     )
     records = data.get("records")
     for record in records if isinstance(records, list) else []:
@@ -311,7 +338,11 @@ def _take_record(report: HarnessReport, record: Any) -> bool:
         or not all(isinstance(name, str) and 0 < len(name) <= 200 for name in changed)
     ):
         return False
+    stamps = _stamps(record.get("stamps"))
+    if stamps is None:
+        return False
     report.changed = [safe_text(name, 200) for name in changed or []]
+    report.test_stamps = stamps
     report.ended = True
     report.read, report.candidate_read = read[0] or [], read[1] or []
     report.tampered = [safe_text(item, 200) for item in tampered[:50]]
@@ -352,6 +383,22 @@ def _relative_paths(value: Any) -> list[str] | None:
             return None
         paths.append(safe_text(item))
     return paths
+
+
+def _stamps(value: Any) -> dict[str, float] | None:
+    """Named times or counts (a few, short names, finite numbers); None when malformed."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or len(value) > 16:
+        return None
+    found: dict[str, float] = {}
+    for name, number in value.items():
+        if not isinstance(name, str) or len(name) > 40 or type(number) not in (int, float):
+            return None
+        if not 0 <= number < 1e11:  # NaN and infinities too
+            return None
+        found[name] = float(number)
+    return found
 
 
 def _integer(value: Any) -> int | None:

@@ -111,6 +111,9 @@ class Channel:
         #: Repository files the candidate's process says it read (for the golden proof;
         #: a hostile candidate's say-so is never used).
         self.candidate_read: set[str] = set()
+        #: Calls made and the seconds they took, the answers' decoding included.
+        self.calls = 0
+        self.call_s = 0.0
 
     def _connected(self) -> socket.socket:
         if self._sock is not None and self._pid == os.getpid():
@@ -145,6 +148,22 @@ class Channel:
         return bool(done)
 
     def call(
+        self,
+        module: str,
+        qualname: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        *,
+        method: bool = False,
+    ) -> Any:
+        begun = time.monotonic()
+        try:
+            return self._call(module, qualname, args, kwargs, method=method)
+        finally:
+            self.calls += 1
+            self.call_s += time.monotonic() - begun
+
+    def _call(
         self,
         module: str,
         qualname: str,

@@ -32,6 +32,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 import types
 import unittest
@@ -101,16 +102,34 @@ def exception_of(error: BaseException) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
+    imported = time.time()
     options = json.loads(argv[1])
+    if "zygote" in options:
+        # A batch of mutants (not hostile): this process forks each one's test process,
+        # which goes on in `run` (`zygote`).
+        load_sibling("supervise").hide_command_line()
+        load_sibling("zygote").zygote(options["zygote"], sys.modules[__name__])
+        return
+    run(options, imported)
+
+
+def run(options: dict[str, Any], imported: float) -> None:
+    """Run the test file ``options`` name, recording every test, then end the process."""
     # The candidate's process (forked below) would read our options in /proc.
-    load_sibling("supervise").hide_command_line()
+    supervise = load_sibling("supervise")
+    supervise.hide_command_line()
+    # When each step ended (for --verbose: `lmr_author.sandbox.run_phases`).
+    stamps = {"exec": supervise.process_start(), "imported": imported}
     isolate = options.get("isolate")
     if isolate:
         load_sibling("crossing")
-        if isolate.get("fork"):
+        if isolate.get("fork") and not isolate.get("candidate_pid"):
             # Started as root: the candidate's process is forked before anything of the
             # test's is read (the token stays in the pipe), then both drop to their users.
+            # (A batch of mutants may have started it apart: `zygote`.)
             isolate["candidate_pid"] = _fork_candidate(isolate, options["user"])
+            stamps["forked"] = time.time()
+    imported_before = set(sys.modules)
     user = options.get("user")
     if user is not None and os.geteuid() == 0:
         _become(user, isolate["test_home"] if isolate and isolate.get("fork") else None)
@@ -148,9 +167,16 @@ def main(argv: list[str]) -> None:
     unittest.main = runner.main  # type: ignore[assignment]
     unittest.TestProgram = runner.main  # type: ignore[assignment, misc]
     watch.note_patched(unittest)
+    stamps["ready"] = time.time()
     code, status = _run_body(path, runner, reporter)
     if status == "passed":
         runner.run_leftovers(code)
+    stamps["ended"] = time.time()
+    if goal is not None:
+        stamps["calls"] = goal.channel.calls
+        stamps["call_s"] = goal.channel.call_s
+    if options.get("learn_fd") is not None:
+        _tell_late_imports(int(options["learn_fd"]), imported_before)
     tampered = watch.check() + words.check() + _rebound_imports(code, runner.module)
     reporter.send(
         {
@@ -162,6 +188,7 @@ def main(argv: list[str]) -> None:
             "read": None if read is None else sorted(read.paths),
             "candidate_read": None if goal is None else sorted(goal.channel.candidate_read),
             "changed": None if goal is None else sorted(goal.channel.changed),
+            "stamps": stamps,
         }
     )
     sys.stdout.flush()
@@ -175,10 +202,24 @@ def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> int:
     test user. The child closes every descriptor of the test's, takes its own output
     pipe and becomes the candidate's user; this process goes on as the test's."""
     candidate = isolate["candidate"]
+    load_shared(candidate.get("preload", []), user, str(isolate["test_home"]))
+    output = int(isolate["output_fd"])
+    pid = os.fork()
+    if pid:
+        os.close(output)
+        return pid
+    candidate_process(candidate, output)
+    return 0  # never reached: the candidate's process ends in `candidate_process`
+
+
+def load_shared(preload: list[str], user: list[int], home: str) -> None:
+    """Import the libraries test and candidate share (those of ``preload`` in
+    `SHARED_LIBRARIES`) as the test user would, in its home, then become root again
+    (this process forks the candidate's next)."""
     os.setegid(int(user[1]))
     os.seteuid(int(user[0]))  # files the imports make are the test user's, in its home
-    private_env(str(isolate["test_home"]))
-    for name in candidate.get("preload", []):
+    private_env(home)
+    for name in preload:
         if str(name).split(".")[0] in SHARED_LIBRARIES:
             with contextlib.suppress(Exception):
                 _preload_library(str(name))
@@ -186,11 +227,12 @@ def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> int:
     os.setegid(0)
     sys.stdout.flush()
     sys.stderr.flush()
-    output = int(isolate["output_fd"])
-    pid = os.fork()
-    if pid:
-        os.close(output)
-        return pid
+
+
+def candidate_process(candidate: dict[str, Any], output: int) -> None:
+    """In a forked child: become the candidate's process (its output on ``output``, no
+    descriptor of the test's, the candidate's user) and serve the test's calls until
+    the end; the process never returns from here."""
     status = 1
     try:
         null = os.open(os.devnull, os.O_RDONLY)
@@ -206,6 +248,31 @@ def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> int:
         traceback.print_exc()
     finally:
         os._exit(status)
+
+
+def _tell_late_imports(fd: int, before: set[str]) -> None:
+    """Write to ``fd`` (a batch of mutants' first test process) the modules of the
+    shared libraries this process imported after its fork, in their order, but those
+    of the repository: what the batch's next test processes import before they start
+    (`zygote`). Within what a pipe holds, so that the write never waits."""
+    roots = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    roots = [os.path.realpath(p).rstrip("/") + "/" for p in roots]
+    names: list[str] = []
+    size = 2
+    for name, module in list(sys.modules.items()):
+        if name in before or name.split(".")[0] not in SHARED_LIBRARIES:
+            continue
+        origin = os.path.realpath(str(getattr(module, "__file__", None) or "/"))
+        if any(origin.startswith(root) for root in roots):
+            continue
+        size += len(name) + 4
+        if size > 60_000:
+            break
+        names.append(name)
+    with contextlib.suppress(OSError):
+        os.write(fd, json.dumps(names).encode())
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 def _preload_library(name: str) -> None:

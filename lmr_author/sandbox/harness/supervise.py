@@ -55,8 +55,12 @@ SHARED_SCRATCH = (
 
 
 def main(argv: list[str]) -> int:
+    # When each step ended (the host's clock: `run_phases` lays them out), for --verbose.
+    stamps: dict[str, float] = {"exec": process_start(), "supervisor": time.time()}
     options = json.loads(argv[1])
     hide_command_line()
+    if "batch_file" in options:
+        return int(_sibling("zygote").supervise(options, stamps, sys.modules[__name__]))
     nonce = _take_nonce(str(options["nonce_file"]))
     _undumpable()
     # As PID 1 we get only the signals we handle: the test process cannot stop us.
@@ -64,36 +68,21 @@ def main(argv: list[str]) -> int:
         signal.signal(number, signal.SIG_IGN)
     started = time.monotonic()
     result: dict[str, Any] = {"version": 1}
-    # Records must carry a token the test process reads from a pipe at its start (before
-    # any test code runs), so writing JSON to the report pipe blindly forges nothing.
-    token = secrets.token_hex(16)
-    report_r, report_w = os.pipe()
-    token_r, token_w = os.pipe()
-    out_r, out_w = os.pipe()
-    os.write(token_w, token.encode("ascii"))
-    os.close(token_w)
-    test: dict[str, Any] = {**options["test"], "report_fd": report_w, "token_fd": token_r}
+    pipes = _Pipes()
+    test: dict[str, Any] = pipes.test_options(options["test"])
     user = test.get("user")
     isolate: dict[str, Any] = test.get("isolate") or {}
     forks = bool(isolate.get("fork"))
-    passed = [report_w, token_r]
-    candidate_r: int | None = None
     if forks:
         try:
             _lock_down(isolate, user)
-            # The test's scratch folders are its user's (Podman's tmpfs option gives
-            # them to the container's user, root here).
-            for folder in (options.get("log_dir"), options.get("outputs_dir")):
-                if folder and user is not None:
-                    os.chown(str(folder), int(user[0]), int(user[1]))
-                    os.chmod(str(folder), 0o700)
+            _make_homes(isolate, user)
+            _own_scratch(options, user)
         except (OSError, ValueError, TypeError, KeyError) as error:
             result["harness_error"] = f"cannot keep the tests from the candidate: {error}"
             _finish(nonce, result)
             return 0
-        candidate_r, candidate_w = os.pipe()
-        test["isolate"] = {**isolate, "output_fd": candidate_w}
-        passed.append(candidate_w)
+        stamps["locked"] = time.time()
     command = [
         sys.executable,
         "-I",
@@ -104,9 +93,9 @@ def main(argv: list[str]) -> int:
         child = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
-            stdout=out_w,
-            stderr=out_w,
-            pass_fds=tuple(passed),
+            stdout=pipes.out_w,
+            stderr=pipes.out_w,
+            pass_fds=pipes.child_ends(),
             cwd=str(options["cwd"]),
             start_new_session=True,  # the test process drops to its user itself
         )
@@ -114,42 +103,149 @@ def main(argv: list[str]) -> int:
         result["harness_error"] = f"cannot start the test process: {error}"
         _finish(nonce, result)
         return 0
-    for fd in (*passed, out_w):
-        os.close(fd)
+    pipes.close_child_ends()
+    stamps["spawned"] = time.time()
     deadline = started + float(options["timeout_s"])
-    candidate = _Capped(CANDIDATE_OUTPUT_CAP)
-    report, output, status, timed_out = _watch(
-        child, report_r, out_r, deadline, candidate_r, candidate
-    )
-    if candidate.data:
-        _write_all(2, b"\n--- output of the candidate's process ---\n" + bytes(candidate.data))
-    result["exit_status"] = status
-    result["timed_out"] = timed_out
-    result["records"] = _records(report, token)
-    result["report_overflow"] = len(report) >= REPORT_CAP
-    result["output_cut"] = output.cut
-    if forks and user is not None:
-        # The test's folders are its user's (0700); read them with its rights, not root's.
-        os.setegid(int(user[1]))
-        os.seteuid(int(user[0]))
-    log_dir = options.get("log_dir")
-    if log_dir:
-        result["legacy_log"] = read_log_dir(str(log_dir))
-    outputs_dir = options.get("outputs_dir")
-    if outputs_dir:
-        result["outputs"] = read_outputs(str(outputs_dir))
+    _watch_and_read(child, pipes, deadline, options, user if forks else None, result, stamps)
     result["duration_s"] = round(time.monotonic() - started, 3)
+    stamps["read back"] = time.time()
+    stamps["cpu"] = container_cpu_s()
+    result["stamps"] = stamps
     _finish(nonce, result)
     return 0
 
 
+def container_cpu_s() -> float:
+    """The CPU seconds the container's processes have used so far (its cgroup's count,
+    v2 or v1); 0.0 when unknown. For --verbose: what a run costs a loaded machine."""
+    try:
+        with open("/sys/fs/cgroup/cpu.stat") as handle:
+            for line in handle:
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1]) / 1e6
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/cpuacct/cpuacct.usage") as handle:
+            return int(handle.read()) / 1e9
+    except (OSError, ValueError):
+        return 0.0
+
+
+def _sibling(name: str) -> Any:
+    """A harness module beside this file (this file runs with ``-I -S``: its folder is
+    not on ``sys.path``)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_lmr_harness_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Pipes:
+    """The pipes of one test process: its records (with the token, written before it
+    starts), its output, and in a forked run the candidate's output."""
+
+    def __init__(self) -> None:
+        # Records must carry a token the test process reads from a pipe at its start
+        # (before any test code runs): writing JSON to the report pipe forges nothing.
+        self.token = secrets.token_hex(16)
+        self.report_r, self.report_w = os.pipe()
+        self.token_r, token_w = os.pipe()
+        self.out_r, self.out_w = os.pipe()
+        os.write(token_w, self.token.encode("ascii"))
+        os.close(token_w)
+        self.candidate_r: int | None = None
+        self.candidate_w: int | None = None
+
+    def test_options(self, test: dict[str, Any]) -> dict[str, Any]:
+        """The test process's options, with its descriptors (and, forked, the candidate's
+        output pipe)."""
+        test = {**test, "report_fd": self.report_w, "token_fd": self.token_r}
+        isolate = test.get("isolate") or {}
+        if isolate.get("fork"):
+            self.candidate_r, self.candidate_w = os.pipe()
+            test["isolate"] = {**isolate, "output_fd": self.candidate_w}
+        return test
+
+    def child_ends(self) -> tuple[int, ...]:
+        ends = (self.report_w, self.token_r, self.candidate_w)
+        return tuple(fd for fd in ends if fd is not None)
+
+    def close_child_ends(self) -> None:
+        for fd in (*self.child_ends(), self.out_w):
+            os.close(fd)
+
+
+def _own_scratch(options: dict[str, Any], user: list[int] | None) -> None:
+    """The test's scratch folders are its user's (Podman's tmpfs option gives them to
+    the container's user, root here)."""
+    for folder in (options.get("log_dir"), options.get("outputs_dir")):
+        if folder and user is not None:
+            os.chown(str(folder), int(user[0]), int(user[1]))
+            os.chmod(str(folder), 0o700)
+
+
+def _watch_and_read(
+    child: Any,
+    pipes: _Pipes,
+    deadline: float,
+    options: dict[str, Any],
+    reader: list[int] | None,
+    result: dict[str, Any],
+    stamps: dict[str, float],
+    sink: Any = None,
+) -> None:
+    """Watch the test process to its end (or its deadline), then fill ``result`` with
+    what it recorded and what it left in its logs and outputs folders, read as
+    ``reader`` (the test's user) when given. ``sink``: where the output goes
+    (default: this process's stderr)."""
+    candidate = _Capped(CANDIDATE_OUTPUT_CAP)
+    report, output, status, timed_out = _watch(
+        child, pipes.report_r, pipes.out_r, deadline, pipes.candidate_r, candidate, sink
+    )
+    stamps["test ended"] = time.time()
+    for fd in (pipes.report_r, pipes.out_r, pipes.candidate_r):
+        if fd is not None:
+            os.close(fd)
+    if candidate.data:
+        (sink or _stderr)(b"\n--- output of the candidate's process ---\n" + bytes(candidate.data))
+    result["exit_status"] = status
+    result["timed_out"] = timed_out
+    result["records"] = _records(report, pipes.token)
+    result["report_overflow"] = len(report) >= REPORT_CAP
+    result["output_cut"] = output.cut
+    if reader is not None:
+        # The test's folders are its user's (0700); read them with its rights, not root's.
+        os.setegid(int(reader[1]))
+        os.seteuid(int(reader[0]))
+    try:
+        log_dir = options.get("log_dir")
+        if log_dir:
+            result["legacy_log"] = read_log_dir(str(log_dir))
+        outputs_dir = options.get("outputs_dir")
+        if outputs_dir:
+            result["outputs"] = read_outputs(str(outputs_dir))
+    finally:
+        if reader is not None and os.getuid() == 0:
+            os.seteuid(0)
+            os.setegid(0)
+
+
+def _stderr(data: bytes) -> None:
+    _write_all(2, data)
+
+
 def _lock_down(isolate: dict[str, Any], user: list[int] | None) -> None:
     """Make the tests readable by the test user's group alone (folders 0750, files 0640:
-    the candidate's user cannot read them, and nobody gains a write it did not have),
-    and give each user its home."""
+    the candidate's user cannot read them, and nobody gains a write it did not have)."""
     if user is None:
         raise ValueError("no test user to give the tests to")
-    uid, gid = int(user[0]), int(user[1])
+    gid = int(user[1])
     for path in isolate["private"]:
         try:
             info = os.lstat(path)
@@ -176,12 +272,17 @@ def _lock_down(isolate: dict[str, Any], user: list[int] | None) -> None:
             raise ValueError(f"{folder} is not a folder")
         os.chown(folder, 0, gid, follow_symlinks=False)
         os.chmod(folder, mode)
+
+
+def _make_homes(isolate: dict[str, Any], user: list[int] | None) -> None:
+    """Give each user its home and temporary folder (HOME, TMPDIR and the caches under
+    it: `runtest.private_env`), its own, made before either runs any code (inner first:
+    root here has no right to enter a folder it gave away)."""
+    if user is None:
+        raise ValueError("no test user to give a home to")
     candidate = isolate["candidate"]
-    homes = ((isolate["test_home"], uid, gid), (candidate["home"], *candidate["user"]))
+    homes = ((isolate["test_home"], *user), (candidate["home"], *candidate["user"]))
     for home, owner, group in homes:
-        # Each user's home and temporary folder (HOME, TMPDIR and the caches under it:
-        # `runtest.private_env`), its own, made before either runs any code (inner
-        # first: root here has no right to enter a folder it gave away).
         folders = (home, os.path.join(home, "tmp"))
         for folder in folders:
             os.mkdir(folder, 0o700)
@@ -216,6 +317,18 @@ def _take_nonce(path: str) -> str:
     return nonce
 
 
+def process_start() -> float:
+    """When this process was exec'd, on the wall clock (its start time in /proc counts
+    clock ticks of the boot-time clock); 0.0 when unknown."""
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])  # starttime (22)
+        since = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - since
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+
+
 def hide_command_line() -> None:
     """Blank this process's command line (its options: the test's paths) where every
     process of the container reads it, /proc/PID/cmdline: setproctitle's way, writing
@@ -244,18 +357,20 @@ def _undumpable() -> None:
 
 
 class _Output:
-    """The test's output, forwarded to stderr: a head, then only a rolling tail."""
+    """The test's output, forwarded to stderr (or ``sink``): a head, then only a rolling
+    tail."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: Any = None) -> None:
         self.written = 0
         self.tail = b""
         self.cut = 0
+        self.sink = sink or _stderr
 
     def feed(self, data: bytes) -> None:
         room = OUTPUT_HEAD - self.written
         if room > 0:
             head, data = data[:room], data[room:]
-            _write_all(2, head)
+            self.sink(head)
             self.written += len(head)
         if data:
             self.cut += len(data)
@@ -264,17 +379,18 @@ class _Output:
     def close(self) -> None:
         if self.cut:
             self.cut -= len(self.tail)
-            _write_all(2, f"\n[... {self.cut} bytes of output cut ...]\n".encode())
-            _write_all(2, self.tail)
+            self.sink(f"\n[... {self.cut} bytes of output cut ...]\n".encode())
+            self.sink(self.tail)
 
 
 def _watch(
-    child: subprocess.Popen[bytes],
+    child: Any,
     report_r: int,
     out_r: int,
     deadline: float,
     candidate_r: int | None = None,
     candidate: _Capped | None = None,
+    sink: Any = None,
 ) -> tuple[bytes, _Output, int | None, bool]:
     """Read the pipes until the test process ends (or the time is up); then drain.
 
@@ -282,7 +398,7 @@ def _watch(
     but never waited for: its process outlives the test's, until the container ends.
     """
     report = bytearray()
-    output = _Output()
+    output = _Output(sink)
     status: int | None = None
     timed_out = False
     open_fds = {report_r, out_r}
@@ -323,7 +439,7 @@ def _watch(
     return bytes(report), output, status, timed_out
 
 
-def _kill_group(child: subprocess.Popen[bytes]) -> None:
+def _kill_group(child: Any) -> None:
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except OSError:
