@@ -1,8 +1,9 @@
-"""What every step screen shares: a one-line title, a scrollable body, and one nav line:
-Back, the one message area (the status line, whose full output opens with ctrl+l), the
-step's primary action (Build, Record, Verify, Save...; also ctrl+r) and Next. The nav
-line is always on screen, so the primary action is visible at 80×24 whatever the body
-holds. Back and Next take no focus: Enter in a field never goes back by accident."""
+"""What every step screen shares: a one-line title, a scrollable body, and one nav row:
+Back, the one message area (the status line, wrapped over up to three lines, whose full
+output opens with ctrl+l), the step's primary action (Build, Record, Verify, Save...;
+also ctrl+r) and Next. The nav row is always on screen, so the primary action is
+visible at 80×24 whatever the body holds. Back and Next take no focus: Enter in a field
+never goes back by accident."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from textual.widgets import Button, Footer, Static
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.images.task_images import ImageRef
+from lmr_author.tui.new_task.steps._status_line import StatusLine
 from lmr_author.tui.widgets.log_view import LogScreen, OutputLog, first_line
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
 #: The clock of the status line's "(N s)" (one name, so a test can move it).
 _clock = time.monotonic
+_LOG_HINT_WIDTH = len("^l log") + 2  # with its padding
 
 STEP_TITLES = (
     "Source",
@@ -140,7 +143,7 @@ class StepScreen(Screen[None]):
             back = Button("◀ Back", id="back", compact=True, disabled=self.STEP_NUMBER == 1)
             back.can_focus = False
             yield back
-            yield Static("", id="status", markup=False)
+            yield StatusLine(id="status")
             yield Static("^l log", id="log-hint")
             if self.PRIMARY is not None:
                 button_id, label = self.PRIMARY
@@ -195,22 +198,27 @@ class StepScreen(Screen[None]):
     def set_status(self, text: str, *, error: bool = False) -> None:
         """Say one thing in the one message area; the whole text also goes to the log.
 
-        The status is one line (cut with an ellipsis), so the step keeps its room at
-        80×24; an error or a longer text (a traceback, a hint) is added whole to the
-        step's output, which ctrl+l opens, and an error is shown for a while in a
+        The status is the text's first line, wrapped over up to three lines (cut with an
+        ellipsis past them), so the step keeps its room at 80×24; an error or a longer
+        text (a traceback, a hint, a first line the status cannot hold) is added whole
+        to the step's output, which ctrl+l opens, and an error is shown for a while in a
         notification over the body (cut to fit; gone when the step is left).
         """
         self._work_line = None
         self._put_status(text, error=error)
 
     def _put_status(self, text: str, *, error: bool = False) -> None:
-        status = self.query_one("#status", Static)
+        status = self.query_one("#status", StatusLine)
         status.set_class(error, "error")
-        if (error or len(text.splitlines()) > 1) and text.strip():
+        shown = ("✗ " if error else "") + first_line(text)
+        # The room it will have: the log hint beside it takes some once shown.
+        width = status.content_region.width - (0 if self.output.lines else _LOG_HINT_WIDTH)
+        longer = len(text.splitlines()) > 1 or not status.fits(shown, width)
+        if (error or longer) and text.strip():
             self.output.add(text)
         self.query_one("#log-hint", Static).display = bool(self.output.lines)
-        status.update(("✗ " if error else "") + first_line(text))
-        if error and text.strip() and len(text) > status.size.width - 2:
+        status.update(shown)
+        if error and text.strip() and longer:
             self.app.notify(self._fitted(text), severity="error", timeout=20, markup=False)
 
     def _fitted(self, text: str) -> str:
