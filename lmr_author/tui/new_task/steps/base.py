@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 #: The clock of the status line's "(N s)" (one name, so a test can move it).
 _clock = time.monotonic
 _LOG_HINT_WIDTH = len("^l log") + 2  # with its padding
+_WIDE = 110  # columns from which side-by-side panes and the app's name in the title fit
 
 STEP_TITLES = (
     "Source",
@@ -175,15 +176,20 @@ class StepScreen(Screen[None]):
         paper = self.spec.paper_name or "no paper yet"
         if self.spec.paper_later and not self.spec.paper_pdf:
             paper += " (paper: later)"
+        # Under 110 columns the app's name gives its room to the paper's title (the
+        # terminal's window says the app; the Paper step shows the whole title).
+        app = "[b]lmr-author new-task[/b] · " if self.app.size.width >= _WIDE else ""
         return Content.from_markup(
-            f"[b]lmr-author new-task[/b] · step {self.STEP_NUMBER}/{len(STEP_TITLES)} · "
-            "[b]$title[/b] · $paper",
+            f"{app}step {self.STEP_NUMBER}/{len(STEP_TITLES)} · [b]$title[/b] · $paper",
             title=title,
             paper=paper,
         )
 
     def refresh_title(self) -> None:
         self.query_one("#step-title", Static).update(self._title())
+
+    def on_resize(self) -> None:
+        self.refresh_title()
 
     def compose_step(self) -> ComposeResult:
         yield from ()

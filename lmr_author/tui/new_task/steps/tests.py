@@ -152,7 +152,9 @@ class TestsStep(StepScreen):
             f"# survivor {hint.key} ({hint.description}): the tests accept this change.\n"
             "# Add a call whose result differs, then record again.\n" + hint.diff
         )
-        self.query_one("#survivor-diff", Static).update(Syntax(text, "diff", theme=self._theme()))
+        self.query_one("#survivor-diff", Static).update(
+            Syntax(text, "diff", theme=self._theme(), word_wrap=True)
+        )
         self.set_status(f"add a driver call that kills survivor {hint.key} ({hint.description})")
 
     def _theme(self) -> str:
@@ -207,7 +209,7 @@ class TestsStep(StepScreen):
     @on(Scaffolded)
     def _show_scaffold(self, message: Scaffolded) -> None:
         self.query_one("#unit-test", Static).update(
-            Syntax(message.unit_test, "python", theme=self._theme())
+            Syntax(message.unit_test, "python", theme=self._theme(), word_wrap=True)
         )
 
     @on(Select.Changed, "#goal-select")
