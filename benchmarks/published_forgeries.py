@@ -51,7 +51,11 @@ WRONG = {
     "27-Lion": ("alpha=-group['lr']", "alpha=group['lr']"),
     "29-Sophia": ("lr=group['lr'],", "lr=-group['lr'],"),
 }
-CONTROLS = ("golden", "wrong")
+CONTROLS = ("golden", "golden-reformatted", "wrong")
+#: A correct candidate as an agent may leave it (issue 39): the whole golden file, with
+#: comment lines at its top and before the goal function, so every line below them is
+#: shifted (26-Hyena's TorchScript function compiles from its own file's lines).
+HEADER = "".join(f"# A comment line an agent added ({n} of 10).\n" for n in range(1, 11))
 
 
 def main() -> int:
@@ -59,11 +63,18 @@ def main() -> int:
     parser.add_argument("benchmark", type=Path, metavar="BENCH")
     parser.add_argument("--base-image", required=True, metavar="IMG")
     parser.add_argument("--task", action="append", default=[], metavar="NAME")
+    parser.add_argument(
+        "--attack", action="append", default=[], metavar="NAME", help="only these (default: all)"
+    )
     parser.add_argument("--timeout", type=float, default=300.0, metavar="S")
     parser.add_argument("--work", type=Path, metavar="DIR", help="keep the eval output here")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the runs here")
     args = parser.parse_args()
     names = args.task or sorted(WRONG)
+    unknown = [name for name in args.attack if name not in FORGERIES]
+    if unknown:
+        print(f"no attack {', '.join(unknown)}; use of: {', '.join(FORGERIES)}", file=sys.stderr)
+        return 2
     unknown = [name for name in names if name not in WRONG]
     if unknown:
         print(
@@ -77,7 +88,7 @@ def main() -> int:
     except UserError as error:
         print(error.render(), file=sys.stderr)
         return 2
-    print_table(runs, names)
+    print_table(runs, names, args.attack)
     if args.json:
         args.json.write_text(json.dumps(list(runs.values()), indent=2, default=str))
     return 0
@@ -97,7 +108,9 @@ def signature(method: str) -> tuple[str, str]:
     return ast.unparse(spec), ", ".join(call)
 
 
-def candidates(task_name: str, impl: Implementation) -> dict[str, str]:
+def candidates(
+    task_name: str, impl: Implementation, attacks: list[str] | None = None
+) -> dict[str, str]:
     """System -> goal function source: the golden, the wrong, and each attack."""
     golden = textwrap.dedent(
         extract_function(impl.golden_path.read_text(), impl.goal_function, impl.class_name)
@@ -110,6 +123,8 @@ def candidates(task_name: str, impl: Implementation) -> dict[str, str]:
     kind = "step" if impl.goal_function == "step" else "forward"
     sources = {"golden": golden, "wrong": wrong}
     for name, (step, forward) in FORGERIES.items():
+        if attacks and name not in attacks:
+            continue
         snippet = step if kind == "step" else forward
         if snippet is not None:
             sources[name] = function_candidate(
@@ -123,6 +138,24 @@ def candidates(task_name: str, impl: Implementation) -> dict[str, str]:
     return sources
 
 
+def reformatted(impl: Implementation) -> str:
+    """The golden goal file with lines added at its top and before the goal function."""
+    lines = impl.golden_path.read_text().splitlines(keepends=True)
+    at = next(
+        (
+            n
+            for n, line in enumerate(lines)
+            if line.lstrip().startswith(f"def {impl.goal_function}(")
+        ),
+        len(lines),
+    )
+    while at > 0 and lines[at - 1].lstrip().startswith("@"):
+        at -= 1  # above its decorators
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())] if at < len(lines) else ""
+    note = [f"{indent}# Reformatted by hand: the lines below moved down.\n"] * 3
+    return HEADER + "".join(lines[:at] + note + lines[at:])
+
+
 def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
     loaded = load_benchmark(args.benchmark, names)
     if loaded.broken:
@@ -133,20 +166,28 @@ def run(args: argparse.Namespace, names: list[str]) -> dict[tuple[str, str], dic
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
         predictions = work / "forgeries.jsonl"
+        mirrored = work / "golden-reformatted"
         with open(predictions, "w", encoding="utf-8") as handle:
             for task in loaded.tasks:
                 for impl in task.implementations:
-                    for system, source in candidates(task.name, impl).items():
+                    for system, source in candidates(task.name, impl, args.attack).items():
                         line = {"task": task.name, "implementation": impl.index}
                         line |= {"system": system, "source": source}
                         handle.write(json.dumps(line) + "\n")
+                    goal = mirrored / task.name / task.repo_folder_name / impl.goal_file
+                    goal.parent.mkdir(parents=True, exist_ok=True)
+                    goal.write_text(reformatted(impl))
         argv = [sys.executable, "-m", "lmr_author", "eval", str(args.benchmark)]
         for name in names:
             argv += ["--task", name]
-        argv += ["-s", str(predictions), "--output", str(work / "out"), "--json"]
+        argv += ["-s", str(predictions), "-s", str(mirrored)]
+        argv += ["--output", str(work / "out"), "--json"]
         argv += ["--base-image", args.base_image, "--timeout", str(args.timeout)]
         argv += ["--workers", "2"]
-        print(f"eval of {len(FORGERIES) + 2} systems on {', '.join(names)}…", file=sys.stderr)
+        print(
+            f"eval of {len(args.attack or FORGERIES) + 3} systems on {', '.join(names)}…",
+            file=sys.stderr,
+        )
         done = subprocess.run(argv, capture_output=True, text=True, errors="replace")
         runs: dict[tuple[str, str], dict[str, Any]] = {}
         for path in sorted((work / "out" / "runs").glob("*/*/*/run.json")):
@@ -167,8 +208,10 @@ def _verdict(runs: dict[tuple[str, str], dict[str, Any]], system: str, task: str
     return str(record.get("verdict"))
 
 
-def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -> None:
-    systems = [*CONTROLS, *FORGERIES]
+def print_table(
+    runs: dict[tuple[str, str], dict[str, Any]], names: list[str], attacks: list[str]
+) -> None:
+    systems = [*CONTROLS, *(attacks or FORGERIES)]
     width = max(len(s) for s in systems) + 4
     print(f"{'attack':<{width}}" + "".join(f"{name:<13}" for name in names))
     print("-" * (width + 13 * len(names)))
@@ -178,16 +221,26 @@ def print_table(runs: dict[tuple[str, str], dict[str, Any]], names: list[str]) -
         print(f"{label:<{width}}" + "".join(f"{verdict:<13}" for verdict in row))
     print()
     seven = [_verdict(runs, s, n) for s in ISSUE_SEVEN for n in names]
-    attacks = [_verdict(runs, s, n) for s in FORGERIES for n in names]
-    attacks = [verdict for verdict in attacks if verdict != "n/a"]
+    seven = [verdict for verdict in seven if verdict != "-"]
+    attacks_run = attacks or list(FORGERIES)
+    verdicts = [_verdict(runs, s, n) for s in attacks_run for n in names]
+    verdicts = [verdict for verdict in verdicts if verdict not in ("n/a", "-")]
     golden = [_verdict(runs, "golden", n) for n in names]
+    moved = [_verdict(runs, "golden-reformatted", n) for n in names]
+    isolated = [
+        n for n in names if (runs.get(("golden-reformatted", n)) or {}).get("isolated") is True
+    ]
     print(
         f"* the issue's seven forgeries: {seven.count('pass')} of {len(seven)} runs passed; "
-        f"all {len(FORGERIES)} attacks: {attacks.count('pass')} of {len(attacks)} passed, "
-        f"{attacks.count('infra-error')} infra-error; golden passes on "
-        f"{golden.count('pass')} of {len(names)} tasks"
+        f"all {len(attacks_run)} attacks: {verdicts.count('pass')} of {len(verdicts)} passed, "
+        f"{verdicts.count('infra-error')} infra-error; golden passes on "
+        f"{golden.count('pass')} of {len(names)} tasks; the golden file reformatted (lines "
+        f"shifted) passes on {moved.count('pass')} of {len(names)}, isolated on "
+        f"{len(isolated)}"
     )
     for (system, task), record in sorted(runs.items()):
+        if system in CONTROLS[:2] and _verdict(runs, system, task) != "pass":
+            print(f"  {system} on {task}: {record.get('verdict')}: {record.get('reason')}")
         if system in FORGERIES and _verdict(runs, system, task) not in ("pass", "fail", "n/a"):
             print(
                 f"  {system} on {task}: {record.get('verdict')}: {str(record.get('reason'))[:150]}"

@@ -32,6 +32,7 @@ from lmr_author.util.errors import EXIT_USAGE, UserError
 COMMAND_MODULES = (
     "lmr_author.commands.new_task",
     "lmr_author.commands.validate",
+    "lmr_author.commands.strengthen",
     "lmr_author.commands.cst",
     "lmr_author.commands.eval",
     "lmr_author.commands.judge",

@@ -215,6 +215,19 @@ def replaced_tests(spec: TaskSpec) -> list[str]:
     return [notice for notice in notices if notice is not None]
 
 
+def own_tests(spec: TaskSpec) -> list[int]:
+    """The goals (from 0) whose tests are the repository's own: no driver is recorded,
+    and the goal's test path holds a test of the repository (an imported or
+    published-shaped draft). `lmr-author strengthen` can record what the golden code does
+    under such a test."""
+    root = Path(spec.repo_path or spec.source)
+    return [
+        index
+        for index, goal in enumerate(spec.goals)
+        if not goal.driver.strip() and _foreign_test(root / unit_test_file(index + 1))
+    ]
+
+
 def _foreign_test(path: Path) -> bool:
     """Whether ``path`` is a test file that does not replay our fixtures."""
     if not path.is_file():

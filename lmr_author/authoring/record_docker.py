@@ -17,6 +17,7 @@ call, and the generated test does the same before every replayed call
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 import time
 from collections.abc import Callable, Iterator
@@ -147,14 +148,6 @@ class NondeterministicGolden(UserError):
     """Recording twice gave different fixtures; the task would fail on its own golden."""
 
 
-@dataclass(frozen=True)
-class _Recording:
-    files: dict[str, tuple[str, str]]  # name -> (inputs text, expected text)
-    log: str
-    calls: int = 0
-    unchecked: list[str] = field(default_factory=list)
-
-
 def record_goal_in_docker(
     spec: TaskSpec,
     goal_index: int,
@@ -227,7 +220,7 @@ def record_goal_in_docker(
     )
 
 
-def _changed_inputs(recording: _Recording) -> list[str]:
+def _changed_inputs(recording: CallRecording) -> list[str]:
     """The inputs any recorded call changed in place, in the order first met."""
     names: dict[str, None] = {}
     for inputs, _ in recording.files.values():
@@ -300,14 +293,67 @@ def _record_once(
     on_log: Callable[[str], None] | None,
     limit: int,
     timeout_s: float,
-) -> _Recording:
+) -> CallRecording:
+    return record_calls(
+        image,
+        goal_file=goal.goal_file,
+        goal_function=goal.goal_function,
+        class_name=goal.class_name,
+        driver=_driver_code(goal, seed),
+        on_log=on_log,
+        limit=limit,
+        timeout_s=timeout_s,
+    )
+
+
+@dataclass(frozen=True)
+class CallRecording:
+    """One recording of a driver's calls in the task's image: each kept call's fixture
+    (inputs text, expected output text) by name, and what the recorder said."""
+
+    files: dict[str, tuple[str, str]]
+    log: str
+    calls: int = 0
+    unchecked: list[str] = field(default_factory=list)
+    #: Every how many calls one was kept (``sample="spread"``).
+    stride: int = 1
+    #: The name the goal module was imported under when the driver first called it.
+    module: str | None = None
+
+
+def record_calls(
+    image: ImageRef,
+    *,
+    goal_file: str,
+    goal_function: str,
+    class_name: str,
+    driver: str,
+    on_log: Callable[[str], None] | None = None,
+    limit: int = fixtures.MAX_FIXTURES,
+    timeout_s: float = 600.0,
+    staged: dict[str, bytes] | None = None,
+    writable: tuple[str, ...] = (),
+    sample: str = "first",
+    preimport: bool = True,
+) -> CallRecording:
+    """Run ``driver`` (Python code) under the recorder in a container of ``image``.
+
+    ``staged`` maps repository paths to the bytes they hold for this run (the golden goal
+    file over the masked one); ``writable`` names repository folders given a scratch
+    tmpfs (a published test's ``unit_test/logs``); ``sample`` is "first" (the first
+    ``limit`` calls) or "spread" (calls spread over the run, named by their number);
+    ``preimport`` imports the goal module by its path's name before the driver runs
+    (False: the driver imports it, under whatever name: every import of the goal file
+    records). Raises `UserError` naming what went wrong.
+    """
     import docker.errors
     import requests
 
     from lmr_author.runtime.engine import get_client
 
-    module = goal.goal_file.removesuffix(".py").replace("/", ".")
-    qualname = f"{goal.class_name}.{goal.goal_function}" if goal.class_name else goal.goal_function
+    module = goal_file.removesuffix(".py").replace("/", ".")
+    qualname = f"{class_name}.{goal_function}" if class_name else goal_function
+    options = {"sample": sample, "preimport": preimport, "goal_file": goal_file}
     command = [
         "python",
         str(STAGE / "recorder.py"),
@@ -316,10 +362,11 @@ def _record_once(
         qualname,
         str(STAGE / "out"),
         str(STAGE / "expected"),
-        fixture_prefix(goal.goal_function, goal.class_name),
+        fixture_prefix(goal_function, class_name),
         str(limit),
         str(STAGE / "lmr_replay.py"),
-        _driver_code(goal, seed),
+        driver,
+        json.dumps(options),
     ]
     files = {
         "recorder.py": fixtures._RECORDER.encode(),
@@ -328,8 +375,10 @@ def _record_once(
     }
     client = get_client()
     try:
-        with _container(client, image, command, timeout_s) as container:
+        with _container(client, image, command, timeout_s, writable) as container:
             container.put_archive("/", _stage_archive(files))
+            if staged:
+                container.put_archive("/", _repository_archive(image.workdir, staged))
             container.start()
             try:
                 status = container.wait(timeout=timeout_s)
@@ -343,10 +392,10 @@ def _record_once(
                 if on_log is not None and not line.startswith(IMPORT_MARKER):
                     on_log(line)
             if int(status.get("StatusCode", -1)) != 0:
-                raise_if_import_failed(err, None, goal.goal_file)
+                raise_if_import_failed(err, None, goal_file)
                 fixtures.raise_if_unstorable(err, qualname)
                 raise UserError(
-                    f"the driver failed in the task's image:\n{err.strip()}",
+                    f"the driver failed in the task's image:\n{_tail(err)}",
                     hint=fixtures.driver_failure_hint(err),
                 )
             summary = fixtures.recorder_summary(out)
@@ -361,12 +410,32 @@ def _record_once(
             expected = _read_folder(container, STAGE / "expected")
     except docker.errors.DockerException as error:
         raise InfraError(f"the Docker engine failed while recording: {error}") from None
-    return _Recording(
+    return CallRecording(
         files={name: (inputs.get(name, ""), expected.get(name, "")) for name in names},
         log=out + err,
         calls=summary.calls,
         unchecked=summary.unchecked,
+        stride=summary.stride,
+        module=summary.module,
     )
+
+
+def _tail(text: str, lines: int = 40) -> str:
+    """The end of a long error output (a test's whole log is not one paragraph)."""
+    kept = text.strip().splitlines()
+    return "\n".join(["…", *kept[-lines:]] if len(kept) > lines else kept)
+
+
+def _repository_archive(workdir: str, files: dict[str, bytes]) -> bytes:
+    """A tar of ``files`` (repository paths -> bytes) under ``workdir``, readable by all."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(str(PurePosixPath(workdir, name)).lstrip("/"))
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
 
 
 def _stage_archive(files: dict[str, bytes]) -> bytes:
@@ -403,20 +472,33 @@ def _read_folder(container: Container, folder: PurePosixPath) -> dict[str, str]:
 
 @contextmanager
 def _container(
-    client: docker.DockerClient, image: ImageRef, command: list[str], timeout_s: float
+    client: docker.DockerClient,
+    image: ImageRef,
+    command: list[str],
+    timeout_s: float,
+    writable: tuple[str, ...] = (),
 ) -> Iterator[Container]:
     """A created container of the task image, as every test run gets it (the sandbox's
-    limits, its user, no network), always removed."""
+    limits, its user, no network; ``writable`` repository folders on scratch tmpfs, as
+    a test run's logs folder), always removed."""
+    from lmr_author.runtime.engine import tmpfs_owner
     from lmr_author.sandbox.container_life import (
         RUN_GID,
         RUN_UID,
         run_labels,
         sandbox_container,
         scratch_tmpfs,
+        tmpfs_options,
     )
     from lmr_author.sandbox.limits import Limits
 
     limits = Limits(timeout_s=timeout_s)
+    tmpfs = scratch_tmpfs(limits)
+    if writable:
+        owner = tmpfs_owner(client, RUN_UID, RUN_GID)
+        for folder in writable:
+            path = str(PurePosixPath(image.workdir, folder))
+            tmpfs[path] = tmpfs_options(f"{max(1, limits.memory_mb // 16)}m", 0o700, owner)
     with sandbox_container(
         client,
         image=image,
@@ -425,7 +507,7 @@ def _container(
         environment={"PYTHONPATH": image.workdir, "HOME": "/tmp", "PYTHONHASHSEED": "0"},
         user=f"{RUN_UID}:{RUN_GID}",
         limits=limits,
-        tmpfs=scratch_tmpfs(limits),
+        tmpfs=tmpfs,
         labels=run_labels("recording", timeout_s),
     ) as container:
         yield container

@@ -5,8 +5,11 @@ scratch folder (fixtures recorded in the task's image), runs the validator's sta
 rules and the Docker proof (golden passes, masked fails: `validate.dynamic`), and only
 then moves the folder into the benchmark. The proof is remembered per content key (a
 hash of the draft's task content, the repository's files and the paper), so saving
-right after "Verify in Docker" does not run it again. An unverified task is written
-only when the caller says so (`allow_unverified`); otherwise `UnverifiedTask` says why.
+right after "Verify in Docker" does not run it again. The mutation test runs on that
+kept build (`run_mutation_checks`), proving it first when there is none, so a passing
+mutation run counts as a verification too, and its scores are stored in the build Save
+writes. An unverified task is written only when the caller says so
+(`allow_unverified`); otherwise `UnverifiedTask` says why.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lmr_author.authoring.build import build_task, refuse_existing, replaced_tests
 from lmr_author.authoring.drafts import mark_finished
@@ -30,6 +34,10 @@ from lmr_author.domain.task import Task, load_task
 from lmr_author.util.atomic import atomic_write_json
 from lmr_author.util.errors import UserError
 from lmr_author.util.locations import cache_dir, private_dir
+
+if TYPE_CHECKING:
+    from lmr_author.authoring.strengthen import TaskStrengthened
+    from lmr_author.mutation.score import MutationReport
 
 #: Draft fields that are about the session, not the task's content.
 _NOT_CONTENT = frozenset({"step", "finished", "benchmark_dir"})
@@ -296,6 +304,62 @@ def run_save_checks(
             _keep_verified(task, key)
         _remember_task_image(spec, task, base_image)
         return check
+
+
+def run_mutation_checks(
+    spec: TaskSpec,
+    *,
+    base_image: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+    on_log: Callable[[str], None] | None = None,
+) -> tuple[SaveCheck, list[MutationReport]]:
+    """The draft's mutation test, run on the build Save will write, as a verification.
+
+    The verified build of this exact content is reused (none is made again); without
+    one, the draft is built and proven first (`run_save_checks`), so a passing mutation
+    run is a verification: Save then writes that build without proving it again. The
+    scores are stored in the kept build's info.json (`lmr_author.mutation.stored`), so
+    the saved task carries them. No mutants run when the proof fails.
+    """
+    from lmr_author.mutation.score import mutation_test
+    from lmr_author.mutation.stored import store_scores
+
+    base_image = base_image or spec.base_image or None
+    key = content_key(spec)
+    check = last_check(spec)
+    kept = _verified_build(key) / spec.folder_name
+    if check is None or not check.verified or not kept.is_dir():
+        check = run_save_checks(spec, base_image=base_image, on_step=on_step, on_log=on_log)
+        if not check.verified or not kept.is_dir():
+            return check, []
+    elif on_step:
+        on_step("reusing the verified build of this exact content")
+    task = load_task(kept)
+    reports = mutation_test(task, base_image=base_image, on_progress=on_step)
+    store_scores(kept, reports, base_image=base_image)
+    return check, reports
+
+
+def strengthen_verified(
+    spec: TaskSpec,
+    *,
+    base_image: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> TaskStrengthened:
+    """`lmr-author strengthen` on the verified build Save will write: a replay test
+    recorded from what the golden code does under the repository's own tests, proven,
+    scored and stored there. Needs a verified build of this exact content."""
+    from lmr_author.authoring.strengthen import strengthen_task
+
+    base_image = base_image or spec.base_image or None
+    check = last_check(spec)
+    kept = _verified_build(content_key(spec)) / spec.folder_name
+    if check is None or not check.verified or not kept.is_dir():
+        raise UserError(
+            "the draft has no verified build to strengthen",
+            hint="Verify first (or run the mutation test, which verifies).",
+        )
+    return strengthen_task(kept, base_image=base_image, on_progress=on_step)
 
 
 def save_draft_task(

@@ -7,6 +7,7 @@ full of braces.
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from pathlib import Path, PurePosixPath
@@ -26,9 +27,20 @@ def render_unit_test(
     unit_test_file: str = "unit_test/unit_test_1.py",
     template: Path | None = None,
     seed: bool = False,
+    module: str | None = None,
+    fixtures_dir: str = "fixtures",
+    restore_random: bool = False,
 ) -> str:
-    """A replay unit test of the goal function's recorded fixtures (see fixtures.py)."""
-    module = goal_file.removesuffix(".py").replace("/", ".")
+    """A replay unit test of the goal function's recorded fixtures (see fixtures.py).
+
+    ``module`` is the name the test imports the goal module by (default: the goal file's
+    path as a dotted name; a repository installed as a package may need its own name);
+    ``fixtures_dir`` the folder of the fixtures, relative to the test's folder.
+    ``restore_random``: each replayed call starts the random generators where the golden
+    call did (the fixture's ``"random"``, `lmr_author.domain.replay_random`, copied beside
+    the test as ``lmr_random.py``).
+    """
+    module = module or goal_file.removesuffix(".py").replace("/", ".")
     qualname = f"{class_name}.{goal_function}" if class_name else goal_function
     if class_name:
         import_name = class_name
@@ -38,6 +50,8 @@ def render_unit_test(
     else:
         import_name = goal_function
         call_line = f'actual = {goal_function}(*case["args"], **case["kwargs"])'
+    if restore_random:
+        call_line = f"import lmr_random; lmr_random.restore_file(path); {call_line}"
     if seed:  # the recording was seeded the same way (authoring.record_docker)
         call_line = f"import lmr_seed; lmr_seed.seed_all(); {call_line}"
     test_class = "".join(part.title() for part in re.split(r"[^A-Za-z0-9]+", qualname) if part)
@@ -52,6 +66,9 @@ def render_unit_test(
         fixture_prefix=fixture_prefix(goal_function, class_name),
         unit_test_file=unit_test_file,
         test_stem=PurePosixPath(unit_test_file).stem,
+        # A plain folder keeps the line of every test made before it could be another.
+        fixtures_dir=", ".join(json.dumps(part) for part in PurePosixPath(fixtures_dir).parts),
+        fixtures_shown=fixtures_dir,
     )
 
 

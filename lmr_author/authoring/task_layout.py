@@ -11,7 +11,7 @@ from pathlib import Path
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.domain.hardware import HARDWARE_KEY
 from lmr_author.domain.task import Implementation, Task
-from lmr_author.mutation.equivalents import EQUIVALENTS_KEY
+from lmr_author.domain.test_strength import EQUIVALENTS_KEY
 
 
 def golden_name(goal_file: str, taken: dict[str, str]) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.domain.task import load_task
+from lmr_author.domain.test_strength import WEAK_SCORE
 from lmr_author.mutation.score import MutationReport, mutation_test
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_spec import Runner
@@ -62,6 +63,13 @@ def print_mutation_reports(reports: list[MutationReport], *, out: Any, verbose: 
                 say(mutant.diff)
         for mutant, marked in report.equivalent:
             say(f"  equivalent {mutant.key} ({mutant.operator}): {marked.reason}", "dim")
+        if report.scored and report.score < WEAK_SCORE:
+            say(
+                f"  weak tests: fewer than {WEAK_SCORE:.0%} of these wrong answers fail. "
+                f"'lmr-author strengthen {report.task}' adds a replay test recorded from what "
+                "the golden code does under the task's own test.",
+                "yellow",
+            )
     if any(report.survivors for report in reports):
         say(
             "A survivor the tests cannot tell apart from the golden code is either a missing "

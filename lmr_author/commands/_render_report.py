@@ -209,6 +209,29 @@ def sections(report: Report, regression: RegressionResult | None = None) -> list
                 "docs/report.md lists.",
             )
         )
+    if report.strength:
+        out.append(
+            _section(
+                "Test strength (mutation scores stored with the tasks)",
+                ["implementation", "score", "killed", "equiv.", "surv.", "tests", "measured"],
+                [
+                    [
+                        f"{row.task} #{row.implementation}",
+                        f"{row.score:.0%}",
+                        f"{row.killed}/{row.counted}",
+                        str(row.equivalent),
+                        str(row.survivors),
+                        str(row.tests),
+                        "on this content" if row.current else "stale (the task changed)",
+                    ]
+                    for row in sorted(report.strength, key=lambda r: (r.score, r.task))
+                ],
+                note="score: mutants of the golden goal function the tests fail / counted "
+                "(run, not marked equivalent); tests: the published test and the extra ones "
+                "eval runs (lmr-author strengthen's replay test). A stale score was measured "
+                "before the task changed: 'lmr-author strengthen --measure-only TASK'.",
+            )
+        )
     if report.pass_at_k:
         ks = sorted({k for p in report.pass_at_k for k in p.values})
         out.append(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lmr_author.commands._numbers import percent
+from lmr_author.domain.verdicts import INFRA_ERROR
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -124,4 +125,25 @@ def print_summary(results: Results, output: Path, console: Console | None = None
         )
         for run in results.infra_errors:
             say(f"  {run.system} {run.task}#{run.implementation}: {run.reason}", wrap=True)
+    for text in in_process_lines(results):
+        say(text, wrap=True)
     say(f"results: {output / 'results.json'}")
+
+
+def in_process_lines(results: Results) -> list[str]:
+    """The implementations whose candidates ran in the test's process (the golden proof
+    kept that choice: a value of the goal could not cross), once each, with why."""
+    why: dict[tuple[str, int], str] = {}
+    for run in results.runs:
+        if run.isolated is False and run.verdict != INFRA_ERROR:
+            why.setdefault((run.task, run.implementation), run.not_isolated_why or "not said")
+    if not why:
+        return []
+    lines = [
+        "",
+        f"{len(why)} implementation(s) ran their candidates in the test's process, where a "
+        "candidate written against the test can forge its verdict (counted apart as "
+        "in_process in results.json); the golden proof says why:",
+    ]
+    lines += [f"  {task}#{index}: {text}" for (task, index), text in sorted(why.items())]
+    return lines

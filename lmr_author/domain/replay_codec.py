@@ -12,8 +12,12 @@ numeric and bool dtypes only), ``$tensor`` (a torch tensor, stored as its array,
 gradient and whether it is a parameter), ``$object`` (an instance's class and
 ``__dict__``; only inputs may be rebuilt into objects, and only when the caller allows
 it), ``$ref`` (the same tensor, array or object met again: an optimizer's state is keyed
-by the very parameters its groups hold) and ``$unstorable`` (a value after a call that
-could not be stored, said instead of failing the whole output).
+by the very parameters its groups hold), ``$function`` (a function an object holds, by
+where it is defined: ``module:qualname`` for one its module names, or the module, the
+qualified name and the line of a lambda or local function without a closure, such as
+``self.lora_dropout = lambda x: x``; only inputs are rebuilt into functions, from the
+module's own source, never from the document) and ``$unstorable`` (a value after a call
+that could not be stored, said instead of failing the whole output).
 
 A call changes more than what it returns: an optimizer's ``step`` updates its
 parameters in place and returns ``None``. A fixture's document lists the inputs the
@@ -29,11 +33,14 @@ from __future__ import annotations
 
 import base64
 import collections
+import hashlib
 import importlib
+import inspect
 import json
 import math
 import reprlib
 import sys
+import types
 from typing import Any
 
 FORMAT = "lmr-replay/1"
@@ -138,6 +145,85 @@ def _findable(kind: type) -> bool:
     return owner is kind
 
 
+_FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType)
+
+
+def _function_reference(function: Any) -> Any:
+    """Where ``function`` is defined: ``module:qualname`` when its module names it, else
+    (a lambda or local function) its module, qualified name and line; a closure, or a
+    function of no importable module, cannot be stored."""
+    module = getattr(function, "__module__", None)
+    qualname = getattr(function, "__qualname__", "")
+    if not isinstance(module, str) or module == "__main__" or module not in sys.modules:
+        raise CodecError(f"the function {qualname or function!r} belongs to no module")
+    owner: Any = sys.modules[module]
+    for part in qualname.split("."):
+        owner = getattr(owner, part, None)
+    if owner is function:
+        return f"{module}:{qualname}"
+    code = getattr(function, "__code__", None)
+    if code is None or getattr(function, "__closure__", None):
+        raise CodecError(f"the function {qualname} is a closure (it cannot be made again)")
+    # Two lambdas of one line are told apart by their bytecode.
+    return {
+        "module": module,
+        "qualname": qualname,
+        "line": code.co_firstlineno,
+        "code": _code_digest(code),
+    }
+
+
+def _code_digest(code: types.CodeType) -> str:
+    """A short fingerprint of what a code object does (its bytecode, constants, names)."""
+    text = repr((code.co_code, code.co_consts, code.co_names))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _code_objects(code: types.CodeType, prefix: str = "") -> Any:
+    """(qualified name, code) of every function and class body compiled in ``code``."""
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            name = prefix + const.co_name
+            yield name, const
+            inner = name + (".<locals>." if const.co_flags & inspect.CO_OPTIMIZED else ".")
+            yield from _code_objects(const, inner)
+
+
+def _rebuild_function(reference: Any) -> Any:
+    """The function a `_function_reference` names, made again from its module's source."""
+    if isinstance(reference, str):
+        module_name, _, qualname = reference.partition(":")
+        owner: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            owner = getattr(owner, part)
+        if not callable(owner):
+            raise CodecError(f"{reference} is not a function")
+        return owner
+    spec = _spec(reference)
+    module = importlib.import_module(str(spec.get("module")))
+    qualname, line = str(spec.get("qualname")), spec.get("line")
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py"):
+        raise CodecError(f"the source of {qualname} cannot be read")
+    with open(path, encoding="utf-8") as handle:
+        compiled = compile(handle.read(), path, "exec", dont_inherit=True)
+    found = [code for name, code in _code_objects(compiled) if name == qualname]
+    for key, value in (("code", spec.get("code")), ("line", line)):
+        if len(found) > 1:
+            same = [
+                code
+                for code in found
+                if (_code_digest(code) if key == "code" else code.co_firstlineno) == value
+            ]
+            found = same or found
+    found = found[:1]
+    if not found or found[0].co_freevars:
+        raise CodecError(f"no function {qualname} in {path}")
+    function = types.FunctionType(found[0], vars(module), found[0].co_name)
+    function.__qualname__ = qualname
+    return function
+
+
 class _Encoder:
     """One value's encoding: tensors, arrays and objects met twice become ``$ref``."""
 
@@ -182,6 +268,8 @@ class _Encoder:
             tag = "$ndarray" if isinstance(value, numpy.ndarray) else "$npscalar"
             return self._remember(value, tag, _array_spec(numpy, value))
         kind = type(value)
+        if self.allow_objects and isinstance(value, _FUNCTION_TYPES):
+            return {"$function": _function_reference(value)}
         if self.allow_objects and hasattr(value, "__dict__") and not isinstance(value, type):
             if not _findable(kind):
                 raise CodecError(f"a {kind.__qualname__} cannot be stored")
@@ -330,6 +418,12 @@ class _Decoder:
             return self._tensor(_spec(body), depth)
         if tag == "$object":
             return self._object(_spec(body), depth)
+        if tag == "$function":
+            if not isinstance(body, (str, dict)):
+                raise CodecError("bad $function")
+            if not self.allow_objects:
+                return EncodedObject("function", body)
+            return _rebuild_function(body)
         raise CodecError(f"unknown tag {tag}")
 
     def _known(self, body: Any, value: Any) -> Any:

@@ -33,6 +33,10 @@ DOCKERFILE = "Dockerfile"
 PAPER_PDF = "paper.pdf"
 PAPER_JSON = "paper.json"
 
+#: The tests `eval` runs besides ``unit_test_file`` (``lmr-author strengthen``'s replay
+#: test): named outside the ``unit_test/unit_test_*.py`` glob the published loop runs.
+EXTRA_TESTS_KEY = "extra_unit_tests"
+
 #: Canonical key of the retrieval list, and the alias most published tasks use.
 RETRIEVAL_KEY = "retrieval_context"
 RETRIEVAL_ALIAS = "retrieval_content"
@@ -98,6 +102,25 @@ class Implementation:
     def unit_test_path(self) -> Path:
         """The unit test file inside the repository folder."""
         return self.repo_dir / self.unit_test_file
+
+    @property
+    def extra_unit_tests(self) -> list[str]:
+        """The tests run besides ``unit_test_file`` (info.json ``extra_unit_tests``); a
+        malformed list, or a path out of the repository, counts as none (validate reports
+        it: rule ``extra-test-path``)."""
+        raw = self.extra.get(EXTRA_TESTS_KEY)
+        if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
+            return []
+        return [
+            item
+            for item in dict.fromkeys(raw)
+            if item != self.unit_test_file and is_inside_path(item)
+        ]
+
+    @property
+    def test_files(self) -> list[str]:
+        """Every test a candidate must pass, the published one first (repo-relative)."""
+        return [self.unit_test_file, *self.extra_unit_tests]
 
     @property
     def retrieval_paths(self) -> list[Path]:
@@ -204,6 +227,12 @@ class Task:
             del data["repo_commit"]
         data.update(self.extra)
         return data
+
+
+def is_inside_path(path: str) -> bool:
+    """Whether ``path`` is a relative path that stays inside its folder (no ``..``)."""
+    pure = PurePosixPath(path)
+    return bool(path) and "\\" not in path and not pure.is_absolute() and ".." not in pure.parts
 
 
 def goal_is_test_file(task: Task, impl: Implementation) -> bool:

@@ -70,9 +70,11 @@ def task_fingerprint(task: Task, index: int) -> str:
 
     digest = hashlib.sha256()
     impl = task.implementation(index)
-    expected = replay_dir(task.path, impl.unit_test_file)
-    paths = [task.info_path, impl.unit_test_path]
-    paths += sorted(expected.glob("*.json")) if expected.is_dir() else []
+    paths = [task.info_path]
+    for test_file in impl.test_files:  # strengthen's replay test besides the published one
+        expected = replay_dir(task.path, test_file)
+        paths.append(impl.repo_dir / test_file)
+        paths += sorted(expected.glob("*.json")) if expected.is_dir() else []
     for path in paths:
         try:
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -298,6 +300,9 @@ class _Evaluator:
         record.not_isolated_why = "" if outcome.isolated else str(outcome.not_isolated_why)
         infra = outcome.infra_error
         if infra:
+            # No verdict, so no word on where a candidate ran (an unproven golden's
+            # candidates never ran at all): never read as "in the test's process".
+            record.isolated, record.not_isolated_why = None, ""
             record.verdict = INFRA_ERROR
             record.reason = infra if isinstance(infra, str) else _describe(_as_error(infra))
         else:

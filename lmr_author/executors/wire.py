@@ -60,7 +60,7 @@ class Request:
     kind: str = SCORED
     #: Raw runs: the container's limits (`Limits` fields) and the golden counts per test.
     limits: dict[str, Any] | None = None
-    expected: dict[str, dict[str, int | None]] | None = None
+    expected: dict[str, dict[str, Any]] | None = None
     #: ``--images DIR``: where a node lacking ``image_id`` loads it from (shared folder).
     images: str | None = None
     #: ``--registry``: where a node lacking ``image_id`` pulls it from (by its id tag).
@@ -235,6 +235,7 @@ _VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "isolated": (bool,),
     "crossings": (list,),
     "test_reads": (list,),
+    "changed_inputs": (list,),
 }
 
 
@@ -252,4 +253,9 @@ def _verdict(item: dict[str, Any]) -> TestVerdict:
     if not all(isinstance(path, str) for path in item["test_reads"]):
         raise ValueError("field test_reads is not a list of strings")
     reads = tuple(item["test_reads"])
-    return TestVerdict(**{**item, **texts, "crossings": crossings, "test_reads": reads})
+    if not all(isinstance(name, str) for name in item["changed_inputs"]):
+        raise ValueError("field changed_inputs is not a list of strings")
+    changed = tuple(item["changed_inputs"])
+    return TestVerdict(
+        **{**item, **texts, "crossings": crossings, "test_reads": reads, "changed_inputs": changed}
+    )

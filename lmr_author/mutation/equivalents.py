@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from lmr_author.domain.task import INFO_FILE, Implementation
+from lmr_author.domain.test_strength import EQUIVALENTS_KEY
 from lmr_author.util.atomic import atomic_write_json
 from lmr_author.util.errors import UserError
 from lmr_author.util.json_input import load_json
 
-#: The info.json key of an implementation's equivalent mutants.
-EQUIVALENTS_KEY = "equivalent_mutants"
 _KEY = re.compile(r"^[0-9a-f]{12}$")
 
 

@@ -38,6 +38,7 @@ from lmr_author.domain.thin_rows import thin_rows
 from lmr_author.domain.verdicts import PASS
 from lmr_author.eval_output import StoredRun, find_benchmark, scan_stored_runs
 from lmr_author.generation.samples import split_sample
+from lmr_author.reporting.strength import StrengthRow, stored_strength
 from lmr_author.util.errors import UserError
 
 #: The counts of Table 2 whose rows may be thin: unit-test runs, judged runs, human labels.
@@ -110,6 +111,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     benchmark: str = ""
     footnotes: list[Any] = field(default_factory=list)  # printed.Footnote, when compared
+    #: The stored mutation scores of the benchmark's implementations (`strength`).
+    strength: list[StrengthRow] = field(default_factory=list)
 
     @property
     def settings(self) -> list[str]:
@@ -136,6 +139,7 @@ class Report:
             "pass_at_k": [p.to_json() for p in self.pass_at_k],
             "notes": list(self.notes),
             "footnotes": [f.to_json() for f in self.footnotes],
+            "test_strength": [row.to_json() for row in self.strength],
         }
 
 
@@ -211,10 +215,15 @@ def build_report(
     if benchmark is None and sources:
         benchmark = find_benchmark(sources[0].path)
     distribution: dict[str, int] = {}
+    strength: list[StrengthRow] = []
     if benchmark is not None:
         distribution, skipped = category_distribution(benchmark)
         notes.extend(skipped)
-    return Report(rows, distribution, passes, notes, str(benchmark or ""))
+        strength, unmeasured = stored_strength(benchmark)
+        notes.extend(unmeasured)
+    report = Report(rows, distribution, passes, notes, str(benchmark or ""))
+    report.strength = strength
+    return report
 
 
 def _latest_labels(labels: Sequence[Any], identity: Identity) -> list[Any]:

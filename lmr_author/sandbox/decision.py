@@ -32,7 +32,7 @@ from typing import Literal
 from lmr_author.domain.task import Implementation, Task
 from lmr_author.domain.verdicts import TestVerdictName
 from lmr_author.sandbox import harness, isolation
-from lmr_author.sandbox.harness import HarnessReport
+from lmr_author.sandbox.harness import HarnessReport, RecordedException
 from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.replay import compare_outputs, replay_dir
@@ -217,6 +217,22 @@ class Expected:
     tests: int | None = None
     #: "Passed" lines of a legacy test's log on the golden code.
     legacy_passed: int | None = None
+    #: Isolated: the inputs the golden calls change in place (``self``, ``args[0]``,
+    #: ``kwargs['x']``, as fixtures' "watch" names them); a candidate's change to any
+    #: other is refused. None: not known (the proof's own run), nothing refused.
+    changed: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.changed is not None:  # a list, read back from JSON (a Slurm request)
+            object.__setattr__(self, "changed", tuple(str(name) for name in self.changed))
+
+
+def ended_by_a_limit(verdict: TestVerdict) -> bool:
+    """Whether a test file's run was ended by a limit (time, memory, a kill) rather than
+    by what its code did: for a golden run, the machine's doing as likely as the code's."""
+    return verdict.verdict == "timeout" or (
+        verdict.verdict == "error" and verdict.reason.startswith("killed")
+    )
 
 
 def decide(
@@ -320,6 +336,8 @@ def _worst_record(report: HarnessReport) -> Classified | None:
         exception = last_exception(record.detail)
         if record.outcome == "errored" and record.detail.startswith("the script was ended"):
             decided = Classified("fail", where + record.detail)
+        elif record.outcome in ("errored", "failed") and record.exception is not None:
+            decided = _from_exception(record.outcome, record.exception, where)
         elif record.outcome in ("errored", "failed") and (
             record.outcome == "failed"
             or (exception is not None and exception[0] == "AssertionError")
@@ -341,6 +359,39 @@ def _worst_record(report: HarnessReport) -> Classified | None:
         if found is None or (found.verdict == "fail" and decided.verdict == "error"):
             found = decided
     return found
+
+
+def _from_exception(outcome: str, exception: RecordedException, where: str) -> Classified:
+    """A failed or errored test's verdict from the exception the test's process recorded
+    (never from its traceback's text, which holds what the candidate wrote): its type
+    decides; a candidate's text (its message, the type it named) is quoted and marked."""
+    failed = outcome == "failed" or exception.type == "AssertionError"
+    if exception.candidate is None:
+        if failed:
+            message = " ".join(exception.message.split())[:500]
+            return Classified(
+                "fail", f"{where}assertion failed" + (f": {message}" if message else "")
+            )
+        return Classified("error", where + _describe((exception.type, exception.message)))
+    said = _quoted(exception.message)
+    if not exception.candidate:  # our words about its answer (they may quote it)
+        return Classified(
+            "fail" if failed else "error",
+            f"{where}the candidate's call failed ({exception.type}): {said}",
+        )
+    named = exception.candidate
+    also = f" (it names its exception {_quoted(named, 100)})" if named != exception.type else ""
+    label = _LOAD_ERRORS.get(exception.type, "assertion failed" if failed else "exception")
+    return Classified(
+        "fail" if failed else "error",
+        f"{where}{label} in the candidate's code: {exception.type}{also}: {said}",
+    )
+
+
+def _quoted(text: str, cap: int = 300) -> str:
+    """A candidate's text as one quoted line: never read as lines of our own."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= cap else flat[:cap] + "…")
 
 
 def _logged_disagreement(report: HarnessReport) -> Classified | None:
@@ -458,6 +509,7 @@ def file_verdict(
         test_reads=()
         if plan is None
         else isolation.test_only_reads(plan, report.read, report.candidate_read),
+        changed_inputs=tuple(report.changed),
     )
 
 

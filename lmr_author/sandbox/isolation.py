@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 
 from lmr_author.domain.task import Implementation, Task, goal_is_test_file
 from lmr_author.sandbox import harness
+from lmr_author.sandbox.harness import crossing
 from lmr_author.util.python_parse import parse_python
 
 #: Top-level folders of a repository that hold tests by their name alone.
@@ -73,6 +74,11 @@ class Isolation:
     source_path: str | None = CANDIDATE_SOURCE
     #: The repository's folder in the image (what the processes' reads are relative to).
     workdir: str = "/"
+    #: What an answer may hold (bytes, values), from the run's memory limit.
+    answer_caps: tuple[int, int] = (crossing.MESSAGE_CAP, crossing.ITEMS_CAP)
+    #: The inputs a call may change in place (the golden calls' changes, from the
+    #: proof); None for the proof's own run, which notes them.
+    changed: tuple[str, ...] | None = None
 
     @property
     def private(self) -> tuple[str, ...]:
@@ -89,6 +95,8 @@ class Isolation:
             "function": self.function,
             "private": list(self.private),
             "fork": self.fork,
+            "answer_caps": list(self.answer_caps),
+            "changed": None if self.changed is None else list(self.changed),
         }
         if self.fork:
             options["test_home"] = TEST_HOME
@@ -137,20 +145,27 @@ def plan(
     socket: str | None = None,
     staged: bool = True,
     test_reads: tuple[str, ...] = (),
+    memory_mb: int | None = None,
+    changed: Sequence[str] | None = None,
 ) -> Isolation:
     """The plan of one isolated run of ``impl`` in an image whose repository is ``workdir``.
 
     ``fork``: the test's process forks the candidate's (else it runs apart, on a
     ``socket`` path both see); ``staged``: the candidate's goal file is staged at
     `CANDIDATE_SOURCE` (else the masked file is the candidate); ``test_reads``: files
-    (relative to the repository) the golden proof saw only the tests read, private too.
+    (relative to the repository) the golden proof saw only the tests read, private too;
+    ``memory_mb``: the run's memory limit, which caps an answer (`crossing.answer_caps`);
+    ``changed``: the inputs the golden calls change in place (None: not known, the
+    proof's own run), the only ones a candidate's call may change.
     """
     root = PurePosixPath(workdir)
     goal = PurePosixPath(impl.goal_file)
     hidden: set[PurePosixPath] = set()
     emptied: set[PurePosixPath] = set()
-    for other in task.implementations:
-        test = PurePosixPath(other.unit_test_file)
+    # Every test a candidate is held to: the published one and the extra ones (a replay
+    # test `strengthen` wrote, which info.json may name anywhere in the repository).
+    tests = {PurePosixPath(name) for other in task.implementations for name in other.test_files}
+    for test in sorted(tests):
         if test.parent.parts and not _holds(test.parent, goal):
             hidden.add(test.parent)
         else:
@@ -189,7 +204,12 @@ def plan(
         fork=fork,
         source_path=CANDIDATE_SOURCE if staged else None,
         workdir=str(root),
+        answer_caps=crossing.answer_caps(memory_mb) if memory_mb else _DEFAULT_CAPS,
+        changed=None if changed is None else tuple(sorted(changed)),
     )
+
+
+_DEFAULT_CAPS = (crossing.MESSAGE_CAP, crossing.ITEMS_CAP)
 
 
 def test_only_reads(

@@ -49,6 +49,9 @@ class TestVerdict:
     #: Isolated: repository files the test read and the candidate did not (relative to
     #: the repository): the tests' own data, which the golden proof makes private.
     test_reads: tuple[str, ...] = ()
+    #: Isolated: the inputs the calls changed in place, as the proxy put them back
+    #: (``self``, ``args[0]``...): a golden run's are what candidates may change.
+    changed_inputs: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -123,9 +123,10 @@ def run_tests(
     the test, legacy for tests that only log Passed/Failed, else in-process
     "exit-code"), or one of those names. ``env`` holds the only environment variables
     the test sees besides PYTHONPATH and HOME. ``test_files`` defaults to the
-    implementation's unit test file; ``spec.expected`` maps a test file to what the
-    golden code does (tests run, "Passed" lines), when known. Engine failures come back
-    as ``infra_error``, never as a verdict of the candidate.
+    implementation's tests (its unit test file and info.json's extra_unit_tests);
+    ``spec.expected`` maps a test file to what the golden code does (tests run, "Passed"
+    lines), when known. Engine failures come back as ``infra_error``, never as a verdict
+    of the candidate.
     """
     task, impl, candidate, image = spec.task, spec.impl, spec.candidate, spec.image
     limits, protocol, expected = spec.limits, spec.protocol, spec.expected
@@ -136,7 +137,7 @@ def run_tests(
             hint=f"Use one of: {', '.join(PROTOCOLS)}.",
         )
     started = time.monotonic()
-    files = list(test_files) if test_files is not None else [impl.unit_test_file]
+    files = list(test_files) if test_files is not None else impl.test_files
     verdicts: list[TestVerdict] = []
     why_not = isolation.not_isolatable(task, impl) if isolated else "run in the test's process"
     socket = None  # Docker and Podman fork the candidate: an abstract socket
@@ -156,6 +157,7 @@ def run_tests(
             _check_engine_up(client)
         for test_file in files:
             chosen = choose_protocol(impl, test_file, protocol)
+            wanted = (expected or {}).get(test_file)
             plan = None
             if why_not is None:
                 plan = isolation.plan(
@@ -166,6 +168,8 @@ def run_tests(
                     socket=socket,
                     staged=candidate is not None,
                     test_reads=tuple(test_reads),
+                    memory_mb=limits.memory_mb,
+                    changed=None if wanted is None else wanted.changed,
                 )
             outcome = _tried_twice(
                 client,
@@ -183,7 +187,6 @@ def run_tests(
                 gid=gid,
                 plan=plan,
             )
-            wanted = (expected or {}).get(test_file)
             verdicts.append(file_verdict(task, test_file, outcome, chosen, limits, wanted, plan))
     except InfraError as error:
         return ImplementationRun(

@@ -106,7 +106,8 @@ def run_dynamic_checks(
             [outcome] = runner.run_all([run], on_progress)
             return outcome
 
-        golden_run = prove(run_golden)
+        proving = prove(run_golden)
+        golden_run = proving.run
         runs: list[ImplementationRun] = [golden_run]
         if golden_run.infra_error is None and (
             reason := missing_resource(impl, golden_run, limits)
@@ -114,12 +115,27 @@ def run_dynamic_checks(
             # Not the tests' fault: the task cannot run on this machine as given.
             runs[-1] = dataclasses.replace(golden_run, infra_error=reason)
             findings.extend(undeclared_gpu_findings(task, impl, golden_run))
+        elif proving.state == "not-proven":
+            # Out of time or memory, or an isolated-only difference: ours, not the
+            # tests', and never a reason to run candidates in the test's process.
+            findings.append(
+                run_finding(
+                    RULE_INFRA,
+                    f"implementation {impl.index}: the golden proof could not be made here "
+                    f"(this is not a finding about the task's tests): {proving.why}",
+                    file=_relative(task, impl.golden_path),
+                    hint="Run 'lmr-author validate --run' again on a less loaded machine or "
+                    "with a longer --timeout; eval does not score its candidates until then.",
+                )
+            )
+            continue
         elif golden_run.infra_error is None:
             # The proof: what the golden code runs is what candidates are held to; the
             # masked and second golden runs are held to it already (and run together).
+            # A golden that fails is held to nothing: its runs still show the rest.
             expected = None
-            key = proof_key(task, impl, image, limits)
-            if save_proof(key, golden_run) and (kept := load_proof(key)) is not None:
+            key = proof_key(task, impl, image, limits, protocol=protocol)
+            if save_proof(key, proving) and (kept := load_proof(key)) is not None:
                 expected = kept.expected
             followers = [
                 _labelled(proof, "masked", candidate=None, expected=expected),

@@ -82,6 +82,7 @@ _RULE_MODULES = (
     "lmr_author.validate.rules_paths",
     "lmr_author.validate.rules_functions",
     "lmr_author.validate.rules_tests",
+    "lmr_author.validate.rules_strength",
     "lmr_author.validate.rules_docker",
     "lmr_author.validate.rules_leaks",
     "lmr_author.validate.rules_run",

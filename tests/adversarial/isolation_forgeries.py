@@ -631,6 +631,19 @@ for _found in _gc.get_objects():
         pass
 """
 
+#: Zero the input in place (the test computes its expected value from it after the call,
+#: as 25-AdaLora's does) and answer zeros (issue 39): in-process the two agree.
+_ZERO_INPUT = """\
+if hasattr(_x, "zero_"):
+    import torch as _torch
+
+    with _torch.no_grad():
+        _x.zero_()
+else:
+    _x[...] = 0
+_own = _own * 0
+"""
+
 #: name -> (snippet for a ``step`` goal, snippet for a ``forward`` goal); None: n/a.
 FORGERIES: dict[str, tuple[str | None, str | None]] = {
     "read-test-file": (
@@ -654,6 +667,7 @@ FORGERIES: dict[str, tuple[str | None, str | None]] = {
     "patch-asserts-and-snapshot": (TOOLS + _SNAPSHOT, TOOLS + _SNAPSHOT),
     "custom-eq-bool": (TOOLS + _AGREEABLE_STEP, TOOLS + _AGREEABLE_FORWARD),
     "gc-anything-of-the-harness": (TOOLS + _GC_ANYTHING, TOOLS + _GC_ANYTHING),
+    "zero-the-input": (None, _ZERO_INPUT),
 }
 #: NumPy only (an ndarray subclass): the stand-ins.
 NUMPY_FORGERIES: dict[str, tuple[str | None, str | None]] = {

@@ -69,8 +69,15 @@ for _pid in _os.listdir("/proc"):
             _bits |= 8  # the test process
 # Places of the test's side this process could write into (and plant files the test
 # reads): a folder of someone else's in /tmp or /dev/shm, or a logs folder.
-_places = [_os.path.join(top, name) for top in ("/tmp", "/dev/shm") if _os.path.isdir(top)
-           for name in _os.listdir(top)]
+def _listed(top):
+    try:  # the scratch may not even be listed (issue 39): nothing found there
+        return [_os.path.join(top, name) for name in _os.listdir(top)]
+    except OSError:
+        return []
+
+
+_places = [place for top in ("/tmp", "/dev/shm") for place in _listed(top)]
+_places += ["/tmp", "/dev/shm", "/var/tmp", "/tmp/lmr-test-home"]
 _places += [_root for _root, _, _ in _os.walk(_os.getcwd()) if _os.path.basename(_root) == "logs"]
 for _place in _places:
     try:

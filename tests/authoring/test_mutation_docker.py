@@ -41,6 +41,8 @@ def test_weak_test_leaves_survivors_shown_by_validate(
     assert f"survivor {arithmetic.key} (arithmetic: Add -> Subtract)" in out
     assert "+    return a - b" in out  # the diff, with --verbose
     assert "equivalent_mutants" in out  # how to mark one
+    hint = f"fewer than 50% of these wrong answers fail. 'lmr-author strengthen {task.name}'"
+    assert hint in " ".join(out.split())
 
     # Marked equivalent, with why, in info.json: counted as such, no longer a survivor.
     mark_equivalent(task.path, 1, [EquivalentMutant(arithmetic.key, "a test artefact")])

@@ -90,3 +90,32 @@ def test_the_summary_fits_and_never_splits_a_name(
         # its row in both tables, whole
         assert sum(line == name or line.startswith(f"{name} ") for line in lines) == 2
     assert text == snapshot
+
+
+def test_implementations_run_in_the_tests_process_are_said_with_why(tmp_path: Path) -> None:
+    """Issue 39: a kept downgrade is shown in the summary, once per implementation, with
+    the golden proof's why; isolated runs and infra-errors are not listed there."""
+    from lmr_author.eval_output.records import RunRecord
+    from lmr_author.eval_output.results import Results, summarize
+
+    def record(system: str, task: str, isolated: bool | None, verdict: str) -> RunRecord:
+        why = "" if isolated else "answer: add: the return value holds a generator"
+        return RunRecord(
+            *("k", system, task, 1, None, "calc.py", "add", "", None, "sha256:x", verdict),
+            isolated=isolated,
+            not_isolated_why=why,
+        )
+
+    runs = [
+        record("a", "01-Gen", False, "pass"),
+        record("b", "01-Gen", False, "fail"),
+        record("a", "02-Add", True, "pass"),
+        record("a", "03-Slow", None, "infra-error"),
+    ]
+    buffer = io.StringIO()
+    results = Results("bench", summarize(runs), runs)
+    print_summary(results, tmp_path, Console(file=buffer, width=200, color_system=None))
+    text = buffer.getvalue()
+    assert "1 implementation(s) ran their candidates in the test's process" in text
+    assert "  01-Gen#1: answer: add: the return value holds a generator" in text
+    assert "02-Add#1" not in text.split("test's process")[-1]

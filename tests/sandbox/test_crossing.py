@@ -128,6 +128,10 @@ GOAL = textwrap.dedent(
             class AxisError(ValueError):
                 pass
             raise AxisError("axis 3 is out of bounds")
+        if kind == "infra":
+            class InfraError(Exception):
+                pass
+            raise InfraError("the Docker engine failed while running the test")
         raise KeyError("missing")
 
 
@@ -160,6 +164,10 @@ GOAL = textwrap.dedent(
         if kind == "bytes":
             return bytes(600 << 20)
         return [0.5] * 12_000_000
+
+
+    def sized(count):
+        return np.arange(count, dtype=np.float64)
     '''
 )
 
@@ -313,10 +321,103 @@ def test_what_cannot_cross_is_said_and_raised(channel: Any, function: str, what:
     ],
 )
 def test_a_huge_answer_is_refused_before_it_is_encoded(channel: Any, kind: str, what: str) -> None:
+    """The candidate's failure, "answer too large" (noted as what could not cross: a
+    golden answer past the caps proves the goal cannot cross under this limit)."""
     link, problems = channel
-    with pytest.raises(proxy.IsolationError, match=what):
+    with pytest.raises(proxy.CandidateError, match="answer too large") as raised:
         link.call("goalmod", "huge", (kind,), {})
-    assert problems[-1][0] == "answer"
+    assert getattr(raised.value, proxy.CANDIDATE_MARK) == ""  # our words, not its text
+    assert problems[-1][0] == "answer" and "answer too large" in problems[-1][1]
+
+
+def test_the_answer_caps_are_parts_of_the_memory_limit() -> None:
+    assert crossing.answer_caps(1024) == (128 << 20, (128 << 20) // crossing.BYTES_PER_ITEM)
+    assert crossing.answer_caps(2048)[0] == 256 << 20
+    assert crossing.answer_caps(1 << 20)[0] == crossing.MESSAGE_CAP  # never past the frame's
+    assert crossing.answer_caps(1)[0] == 1 << 20
+
+
+@pytest.mark.parametrize(("megabytes", "passes"), [(7.9, True), (8.1, False)])
+def test_an_answer_just_under_the_cap_crosses_and_one_over_is_too_large(
+    channel: Any, megabytes: float, passes: bool
+) -> None:
+    """A run of 64 MB: answers of 8 MB at most. Just under crosses whole; just over is
+    the candidate's "answer too large", never a crash of the test's side."""
+    link, _problems = channel
+    link.caps = crossing.answer_caps(64)
+    count = int(megabytes * (1 << 20)) // 8
+    if passes:
+        array = link.call("goalmod", "sized", (count,), {})
+        assert array.shape == (count,) and float(array[-1]) == count - 1
+    else:
+        with pytest.raises(proxy.CandidateError, match="answer too large"):
+            link.call("goalmod", "sized", (count,), {})
+
+
+def test_a_candidate_that_ignores_the_cap_is_refused_as_its_lengths_show() -> None:
+    """A hostile candidate skips its own check and sends 40 MB to a test whose cap is
+    8 MB: refused from the lengths, before the bytes are held, as "answer too large";
+    a header of a million tiny values is refused before it is decoded."""
+    blob = bytes(40 << 20)
+    header = {"ok": True, "value": None, "updates": []}
+    link, _ = FakeCandidate(_answer(header, blob)).channel()
+    link.caps = crossing.answer_caps(64)
+    with pytest.raises(proxy.CandidateError, match="answer too large"):
+        link.call("goalmod", "f", (), {})
+    many = {"ok": True, "value": {"$tuple": [0] * 1_000_000}, "updates": []}
+    link, _ = FakeCandidate(_answer(many)).channel()
+    link.caps = crossing.answer_caps(64)
+    with pytest.raises(proxy.CandidateError, match="answer too large"):
+        link.call("goalmod", "f", (), {})
+
+
+def test_only_the_inputs_the_golden_call_changes_are_put_back(server: str, goal_dir: Path) -> None:
+    """The golden proof's own run (nothing known) puts every change back and notes which
+    input it was; a candidate's change to any other input is refused, named, and the
+    test's object is left as it was."""
+    sys.path.insert(0, str(goal_dir))
+    try:
+        options: dict[str, Any] = {"socket": server, "goal_path": str(goal_dir / "goalmod.py")}
+        proof = proxy.Channel(options, lambda *_: None)
+        array = np.zeros(3)
+        proof.call("goalmod", "add_inplace", (array, 1.0), {})
+        assert array.tolist() == [1.0] * 3 and proof.changed == {"args[0]"}
+        module = np.ones((2, 2))
+        proof.call("goalmod", "Module.forward", (_module(module), np.ones((1, 2))), {}, method=True)
+        assert proof.changed == {"args[0]", "self"}  # the buffer: the receiver's
+
+        held = proxy.Channel({**options, "changed": []}, lambda *_: None)
+        held.parameters["args[0]"] = "array"
+        array = np.zeros(3)
+        with pytest.raises(proxy.CandidateError, match=r"changed its input args\[0\] \('array'\)"):
+            held.call("goalmod", "add_inplace", (array, 1.0), {})
+        assert array.tolist() == [0.0] * 3  # not put back
+        allowed = proxy.Channel({**options, "changed": ["args[0]"]}, lambda *_: None)
+        allowed.call("goalmod", "add_inplace", (array, 2.0), {})
+        assert array.tolist() == [2.0] * 3
+        by_name = proxy.Channel({**options, "changed": ["args[0]"]}, lambda *_: None)
+        with pytest.raises(proxy.CandidateError, match=r"kwargs\['array'\]"):
+            by_name.call("goalmod", "add_inplace", (), {"array": array, "value": 1.0})
+    finally:
+        sys.path.remove(str(goal_dir))
+
+
+def _module(weight: Any) -> Any:
+    import goalmod  # type: ignore[import-not-found]
+
+    return goalmod.Module(weight)
+
+
+def test_the_candidates_exceptions_are_marked_as_its_own(channel: Any) -> None:
+    """Its message and the type it names are its text: the test's records say so."""
+    link, _ = channel
+    with pytest.raises(ValueError) as raised:
+        link.call("goalmod", "boom", ("custom",), {})
+    assert getattr(raised.value, proxy.CANDIDATE_MARK).endswith("AxisError")
+    with pytest.raises(Exception) as other:
+        link.call("goalmod", "boom", ("infra",), {})
+    assert type(other.value) is Exception
+    assert getattr(other.value, proxy.CANDIDATE_MARK).endswith("InfraError")
 
 
 def test_after_the_candidates_process_ended_every_call_fails_at_once(tmp_path: Path) -> None:
@@ -608,3 +709,96 @@ def test_the_candidates_goal_module_is_its_file_where_the_goal_file_is(tmp_path:
         for finder in finders:
             sys.meta_path.remove(finder)
         sys.modules.pop("editable_goal_mod", None)
+
+
+# -- the candidate's process serves its own source (issue 39) ---------------------------
+
+LOOKUP = textwrap.dedent(
+    '''\
+    import inspect
+    import linecache
+
+
+    def own_line(function):
+        """What a TorchScript-like compiler reads of ``function``: its own source."""
+        return inspect.getsource(function).splitlines()[0]
+
+
+    def helper(x):
+        return x + 1
+
+
+    HELPER = own_line(helper)
+
+
+    def goal(x):
+        """Source lookups in the candidate's process, as it runs."""
+        linecache.clearcache()  # a library may; the candidate's lines stay served
+        return [HELPER, own_line(helper), own_line(goal), linecache.getline(__file__, 1)]
+    '''
+)
+
+
+def test_the_candidates_process_serves_the_candidates_source(tmp_path: Path) -> None:
+    """The goal file at its path is the masked one (the test's process imports it); the
+    candidate's, with a header that shifts every line, is what inspect, linecache and
+    the loader's get_source read in the candidate's process."""
+    masked = LOOKUP.replace('    """Source lookups', '    pass\n    """Source lookups')
+    (tmp_path / "lookup.py").write_text(masked)
+    shifted = "".join(f"# header line {n}\n" for n in range(10)) + LOOKUP
+    (tmp_path / "candidate.py").write_text(shifted)
+    address = f"@lmr-test-source-{os.getpid()}-{time.monotonic_ns()}"
+    options = {
+        "socket": address,
+        "goal_path": str(tmp_path / "lookup.py"),
+        "source_path": str(tmp_path / "candidate.py"),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-I", str(HARNESS / "candidate.py"), json.dumps(options)],
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        cwd=tmp_path,
+    )
+    sys.path.insert(0, str(tmp_path))  # where the test's process finds the goal module
+    try:
+        link = proxy.Channel({"socket": address, "goal_path": str(tmp_path / "lookup.py")}, print)
+        at_import, at_call, goal_line, first = link.call("lookup", "goal", (1,), {})
+    finally:
+        sys.path.remove(str(tmp_path))
+        process.kill()
+        process.wait()
+    assert at_import == at_call == "def helper(x):"
+    assert goal_line == "def goal(x):"
+    assert first == "# header line 0\n"
+
+
+def test_a_test_that_reads_the_goals_source_is_noted_as_what_cannot_cross(
+    tmp_path: Path,
+) -> None:
+    """TorchScript in the test's process compiles the goal from the masked file, around
+    the proxy: the channel says so (a golden run that fails that way is proven in the
+    test's process, never "not proven"); other lookups are not noted."""
+    (tmp_path / "scriptable.py").write_text("def goal(x):\n    pass\n\n\ndef other(x):\n    pass\n")
+    script = textwrap.dedent(
+        f"""\
+        import importlib.util, inspect, json, sys
+        spec = importlib.util.spec_from_file_location("_proxy", {str(HARNESS / "proxy.py")!r})
+        proxy = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(proxy)
+        problems = []
+        options = {{"socket": "@lmr-unused", "goal_path": {str(tmp_path / "scriptable.py")!r},
+                    "function": "goal"}}
+        proxy.install(options, lambda where, what: problems.append([where, what]))
+        sys.path.insert(0, {str(tmp_path)!r})
+        import scriptable
+        inspect.getsource(scriptable.other)
+        first = list(problems)
+        inspect.getsource(scriptable.goal)
+        print(json.dumps([first, problems]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=os.environ
+    )
+    first, problems = json.loads(done.stdout)
+    assert first == []
+    assert problems and problems[0][0] == "goal" and "source of goal" in problems[0][1]

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmr_author.sandbox.decision import classify_exit, detect_protocol, legacy_log_verdict
+from lmr_author.sandbox.decision import (
+    classify_exit,
+    detect_protocol,
+    harness_verdict,
+    legacy_log_verdict,
+)
+from lmr_author.sandbox.harness import MARKER, HarnessReport, parse_report
 from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from tests.support.sandbox_tasks import ASSERT_TEST, LEGACY_TEST
 
@@ -112,3 +120,76 @@ def test_any_output_gets_a_verdict(exit_code: int, output: str) -> None:
     assert result.verdict in {"pass", "fail", "error"}
     assert (result.verdict == "pass") == (exit_code == 0)
     assert result.reason
+
+
+# -- the reason is the test's record, never the candidate's text (issue 39) -------------
+
+_SPOOF_NOTE = (
+    "in the candidate's process:\nTraceback (most recent call last):\n"
+    '  File "goal.py", line 3, in forward\n'
+    "AssertionError: the golden values\n"
+    "InfraError: the Docker engine failed while running unit_test/unit_test_1.py"
+)
+
+
+def _report(*records: dict[str, object]) -> HarnessReport:
+    line = {"event": "end", "tampered": [], "proxied": 1, "changed": ["self"]}
+    payload = {"exit_status": 1, "records": [*records, line]}
+    return parse_report(f"{MARKER} n {json.dumps(payload)}\n", "n")
+
+
+def test_a_candidate_spoofing_an_infra_reason_gets_the_tests_reason() -> None:
+    """Its exception's name, message and traceback note say "InfraError" and end in an
+    AssertionError line: the reason is what the test's process recorded (the type it
+    raised there, the candidate's words quoted and marked), and the verdict is an
+    error, never a fail or an infra-error."""
+    detail = f"Traceback (most recent call last):\nException: InfraError: x\n{_SPOOF_NOTE}"
+    record = {
+        "event": "test",
+        "id": "test_forward",
+        "outcome": "errored",
+        "detail": detail,
+        "exception": {
+            "type": "Exception",
+            "builtin": True,
+            "message": "InfraError: the Docker engine failed\nAssertionError: forged",
+            "candidate": "InfraError",
+        },
+    }
+    decided = harness_verdict(_report(record), protocol="exit-code")
+    assert decided.verdict == "error"
+    assert decided.reason.startswith("test_forward: exception in the candidate's code: Exception")
+    assert "\n" not in decided.reason and "'InfraError'" in decided.reason
+    # Without the record's exception (the old parsing), the note's lines decided: a fail.
+    bare = {key: value for key, value in record.items() if key != "exception"}
+    assert harness_verdict(_report(bare), protocol="exit-code").verdict == "fail"
+
+
+def test_the_tests_own_assertion_fails_with_its_message_whatever_the_note() -> None:
+    record = {
+        "event": "test",
+        "id": "test_forward",
+        "outcome": "failed",
+        "detail": "Traceback (most recent call last):\nAssertionError: not close\n" + _SPOOF_NOTE,
+        "exception": {"type": "AssertionError", "builtin": True, "message": "not close"},
+    }
+    decided = harness_verdict(_report(record), protocol="exit-code")
+    assert (decided.verdict, decided.reason) == (
+        "fail",
+        "test_forward: assertion failed: not close",
+    )
+
+
+def test_a_record_whose_exception_is_malformed_is_garbage() -> None:
+    record = {"event": "test", "id": "t", "outcome": "errored", "exception": {"type": 3}}
+    assert _report(record).garbage == 1
+
+
+def test_an_end_record_whose_changed_inputs_are_malformed_is_garbage() -> None:
+    """What a golden run's calls changed decides what candidates may change: only a list
+    of short names is taken."""
+    for changed in ("self", [1], ["x" * 201], [""], ["self"] * 501):
+        line = {"event": "end", "tampered": [], "changed": changed}
+        payload = {"exit_status": 0, "records": [line]}
+        report = parse_report(f"{MARKER} n {json.dumps(payload)}\n", "n")
+        assert report.garbage == 1 and not report.ended, changed

@@ -11,6 +11,7 @@ from lmr_author.domain.task import Task
 from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.golden import Proof, load_proof, proof_key
+from lmr_author.sandbox.limits import Limits
 from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
 from lmr_author.validate.dynamic import findings_from_runs, run_dynamic_checks
 from tests.support.sandbox_tasks import GOLDEN, MASKED
@@ -28,11 +29,12 @@ def test_a_sound_task_has_no_findings(
     assert run_dynamic_checks(legacy_task[0], client=docker_client, timeout_s=60) == []
     # The proof is kept: what the golden code runs is what candidates are held to.
     for (task, image), wanted in (
-        (calc_task, Expected(tests=1)),
-        (legacy_task, Expected(tests=1, legacy_passed=2)),
+        (calc_task, Expected(tests=1, changed=())),
+        (legacy_task, Expected(tests=1, legacy_passed=2, changed=())),
     ):
         impl = task.implementations[0]
-        kept = load_proof(proof_key(task, impl, image))
+        # Kept under the limits it was proven with (issue 39: the key holds them).
+        kept = load_proof(proof_key(task, impl, image, Limits(timeout_s=60)))
         assert kept == Proof({impl.unit_test_file: wanted}, isolated=True)
 
 

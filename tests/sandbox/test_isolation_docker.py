@@ -243,3 +243,80 @@ def test_a_module_only_the_tests_import_is_private_source_and_bytecode(
     results = eval_json(task.path.parent, systems, tmp_path / "out", capsys)
     verdicts = {run["system"]: run["verdict"] for run in results["runs"]}
     assert verdicts == {"golden": "pass", "reader": "fail"}, results["runs"]
+
+
+#: The candidate looks for a place to leave something for the test's process (or to
+#: find what the test left): the shared scratch, the test's home, its temporary files.
+SCRATCH_PROBE = textwrap.dedent(
+    '''\
+    import os
+    import tempfile
+
+
+    def add(a, b):
+        """Say every place this process shares with the test's, as the answer."""
+        found = []
+        for folder in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/tmp/lmr-test-home"):
+            try:
+                with open(os.path.join(folder, "planted"), "w") as handle:
+                    handle.write("for the test")
+                found.append("wrote in " + folder)
+            except OSError:
+                pass
+            try:
+                os.listdir(folder)
+                found.append("listed " + folder)
+            except OSError:
+                pass
+        for path in ("/tmp/the-tests-own", "/dev/shm/the-tests-own"):
+            try:
+                open(path).read()
+                found.append("read " + path)
+            except OSError:
+                pass
+        home = os.environ["HOME"]
+        if not home.startswith("/tmp/lmr-candidate-home"):
+            found.append("HOME " + home)
+        for name in ("TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "MPLCONFIGDIR", "HF_HOME",
+                     "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"):
+            if not os.environ.get(name, "").startswith(home + "/"):
+                found.append(name + " " + os.environ.get(name, "unset"))
+        with tempfile.NamedTemporaryFile() as handle:
+            if not handle.name.startswith(home + "/"):
+                found.append("a temporary file in " + handle.name)
+        return a + b if not found else repr(found)
+    '''
+)
+#: The test writes to the shared scratch (it may: only the candidate may not), keeps a
+#: private environment of its own, and checks the candidate's answer.
+SCRATCH_TEST = textwrap.dedent(
+    """\
+    import os
+
+    from calc import add
+
+    for path in ("/tmp/the-tests-own", "/dev/shm/the-tests-own"):
+        with open(path, "w") as handle:
+            handle.write("expected: 5")
+    assert os.environ["HOME"].startswith("/tmp/lmr-test-home"), os.environ["HOME"]
+    assert os.environ["MPLCONFIGDIR"].startswith(os.environ["HOME"] + "/")
+    assert not os.path.exists("/tmp/planted") and not os.path.exists("/dev/shm/planted")
+    answer = add(2, 3)
+    assert answer == 5, answer
+    assert not os.path.exists("/tmp/planted") and not os.path.exists("/dev/shm/planted")
+    """
+)
+
+
+def test_the_runs_users_share_no_writable_place_and_no_cache(
+    task_factory: Callable[..., Task], docker_client: Any
+) -> None:
+    """Issue 39: /tmp, /var/tmp, /dev/shm and /run/lock are the test's (the candidate may
+    only pass through /tmp to its own home), HOME, TMPDIR and the caches of matplotlib,
+    Hugging Face and torch's compilers are each user's own, and what the test writes is
+    its own: the candidate can neither plant a file for the test nor read the test's."""
+    task = task_factory(tag="scratch", test_source=SCRATCH_TEST)
+    image = ensure_image(task, client=docker_client)
+    impl = task.implementations[0]
+    run = run_tests(RunSpec(task, impl, SCRATCH_PROBE.encode(), image), client=docker_client)
+    assert run.isolated and run.verdict == "pass", (run.reason, run.verdicts[0].log[-2000:])

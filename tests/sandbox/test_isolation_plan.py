@@ -118,3 +118,22 @@ def test_what_only_the_test_read_leaves_out_the_goal_module_and_the_private(
         "data/expected.json",
         "helpers.py",
     )
+
+
+def test_an_extra_test_anywhere_is_the_tests_not_the_candidates(tmp_path: Path) -> None:
+    """info.json's extra_unit_tests (strengthen's replay test) are held private as the
+    published test is: their folder hidden from the candidate's process."""
+    import json
+
+    from lmr_author.domain.task import load_task
+    from tests.support.loose_tasks import write_loose_task
+
+    task_dir = write_loose_task(tmp_path, goals=(3,))
+    (task_dir / "loosenet" / "checks").mkdir()
+    (task_dir / "loosenet" / "checks" / "replay.py").write_text("")
+    info = json.loads((task_dir / "info.json").read_text())
+    info["implementations"][0]["extra_unit_tests"] = ["checks/replay.py"]
+    (task_dir / "info.json").write_text(json.dumps(info))
+    task = load_task(task_dir)
+    plan = isolation.plan(task, task.implementations[0], "/w/repo")
+    assert "/w/repo/checks" in plan.hidden_folders

@@ -182,7 +182,8 @@ def test_a_golden_proof_made_with_a_gpu_or_a_cache_holds_only_with_them(tmp_path
     image = ImageRef(tag="t:1", image_id="sha256:x", built=False, workdir="/w")
     plain = proof_key(task, impl, image)
     assert proof_key(task, impl, image, Limits()) == plain
-    assert proof_key(task, impl, image, Limits(timeout_s=5)) == plain
+    # Every limit too (issue 39): a proof made with more time says nothing of less.
+    assert proof_key(task, impl, image, Limits(timeout_s=5)) != plain
     assert proof_key(task, impl, image, Limits(gpus="all")) != plain
     assert proof_key(task, impl, image, Limits(hf_cache="/c")) != plain
 

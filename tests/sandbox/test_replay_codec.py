@@ -22,6 +22,11 @@ class Point:
         self.y = y
 
 
+def _closure(value: Any) -> Any:
+    """A function that holds a value of its maker's: it cannot be made again."""
+    return lambda: value
+
+
 def test_values_round_trip_with_their_types() -> None:
     value = {
         "ints": [1, -2, 3],
@@ -90,8 +95,10 @@ def test_values_that_cannot_cross_are_refused() -> None:
         replay_codec.dumps(Point(1.0, np.ones(1)))  # objects only when allowed
     with pytest.raises(CodecError):
         replay_codec.dumps(np.array([object()]))
-    with pytest.raises(CodecError, match="function"):
-        replay_codec.dumps({"f": lambda: 1}, allow_objects=True)
+    with pytest.raises(CodecError, match="is a closure"):
+        replay_codec.dumps({"f": _closure(1)}, allow_objects=True)
+    with pytest.raises(CodecError, match="cannot be stored"):
+        replay_codec.dumps({"f": len})  # functions only when objects are allowed
 
 
 def test_close_uses_the_template_tolerances() -> None:
@@ -174,8 +181,8 @@ def test_read_for_comparison_a_mapping_keyed_by_objects_keeps_its_pairs() -> Non
 @pytest.mark.parametrize(
     ("value", "where"),
     [
-        ({"args": [1, lambda: 0]}, "['args'][1]"),
-        (Point(1.0, [np.ones(1), (lambda: 2)]), ".y[1]"),
+        ({"args": [1, _closure(0)]}, "['args'][1]"),
+        (Point(1.0, [np.ones(1), _closure(2)]), ".y[1]"),
     ],
 )
 def test_what_cannot_be_stored_is_named_by_where_it_is(value: Any, where: str) -> None:
@@ -207,10 +214,10 @@ def test_outcomes_compare_the_inputs_the_golden_call_changed() -> None:
     assert replay_codec.outcome_mismatches(expected, bare) == [
         "self after the call was not stored (not written)"
     ]
-    golden.param_groups[0]["lr"] = lambda: 0.1
+    golden.param_groups[0]["lr"] = _closure(0.1)
     broken = replay_codec.read_outcome(replay_codec.dumps(None, changed={"self": golden}))
     (problem,) = replay_codec.outcome_mismatches(expected, broken)
-    assert problem.startswith("self after the call was not stored (a function")
+    assert problem.startswith("self after the call was not stored (the function")
 
 
 def test_a_fixture_names_the_inputs_to_compare_after_the_call() -> None:
@@ -282,3 +289,39 @@ def test_any_output_document_is_read_and_compared_or_refused(expected: Any, actu
         return
     assert isinstance(replay_codec.outcome_mismatches(want, got), list)
     repr(got)
+
+
+class Layer:
+    """Holds functions as published modules do (``self.lora_dropout = lambda x: x``)."""
+
+    def __init__(self) -> None:
+        self.act = math.tanh
+        self.scale, self.shift = (lambda x: x * 3), (lambda x: x + 3)
+        self.helper = _closure
+
+
+def test_functions_an_object_holds_are_stored_by_where_they_are_defined() -> None:
+    layer = Layer()
+    text = replay_codec.dumps(layer, allow_objects=True)
+    state = json.loads(text)["value"]["$object"]["state"]
+    assert state["act"] == {"$function": "math:tanh"}
+    assert state["helper"] == {"$function": f"{__name__}:_closure"}
+    assert state["scale"]["$function"]["qualname"] == "Layer.__init__.<locals>.<lambda>"
+    back = replay_codec.loads(text, allow_objects=True)
+    # Two lambdas of one line, each made again from this module's source.
+    assert (back.scale(2), back.shift(2), back.act(0.0)) == (6, 5, 0.0)
+    assert back.helper is _closure
+    # Read for comparison: a name, not a function, and equal to itself.
+    plain = replay_codec.loads(text)
+    assert plain.state["act"] == EncodedObject("function", "math:tanh")
+    assert replay_codec.close(plain, replay_codec.loads(text))
+
+
+def test_a_function_reference_never_brings_code_of_its_own() -> None:
+    missing = {"module": __name__, "qualname": "Layer.nowhere.<locals>.<lambda>", "line": 1}
+    doc = json.dumps({"format": replay_codec.FORMAT, "value": {"$function": missing}})
+    with pytest.raises(CodecError, match=r"no function Layer\.nowhere"):
+        replay_codec.loads(doc, allow_objects=True)
+    bad = json.dumps({"format": replay_codec.FORMAT, "value": {"$function": 3}})
+    with pytest.raises(CodecError, match="bad \\$function"):
+        replay_codec.loads(bad)

@@ -58,7 +58,8 @@ def test_raising_candidate_is_an_error(
 ) -> None:
     run = _run(calc_task, _candidate("raise RuntimeError('candidate blew up')"), docker_client)
     assert run.verdict == "error"
-    assert "RuntimeError: candidate blew up" in run.verdicts[0].reason
+    # The candidate's own text, quoted and marked (issue 39).
+    assert "in the candidate's code: RuntimeError: 'candidate blew up'" in run.verdicts[0].reason
 
 
 def test_syntax_error_is_an_error(calc_task: tuple[Task, ImageRef], docker_client: Any) -> None:

@@ -167,6 +167,22 @@ class TestRecord:
     id: str
     outcome: str
     detail: str = ""
+    #: The exception that reached the test's records, as the test's process had it:
+    #: its type's name, whether a builtin, its message, and when the proxy raised it for
+    #: the candidate, the type the candidate named (then the message is its text).
+    exception: RecordedException | None = None
+
+
+@dataclass(frozen=True)
+class RecordedException:
+    """An exception as the test's process recorded it (see `TestRecord.exception`)."""
+
+    type: str
+    builtin: bool
+    message: str
+    #: None: the test's own (or a library's); else raised by the proxy for the
+    #: candidate: what the candidate said it raised ("" for our words about its answer).
+    candidate: str | None = None
 
 
 @dataclass
@@ -196,6 +212,8 @@ class HarnessReport:
     #: process says it read (relative to the repository; see `crossing.ReadFiles`).
     read: list[str] = field(default_factory=list)
     candidate_read: list[str] = field(default_factory=list)
+    #: Isolated: the inputs the candidate's calls changed in place, as put back.
+    changed: list[str] = field(default_factory=list)
 
 
 def parse_report(stdout: str, nonce: str) -> HarnessReport:
@@ -252,8 +270,14 @@ def _take_record(report: HarnessReport, record: Any) -> bool:
         if not isinstance(test_id, str) or outcome not in OUTCOMES:
             return False
         detail = safe_text(detail[-4000:] if isinstance(detail, str) else "")
+        exception = record.get("exception")
+        recorded = None if exception is None else _exception(exception)
+        if exception is not None and recorded is None:
+            return False
         report.records.append(
-            TestRecord(id=safe_text(test_id, 500), outcome=outcome, detail=detail)
+            TestRecord(
+                id=safe_text(test_id, 500), outcome=outcome, detail=detail, exception=recorded
+            )
         )
         return True
     if event == "crossing":
@@ -280,11 +304,37 @@ def _take_record(report: HarnessReport, record: Any) -> bool:
     read = [_relative_paths(record.get(key)) for key in ("read", "candidate_read")]
     if None in read:
         return False
+    changed = record.get("changed")
+    if changed is not None and (
+        not isinstance(changed, list)
+        or len(changed) > 500
+        or not all(isinstance(name, str) and 0 < len(name) <= 200 for name in changed)
+    ):
+        return False
+    report.changed = [safe_text(name, 200) for name in changed or []]
     report.ended = True
     report.read, report.candidate_read = read[0] or [], read[1] or []
     report.tampered = [safe_text(item, 200) for item in tampered[:50]]
     report.proxied = proxied
     return True
+
+
+def _exception(value: Any) -> RecordedException | None:
+    """A record's exception, checked field by field; None when malformed."""
+    if not isinstance(value, dict):
+        return None
+    kind, builtin, message = value.get("type"), value.get("builtin"), value.get("message")
+    candidate = value.get("candidate")
+    if not isinstance(kind, str) or not isinstance(message, str) or type(builtin) is not bool:
+        return None
+    if candidate is not None and not isinstance(candidate, str):
+        return None
+    return RecordedException(
+        type=safe_text(kind, 100),
+        builtin=builtin,
+        message=safe_text(message, 2000),
+        candidate=None if candidate is None else safe_text(candidate, 100),
+    )
 
 
 def _relative_paths(value: Any) -> list[str] | None:

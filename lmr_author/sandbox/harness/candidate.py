@@ -102,14 +102,75 @@ class CandidateFinder:
 
 
 class _CandidateLoader(importlib.machinery.SourceFileLoader):
+    """The candidate's source under the goal file's name, served as that file's source
+    to every lookup in this process (the loader's ``get_source``, ``linecache``, so
+    ``inspect``, tracebacks and TorchScript): the masked file at that path is the test's
+    process's, and a candidate whose lines are shifted must not be compiled from it."""
+
     def __init__(self, name: str, path: str, source_path: str) -> None:
         super().__init__(name, path)
         self.source_path = source_path
+        self._source: bytes | None = None
+
+    def source(self) -> bytes:
+        if self._source is None:
+            with open(self.source_path, "rb") as handle:
+                self._source = handle.read()
+        return self._source
+
+    def get_data(self, path: str) -> bytes:
+        if path == self.path:
+            return self.source()
+        return super().get_data(path)
+
+    def get_source(self, fullname: str) -> str:
+        return _decoded(self.source())
 
     def get_code(self, fullname: str) -> Any:
-        with open(self.source_path, "rb") as handle:
-            source = handle.read()
-        return compile(source, self.path, "exec", dont_inherit=True)
+        return compile(self.source(), self.path, "exec", dont_inherit=True)
+
+    def exec_module(self, module: Any) -> None:
+        serve_source((self.path, os.path.realpath(self.path)), self.source())
+        super().exec_module(module)
+
+
+def _decoded(source: bytes) -> str:
+    """Python source as text, in the encoding it declares (PEP 263), as import reads it."""
+    import io
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    return str(source, encoding, "replace")
+
+
+_SERVED: dict[str, tuple[int, None, list[str], str]] = {}
+
+
+def serve_source(paths: tuple[str, ...], source: bytes) -> None:
+    """Make ``linecache`` give ``source``'s lines for ``paths`` in this process, whatever
+    file is there: a cache entry without a time (``checkcache`` keeps those), kept even
+    when the cache is cleared (``updatecache`` asks here first)."""
+    import linecache
+
+    lines = _decoded(source).splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    for path in paths:
+        _SERVED[path] = (len(source), None, lines, path)
+        linecache.cache[path] = _SERVED[path]
+    if getattr(linecache.updatecache, "_lmr_served", False):
+        return
+    original = linecache.updatecache
+
+    def updatecache(filename: str, module_globals: Any = None) -> list[str]:
+        entry = _SERVED.get(filename)
+        if entry is None:
+            return original(filename, module_globals)
+        linecache.cache[filename] = entry
+        return entry[2]
+
+    updatecache._lmr_served = True  # type: ignore[attr-defined]
+    linecache.updatecache = updatecache
 
 
 def serve(server: socket.socket, options: dict[str, Any]) -> None:
@@ -166,6 +227,8 @@ def answer(parts: list[bytes], options: dict[str, Any]) -> list[bytes]:
         reply["random"] = crossing.encode_random_states(encoder)
         reply["new"] = encoder.new
         reply.update(_read(options))
+    except crossing.AnswerTooLarge as error:
+        return _header({"ok": False, "too_large": str(error)})
     except crossing.CannotCross as error:
         return _header({"ok": False, "cannot_cross": str(error)})
     return [json.dumps(reply).encode(), *encoder.blobs]

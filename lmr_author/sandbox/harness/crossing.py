@@ -41,15 +41,45 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: Largest message either side accepts, and most blobs in one message.
+#: Largest message either side accepts when no cap is given (the call the test sends:
+#: its own data), and most blobs in one message.
 MESSAGE_CAP = 512 << 20
 BLOB_COUNT_CAP = 100_000
 #: Deepest nesting of a decoded value.
 DEPTH_CAP = 200
-#: Most values (list items, dict entries, attributes...) one answer may hold: past it
-#: the answer is refused at once, before minutes of encoding (arrays and tensors cross
-#: as blobs, one value each).
+#: Most values (list items, dict entries, attributes...) one answer may hold when no
+#: cap is given: past it the answer is refused at once, before minutes of encoding
+#: (arrays and tensors cross as blobs, one value each).
 ITEMS_CAP = 10_000_000
+#: An answer's caps are a part of the run's memory limit (`answer_caps`): receiving it
+#: costs the test's process about its size twice (the message, the values decoded from
+#: it) and the candidate's about as much, all inside the one limit, so the largest
+#: answer leaves the test's own work room. Each value of a container counts
+#: ``BYTES_PER_ITEM`` bytes (its JSON, and the Python object it becomes).
+ANSWER_SHARE = 8
+BYTES_PER_ITEM = 32
+#: What a message may hold beyond its data (framing, the header's own keys).
+_SLACK = 1 << 20
+
+
+def answer_caps(memory_mb: int) -> tuple[int, int]:
+    """(bytes, values) an answer may hold in a run whose memory limit is ``memory_mb``."""
+    size = max(1 << 20, min(MESSAGE_CAP, (max(1, memory_mb) << 20) // ANSWER_SHARE))
+    return size, size // BYTES_PER_ITEM
+
+
+def recv_answer(sock: socket.socket, caps: tuple[int, int]) -> list[bytes]:
+    """An answer's parts, refused (`TooLarge`) past the caps before it is decoded: its
+    bytes as the lengths say, its header's values as its JSON punctuation counts them."""
+    parts = recv_message(sock, caps[0] + _SLACK)
+    if parts:
+        header = parts[0]
+        values = sum(header.count(mark) for mark in (b",", b"[", b"{"))
+        if values > caps[1] + _SLACK // BYTES_PER_ITEM:
+            raise TooLarge(f"an answer of more than {caps[1]:,} values (at most {caps[1]:,})")
+    return parts
+
+
 _HEADER = struct.Struct("!I")
 _LENGTH = struct.Struct("!Q")
 _TORCH_DTYPES = frozenset(
@@ -105,6 +135,14 @@ class Malformed(Exception):
 class CannotCross(Exception):
     """A value that this format cannot carry (a generator, a lambda, an object of a
     class the test did not send, ...)."""
+
+
+class TooLarge(Malformed):
+    """An answer past the run's caps (`answer_caps`): the candidate's failure."""
+
+
+class AnswerTooLarge(CannotCross):
+    """What the candidate's side finds past the caps while it encodes (said the same)."""
 
 
 class ChannelClosed(Exception):
@@ -173,16 +211,18 @@ class ReadFiles:
 
 
 def send_message(sock: socket.socket, parts: list[bytes]) -> None:
-    """One message: a count, then each part with its length."""
-    chunks = [_HEADER.pack(len(parts))]
+    """One message: a count, then each part with its length (sent part by part: never
+    a second copy of a large message)."""
+    sock.sendall(_HEADER.pack(len(parts)))
     for part in parts:
-        chunks.append(_LENGTH.pack(len(part)))
-        chunks.append(part)
-    sock.sendall(b"".join(chunks))
+        sock.sendall(_LENGTH.pack(len(part)))
+        sock.sendall(part)
 
 
 def recv_message(sock: socket.socket, cap: int = MESSAGE_CAP) -> list[bytes]:
-    """The parts of one message; `Malformed` past the caps, `ChannelClosed` at EOF."""
+    """The parts of one message; `TooLarge` past ``cap`` bytes (as soon as the lengths
+    say so, before the bytes are read), `Malformed` past the count, `ChannelClosed` at
+    EOF."""
     (count,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
     if count > BLOB_COUNT_CAP:
         raise Malformed(f"a message of {count} parts (at most {BLOB_COUNT_CAP})")
@@ -192,19 +232,22 @@ def recv_message(sock: socket.socket, cap: int = MESSAGE_CAP) -> list[bytes]:
         (length,) = _LENGTH.unpack(_recv_exact(sock, _LENGTH.size))
         total += length
         if total > cap:
-            raise Malformed(f"a message larger than {cap} bytes")
-        parts.append(_recv_exact(sock, length))
+            raise TooLarge(f"a message of more than {cap:,} bytes (at most {cap:,})")
+        # A bytearray read in place: its bytes are held once (decoders copy what they keep).
+        parts.append(_recv_exact(sock, length))  # type: ignore[arg-type]
     return parts
 
 
-def _recv_exact(sock: socket.socket, size: int) -> bytes:
-    buffer = bytearray()
-    while len(buffer) < size:
-        chunk = sock.recv(min(size - len(buffer), 1 << 20))
-        if not chunk:
+def _recv_exact(sock: socket.socket, size: int) -> bytearray:
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    got = 0
+    while got < size:
+        read = sock.recv_into(view[got:], min(size - got, 1 << 20))
+        if not read:
             raise ChannelClosed("the other side closed the connection")
-        buffer.extend(chunk)
-    return bytes(buffer)
+        got += read
+    return buffer
 
 
 def connect_address(address: str) -> str | bytes:
@@ -233,6 +276,23 @@ class Sent:
         self.tracked_set: set[int] = set()
         self.arrays: list[Any] = []
         self.states: dict[str, Any] = {}
+        #: The call's inputs in the order they were sent: (name, end of its objects'
+        #: numbers, end of its arrays' numbers). What one reaches first is that input's.
+        self.inputs: list[tuple[str, int, int]] = []
+
+    def input_of(self, where: Any) -> str:
+        """The input (``self``, ``args[0]``, ``kwargs['x']``) an update's target was
+        reached from first; "" when the target is none of what was sent."""
+        if not isinstance(where, list) or len(where) != 2 or type(where[1]) is not int:
+            return ""
+        kind, number = where
+        position = 1 if kind == "o" else 2 if kind == "t" else 0
+        if not position:
+            return ""
+        for name, *ends in self.inputs:
+            if number < ends[position - 1]:
+                return name
+        return ""
 
 
 class _Sender(pickle.Pickler):
@@ -359,25 +419,50 @@ def rebuild_function(code: bytes, module: str, qualname: str, state: tuple[Any, 
     return function
 
 
+def input_names(count: int, keys: list[str], *, method: bool) -> list[str]:
+    """The names of a call's inputs as fixtures' "watch" lists name them: ``self`` for a
+    method's receiver, ``args[N]`` (N from 0 after it), ``kwargs['key']``."""
+    names = [f"args[{n - 1}]" if method else f"args[{n}]" for n in range(count)]
+    if method and names:
+        names[0] = "self"
+    return names + [f"kwargs[{key!r}]" for key in keys]
+
+
 def send_call(
     header: dict[str, Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     private: tuple[str, ...] = (),
+    *,
+    method: bool = False,
 ) -> Sent:
     """The message of one call. Raises whatever pickle raises for what cannot be sent;
-    nothing defined in the ``private`` paths (the tests) or in ``__main__`` is sent."""
+    nothing defined in the ``private`` paths (the tests) or in ``__main__`` is sent.
+
+    Each input is pickled on its own by one pickler (whose numbering goes on), so the
+    numbers of what each input reaches first are a range: an update names its input.
+    """
     buffer = io.BytesIO()
     sender = _Sender(buffer, private)
-    sender.dump((args, kwargs))
-    memo = sender.memo.copy()  # id -> (index, object); keeps temporaries alive
+    values = [*args, *kwargs.values()]
+    names = input_names(len(args), list(kwargs), method=method)
     sent = Sent()
+    for name, value in zip(names, values):  # noqa: B905 (3.8: the harness's floor)
+        sender.dump(value)
+        sent.inputs.append((name, len(sender.memo.copy()), len(sender.arrays)))
+    memo = sender.memo.copy()  # id -> (index, object); keeps temporaries alive
     sent.arrays = sender.arrays
     for ident, (index, obj) in memo.items():
         sent.objects[index] = obj
         if _trackable(obj) and (ident in sender.by_value or type(obj) in _EXACT_CONTAINERS):
             sent.tracked_set.add(index)
-    header = {**header, "arrays": sender.array_meta, "tracked": sorted(sent.tracked_set)}
+    header = {
+        **header,
+        "arrays": sender.array_meta,
+        "tracked": sorted(sent.tracked_set),
+        "args": len(args),
+        "kwargs": list(kwargs),
+    }
     sent.states = call_context()
     context = pickle.dumps(sent.states, protocol=5)
     sent.parts = [json.dumps(header).encode(), buffer.getvalue(), context, *sender.blobs]
@@ -485,7 +570,9 @@ def receive_call(parts: list[bytes]) -> Received:
         if meta["kind"] == "tensor" and meta["grad"] is not None:
             received.arrays[index].grad = received.arrays[meta["grad"]]
     unpickler = _Receiver(parts[1], received.arrays)
-    received.args, received.kwargs = unpickler.load()
+    count, keys = int(received.header["args"]), [str(k) for k in received.header["kwargs"]]
+    received.args = tuple(unpickler.load() for _ in range(count))
+    received.kwargs = {key: unpickler.load() for key in keys}
     received.objects = dict(unpickler.memo.copy())
     received.tracked = [int(i) for i in received.header["tracked"]]
     received.states = pickle.loads(parts[2])
@@ -515,10 +602,13 @@ class Encoder:
     def __init__(self, received: Received) -> None:
         self.blobs: list[bytes] = []
         self.new: list[Any] = []
-        #: What the answer may still hold (bytes, values): a huge answer is refused as
-        #: soon as its size shows, never encoded first (`_spend`).
-        self._bytes_left = MESSAGE_CAP
-        self._items_left = ITEMS_CAP
+        #: What the answer may hold (bytes, values), as the test's side will accept it:
+        #: a huge answer is refused as soon as its size shows, never encoded first.
+        caps = received.header.get("answer_caps")
+        if not (isinstance(caps, list) and len(caps) == 2 and all(type(n) is int for n in caps)):
+            caps = [MESSAGE_CAP, ITEMS_CAP]
+        self.caps: tuple[int, int] = (caps[0], caps[1])
+        self._bytes_left, self._items_left = self.caps
         self._new_ids: dict[int, int] = {}
         self._keep: list[Any] = []
         self._refs = {
@@ -536,7 +626,8 @@ class Encoder:
         if value is None or kind is bool:
             return value
         if kind is str:
-            self._spend(len(value), 1, where, "a string")
+            # JSON writes a character that is not ASCII as six.
+            self._spend(len(value) * (1 if value.isascii() else 6), 1, where, "a string")
             return value
         if kind is int:
             return value if abs(value) < 1 << 63 else {"$int": str(value)}
@@ -603,7 +694,7 @@ class Encoder:
         saved = (self.blobs, self.new, self._new_ids, self._keep)
         left = (self._bytes_left, self._items_left)
         self.blobs, self.new, self._new_ids, self._keep = [], [], {}, []
-        self._bytes_left, self._items_left = MESSAGE_CAP, ITEMS_CAP
+        self._bytes_left, self._items_left = self.caps
         try:
             encoded = self.state(value, "x") if whole else self.value(value, "x")
             import hashlib  # the candidate's side only
@@ -620,17 +711,17 @@ class Encoder:
 
     def _spend(self, size: int, items: int, where: str, what: str) -> None:
         """Count ``size`` bytes and ``items`` values against the answer's caps."""
-        self._bytes_left -= size
+        self._bytes_left -= size + items * BYTES_PER_ITEM
         self._items_left -= items
         if self._bytes_left < 0:
-            raise CannotCross(
-                f"{where} is too large: {what} of {size:,} bytes takes the answer past "
-                f"the {MESSAGE_CAP:,} bytes a message may hold"
+            raise AnswerTooLarge(
+                f"answer too large: {where} holds {what} of {size:,} bytes, past the "
+                f"{self.caps[0]:,} bytes an answer may hold under this run's memory limit"
             )
         if self._items_left < 0:
-            raise CannotCross(
-                f"{where} holds too many values: {what} takes the answer past "
-                f"{ITEMS_CAP:,} values (return arrays or tensors instead)"
+            raise AnswerTooLarge(
+                f"answer too large: {where} holds {what}, past the {self.caps[1]:,} values "
+                "an answer may hold under this run's memory limit (return arrays or tensors)"
             )
 
     def _new_object(self, value: Any, where: str, depth: int) -> Any:

@@ -59,6 +59,19 @@ class CandidateError(RuntimeError):
     """The candidate's process failed, or answered what cannot be an answer."""
 
 
+#: The attribute an exception raised here for the candidate carries: what the
+#: candidate's process said it raised (its type's name), or "" for our own words about
+#: its answer. The test's records read it (`runtest.exception_of`): the candidate's text
+#: is quoted and marked as its own, and never decides a verdict's reason.
+CANDIDATE_MARK = "_lmr_candidate_raised"
+
+
+def _marked(error: BaseException, raised: str = "") -> BaseException:
+    with contextlib.suppress(Exception):
+        setattr(error, CANDIDATE_MARK, raised)
+    return error
+
+
 class IsolationError(RuntimeError):
     """The call cannot cross to the candidate's process (nothing of the candidate's)."""
 
@@ -70,6 +83,21 @@ class Channel:
         self.address = crossing.connect_address(str(options["socket"]))
         self.goal_path = os.path.realpath(str(options["goal_path"]))
         self.private = tuple(str(path) for path in options.get("private", ()))
+        caps = options.get("answer_caps")
+        if not (isinstance(caps, list) and len(caps) == 2 and all(type(n) is int for n in caps)):
+            caps = [crossing.MESSAGE_CAP, crossing.ITEMS_CAP]
+        #: What an answer may hold (bytes, values): parts of the run's memory limit.
+        self.caps: tuple[int, int] = (caps[0], caps[1])
+        allowed = options.get("changed")
+        #: The inputs a call may change in place (the golden calls' changes), or None
+        #: (the golden proof's own run: every change is put back, and noted).
+        self.allowed: frozenset[str] | None = (
+            None if not isinstance(allowed, list) else frozenset(str(name) for name in allowed)
+        )
+        #: The inputs the calls changed, as put back (for the golden proof).
+        self.changed: set[str] = set()
+        #: The goal's parameter names (for messages): ``self``, ``args[0]`` -> name.
+        self.parameters: dict[str, str] = {}
         #: The candidate's process when this process forked it (else it runs apart).
         self.candidate_pid = options.get("candidate_pid")
         self.on_problem = on_problem
@@ -117,11 +145,23 @@ class Channel:
         return bool(done)
 
     def call(
-        self, module: str, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self,
+        module: str,
+        qualname: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        *,
+        method: bool = False,
     ) -> Any:
-        header = {"op": "call", "module": module, "qualname": qualname, "sys_path": sys.path}
+        header = {
+            "op": "call",
+            "module": module,
+            "qualname": qualname,
+            "sys_path": sys.path,
+            "answer_caps": list(self.caps),
+        }
         try:
-            sent = crossing.send_call(header, args, kwargs, self.private)
+            sent = crossing.send_call(header, args, kwargs, self.private, method=method)
         except Exception as error:  # what the test passes cannot be sent
             message = (
                 f"the arguments of {qualname} cannot be sent to the candidate's process "
@@ -131,25 +171,42 @@ class Channel:
             raise IsolationError(message) from None
         with self._lock:
             if self._ended is not None:
-                raise CandidateError(
-                    f"the candidate's process had ended before the call of {qualname} "
-                    f"({self._ended})"
+                raise _marked(
+                    CandidateError(
+                        f"the candidate's process had ended before the call of {qualname} "
+                        f"({self._ended})"
+                    )
                 )
             try:
                 sock = self._connected()
                 crossing.send_message(sock, sent.parts)
-                parts = crossing.recv_message(sock)
+                parts = crossing.recv_answer(sock, self.caps)
             except (ChannelClosed, OSError):
                 self._sock = None
                 self._ended = self._ended or self._how_it_ended()
-                raise CandidateError(
-                    f"the candidate's process ended before it answered the call of {qualname} "
-                    f"({self._ended})"
+                raise _marked(
+                    CandidateError(
+                        f"the candidate's process ended before it answered the call of "
+                        f"{qualname} ({self._ended})"
+                    )
                 ) from None
+            except crossing.TooLarge as error:
+                self._close()
+                raise _marked(CandidateError(f"answer too large: {error}")) from None
             except Malformed as error:
-                self._sock = None
-                raise CandidateError(f"the candidate's answer is malformed: {error}") from None
+                self._close()
+                raise _marked(
+                    CandidateError(f"the candidate's answer is malformed: {error}")
+                ) from None
         return self._answer(qualname, sent, parts)
+
+    def _close(self) -> None:
+        """Drop a connection whose stream can no longer be followed (the next call
+        connects anew; the candidate's side of this one ends)."""
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+        self._sock = None
 
     def _how_it_ended(self) -> str:
         """How the candidate's process ended, when this process is its parent."""
@@ -189,26 +246,65 @@ class Channel:
             paths = [path for path in read[: crossing.ReadFiles.CAP] if isinstance(path, str)]
             self.candidate_read.update(safe_text(path, 500) for path in paths)
         if header.get("ok") is not True:
+            too_large = header.get("too_large")
+            if isinstance(too_large, str):
+                # The channel cannot carry it under this memory limit: noted (a golden
+                # answer too large proves the goal cannot cross), the candidate's failure.
+                message = safe_text(too_large, 500)
+                self.on_problem("answer", f"{qualname}: {message}")
+                raise _marked(CandidateError(f"{qualname}: {message}"))
             cannot = header.get("cannot_cross")
             if isinstance(cannot, str):
                 message = safe_text(cannot, 500)
                 self.on_problem("answer", f"{qualname}: {message}")
-                raise IsolationError(f"the answer of {qualname} cannot cross: {message}")
+                raise _marked(IsolationError(f"the answer of {qualname} cannot cross: {message}"))
             raise _raised(header.get("raised"))
         try:
             decoder = crossing.Decoder(sent, header, parts[1:])
-            crossing.apply_updates(decoder, header.get("updates", []))
+            updates = header.get("updates", [])
+            self._check_changes(qualname, sent, updates)
+            crossing.apply_updates(decoder, updates)
             crossing.apply_random_states(header.get("random"), sent.states, parts[1:])
             return decoder.value(header.get("value"))
+        except CandidateError as error:
+            raise _marked(error) from None
         except (Malformed, CannotCross) as error:
-            raise CandidateError(f"the candidate's answer is malformed: {error}") from None
+            raise _marked(CandidateError(f"the candidate's answer is malformed: {error}")) from None
         except RecursionError:
-            raise CandidateError("the candidate's answer is malformed: nested too deep") from None
-        except Exception as error:  # applying its data to the test's objects failed
-            raise CandidateError(
-                f"the candidate's answer cannot be applied: {type(error).__name__}: "
-                f"{safe_text(str(error), 300)}"
+            raise _marked(
+                CandidateError("the candidate's answer is malformed: nested too deep")
             ) from None
+        except Exception as error:  # applying its data to the test's objects failed
+            raise _marked(
+                CandidateError(
+                    f"the candidate's answer cannot be applied: {type(error).__name__}: "
+                    f"{safe_text(str(error), 300)}"
+                )
+            ) from None
+
+    def _check_changes(self, qualname: str, sent: Any, updates: Any) -> None:
+        """Refuse, before anything is put back, a change to an input that the golden
+        calls leave as it was (the test could compute its expected values from it);
+        note the inputs changed (the golden proof's own run keeps them)."""
+        if not isinstance(updates, list):
+            return  # malformed: `apply_updates` says so
+        names = {
+            sent.input_of(update[0]) for update in updates if isinstance(update, list) and update
+        }
+        names.discard("")
+        if self.allowed is not None:
+            refused = sorted(names - self.allowed)
+            if refused:
+                said = ", ".join(self._named(name) for name in refused)
+                raise CandidateError(
+                    f"the call of {qualname} changed {said} in place, which the golden code "
+                    "leaves as it was: the change is not put back, and the candidate fails"
+                )
+        self.changed.update(names)
+
+    def _named(self, name: str) -> str:
+        parameter = self.parameters.get(name)
+        return f"its input {name} ({parameter!r})" if parameter else f"its input {name}"
 
 
 def _raised(raised: Any) -> BaseException:
@@ -233,9 +329,10 @@ def _raised(raised: Any) -> BaseException:
         error = CandidateError(f"{name}: {message}")
     text = safe_text(raised.get("traceback"), _TRACEBACK_CAP)
     if text:
+        # For the log only: the verdict's reason is the test's record (`CANDIDATE_MARK`).
         with contextlib.suppress(Exception):
             error.add_note("in the candidate's process:\n" + text.rstrip())
-    return error
+    return _marked(error, name or builtin or "an exception")
 
 
 # -- putting the proxy in place ---------------------------------------------------------
@@ -253,6 +350,8 @@ class Goal:
         self.channel = channel
         self.on_problem = on_problem
         self.installed = 0
+        #: The trampolines put in place (by their code's id): their code and qualname.
+        self.trampolines: dict[int, tuple[types.CodeType, str]] = {}
 
     def patch(self, module: types.ModuleType) -> None:
         """Swap the goal function's code for the trampoline in a freshly run module."""
@@ -280,13 +379,46 @@ class Goal:
             return
         channel = self.channel
         name = module.__name__
+        # A method's first input is its receiver (``self``): named as fixtures name it.
+        method = bool(self.class_path) and not isinstance(raw, (staticmethod, classmethod))
+        code = function.__code__
+        count = code.co_argcount + code.co_kwonlyargcount
+        for position, parameter in enumerate(code.co_varnames[: code.co_argcount]):
+            [input_name] = crossing.input_names(position + 1, [], method=method)[-1:]
+            channel.parameters[input_name] = parameter
+        for parameter in code.co_varnames[:count]:
+            channel.parameters[f"kwargs[{parameter!r}]"] = parameter
 
         def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-            return channel.call(name, qualname, args, kwargs)
+            return channel.call(name, qualname, args, kwargs, method=method)
 
         vars(module)[_CALL_NAME] = call
         function.__code__ = _trampoline(function.__code__)
+        self.trampolines[id(function.__code__)] = (function.__code__, qualname)
         self.installed += 1
+
+    def watch_source_lookups(self) -> None:
+        """Note, as what cannot cross, a lookup of the goal function's source in this
+        process (``inspect``, so TorchScript compiling it): it would get the masked
+        file's code, not the proxy, and the candidate would never be called."""
+        import inspect
+
+        original = inspect.findsource
+        goal = self
+
+        def findsource(object: Any) -> Any:
+            code = getattr(getattr(object, "__func__", object), "__code__", object)
+            found = goal.trampolines.get(id(code))
+            if found is not None and found[0] is code:
+                goal.on_problem(
+                    "goal",
+                    f"the test looks up the source of {found[1]} (inspect, TorchScript), "
+                    "which compiles the masked file's code in the test's process, not the "
+                    "candidate's",
+                )
+            return original(object)
+
+        inspect.findsource = findsource
 
 
 def _definition(raw: Any, path: str, name: str) -> types.FunctionType | None:
@@ -352,4 +484,5 @@ def install(options: dict[str, Any], on_problem: Any) -> Goal:
                 on_problem("goal", "the proxy could not be installed: " + traceback.format_exc())
 
     loader_class.exec_module = exec_module  # type: ignore[method-assign, assignment]
+    goal.watch_source_lookups()
     return goal

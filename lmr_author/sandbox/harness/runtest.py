@@ -60,8 +60,44 @@ class Reporter:
             written = _write(self.fd, data)
             data = data[written:]
 
-    def test(self, test_id: str, outcome: str, detail: str = "") -> None:
-        self.send({"event": "test", "id": test_id, "outcome": outcome, "detail": detail[-2000:]})
+    def test(
+        self, test_id: str, outcome: str, detail: str = "", error: BaseException | None = None
+    ) -> None:
+        record: dict[str, Any] = {
+            "event": "test",
+            "id": test_id,
+            "outcome": outcome,
+            "detail": detail[-2000:],
+        }
+        if error is not None:
+            record["exception"] = exception_of(error)
+        self.send(record)
+
+
+#: Set by the proxy on an exception it raises for the candidate (`proxy.CANDIDATE_MARK`).
+_CANDIDATE_MARK = "_lmr_candidate_raised"
+
+
+def exception_of(error: BaseException) -> dict[str, Any]:
+    """What the verdict's reason is made of: the exception that reached the test's
+    records, as this process has it (its type; its message), and whether the proxy
+    raised it for the candidate (then its message is the candidate's text, and the
+    type the candidate named is its say-so). Parsing the traceback's text instead would
+    let text the candidate wrote (a message, a note) pose as the test's own lines."""
+    kind = type(error)
+    try:
+        message = str(error)
+    except Exception:
+        message = "(its message could not be read)"
+    found: dict[str, Any] = {
+        "type": kind.__name__,
+        "builtin": kind.__module__ == "builtins",
+        "message": message[:2000],
+    }
+    mark = vars(error).get(_CANDIDATE_MARK) if hasattr(error, "__dict__") else None
+    if isinstance(mark, str):
+        found["candidate"] = mark[:200]
+    return found
 
 
 def main(argv: list[str]) -> None:
@@ -125,6 +161,7 @@ def main(argv: list[str]) -> None:
             "proxied": None if goal is None else goal.installed,
             "read": None if read is None else sorted(read.paths),
             "candidate_read": None if goal is None else sorted(goal.channel.candidate_read),
+            "changed": None if goal is None else sorted(goal.channel.changed),
         }
     )
     sys.stdout.flush()
@@ -140,10 +177,11 @@ def _fork_candidate(isolate: dict[str, Any], user: list[int]) -> int:
     candidate = isolate["candidate"]
     os.setegid(int(user[1]))
     os.seteuid(int(user[0]))  # files the imports make are the test user's, in its home
-    os.environ["HOME"] = str(isolate["test_home"])
+    private_env(str(isolate["test_home"]))
     for name in candidate.get("preload", []):
-        with contextlib.suppress(Exception):
-            _preload_library(str(name))
+        if str(name).split(".")[0] in SHARED_LIBRARIES:
+            with contextlib.suppress(Exception):
+                _preload_library(str(name))
     os.seteuid(0)
     os.setegid(0)
     sys.stdout.flush()
@@ -183,6 +221,51 @@ def _preload_library(name: str) -> None:
     __import__(name)
 
 
+#: Libraries the test's process imports before it forks the candidate's, shared by
+#: both: big, and holding no path of a user's at import (no home, cache or temporary
+#: folder is looked up then). Every other module each process imports as its user,
+#: after `private_env`, so a path one resolved is never the other's.
+SHARED_LIBRARIES = frozenset(("numpy", "torch", "scipy", "pandas", "einops", "sklearn"))
+#: Where a process keeps what libraries write per user (under its own home), and
+#: the variables that say so.
+_PRIVATE = (
+    ("TMPDIR", "tmp"),
+    ("TEMP", "tmp"),
+    ("TMP", "tmp"),
+    ("XDG_CACHE_HOME", ".cache"),
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_STATE_HOME", ".local/state"),
+    ("MPLCONFIGDIR", ".config/matplotlib"),
+    ("HF_HOME", ".cache/huggingface"),
+    ("TORCHINDUCTOR_CACHE_DIR", ".cache/torchinductor"),
+    ("TRITON_CACHE_DIR", ".cache/triton"),
+    ("NUMBA_CACHE_DIR", ".cache/numba"),
+)
+#: The container's scratch, shared by the run's users: a value there is replaced.
+_SHARED_PREFIXES = ("/tmp", "/var/tmp", "/run/lock", "/dev/shm")
+
+
+def private_env(home: str) -> None:
+    """Point HOME, the temporary folder and the caches libraries write (matplotlib,
+    Hugging Face, torch's compilers, numba) into ``home``, this process's own: what
+    one of the run's users writes there, the other can neither read nor prepare. A
+    value the image set elsewhere (a model cache it ships) is the image's, kept."""
+    os.environ["HOME"] = home
+    for name, below in _PRIVATE:
+        current = os.environ.get(name, "")
+        if not current or _shared(current):
+            os.environ[name] = os.path.join(home, below)
+    os.umask(0o077)  # what either writes is its own, wherever it writes it
+    if "tempfile" in sys.modules:
+        vars(sys.modules["tempfile"])["tempdir"] = None  # found again, in the new TMPDIR
+
+
+def _shared(path: str) -> bool:
+    path = os.path.normpath(path)
+    return any(path == root or path.startswith(root + "/") for root in _SHARED_PREFIXES)
+
+
 def _become(user: list[int], home: str | None) -> None:
     """Drop root for good: this process is ``user`` (uid, gid) from here on, with no
     supplementary groups and no capabilities."""
@@ -190,7 +273,7 @@ def _become(user: list[int], home: str | None) -> None:
     os.setgid(int(user[1]))
     os.setuid(int(user[0]))
     if home is not None:
-        os.environ["HOME"] = home
+        private_env(home)
 
 
 def load_sibling(name: str) -> Any:
@@ -257,11 +340,11 @@ def _run_body(path: str, runner: Runner, reporter: Reporter) -> tuple[Any, str]:
             SCRIPT_TEST, "errored", f"the script was ended early: SystemExit({stop.code!r})"
         )
         return code, "errored"
-    except AssertionError:
-        reporter.test(SCRIPT_TEST, "failed", traceback.format_exc())
+    except AssertionError as error:
+        reporter.test(SCRIPT_TEST, "failed", traceback.format_exc(), error)
         return code, "failed"
-    except BaseException:
-        reporter.test(SCRIPT_TEST, "errored", traceback.format_exc())
+    except BaseException as error:
+        reporter.test(SCRIPT_TEST, "errored", traceback.format_exc(), error)
         return code, "errored"
     reporter.test(SCRIPT_TEST, "passed")
     return code, "passed"
@@ -346,12 +429,12 @@ class Runner:
                 self.ran.add(name)
                 try:
                     value()
-                except AssertionError:
-                    self.reporter.test(name, "failed", traceback.format_exc())
+                except AssertionError as error:
+                    self.reporter.test(name, "failed", traceback.format_exc(), error)
                 except unittest.SkipTest as skip:
                     self.reporter.test(name, "skipped", str(skip))
-                except BaseException:
-                    self.reporter.test(name, "errored", traceback.format_exc())
+                except BaseException as error:
+                    self.reporter.test(name, "errored", traceback.format_exc(), error)
                 else:
                     self.reporter.test(name, "passed")
 
@@ -383,13 +466,14 @@ class RecordingResult(unittest.TestResult):
     def __init__(self, runner: Runner) -> None:
         super().__init__()
         self.runner = runner
-        self.current: dict[str, tuple[str, str]] = {}
+        self.current: dict[str, tuple[str, str, BaseException | None]] = {}
 
-    def _set(self, test: Any, outcome: str, text: str = "") -> None:
+    def _set(self, test: Any, outcome: str, text: str = "", err: Any = None) -> None:
         key = test.id()
         previous = self.current.get(key)
         if previous is None or _ORDER.index(outcome) > _ORDER.index(previous[0]):
-            self.current[key] = (outcome, text)
+            error = err[1] if isinstance(err, tuple) and len(err) == 3 else None
+            self.current[key] = (outcome, text, error if isinstance(error, BaseException) else None)
 
     def startTest(self, test: Any) -> None:
         super().startTest(test)
@@ -397,16 +481,16 @@ class RecordingResult(unittest.TestResult):
 
     def stopTest(self, test: Any) -> None:
         super().stopTest(test)
-        outcome, text = self.current.pop(test.id(), ("passed", ""))
-        self.runner.reporter.test(test.id(), outcome, text)
+        outcome, text, error = self.current.pop(test.id(), ("passed", "", None))
+        self.runner.reporter.test(test.id(), outcome, text, error)
 
     def addError(self, test: Any, err: Any) -> None:
         super().addError(test, err)
-        self._set(test, "errored", _detail(err))
+        self._set(test, "errored", _detail(err), err)
 
     def addFailure(self, test: Any, err: Any) -> None:
         super().addFailure(test, err)
-        self._set(test, "failed", _detail(err))
+        self._set(test, "failed", _detail(err), err)
 
     def addSkip(self, test: Any, reason: str) -> None:
         super().addSkip(test, reason)
@@ -424,7 +508,7 @@ class RecordingResult(unittest.TestResult):
         super().addSubTest(test, subtest, err)
         if err is not None:
             failed = issubclass(err[0], test.failureException)
-            self._set(test, "failed" if failed else "errored", _detail(err))
+            self._set(test, "failed" if failed else "errored", _detail(err), err)
 
 
 class LogWords:

@@ -44,6 +44,14 @@ OUTPUT_FILES_CAP = 1000
 OUTPUT_BYTES_CAP = 8 << 20
 #: Bytes of the candidate's process's output kept (its head).
 CANDIDATE_OUTPUT_CAP = 64 << 10
+#: The container's shared scratch folders, as an isolated run that forks leaves them:
+#: writable by the test's user's group only (sticky), passable by others, or the test's.
+SHARED_SCRATCH = (
+    ("/tmp", 0o1771),
+    ("/var/tmp", 0o1771),
+    ("/run/lock", 0o1771),
+    ("/dev/shm", 0o1770),
+)
 
 
 def main(argv: list[str]) -> int:
@@ -156,11 +164,29 @@ def _lock_down(isolate: dict[str, Any], user: list[int] | None) -> None:
     harness = os.path.dirname(os.path.abspath(__file__))
     os.chown(harness, -1, gid)
     os.chmod(harness, 0o750)
+    # The scratch both users would share: only the test's user may write there (group,
+    # sticky), the candidate's may pass through to its own home, and /dev/shm is the
+    # test's alone. So neither can leave there a file, folder or link for the other.
+    for folder, mode in SHARED_SCRATCH:
+        try:
+            info = os.lstat(folder)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"{folder} is not a folder")
+        os.chown(folder, 0, gid, follow_symlinks=False)
+        os.chmod(folder, mode)
     candidate = isolate["candidate"]
     homes = ((isolate["test_home"], uid, gid), (candidate["home"], *candidate["user"]))
     for home, owner, group in homes:
-        os.mkdir(home, 0o700)
-        os.chown(home, int(owner), int(group))
+        # Each user's home and temporary folder (HOME, TMPDIR and the caches under it:
+        # `runtest.private_env`), its own, made before either runs any code (inner
+        # first: root here has no right to enter a folder it gave away).
+        folders = (home, os.path.join(home, "tmp"))
+        for folder in folders:
+            os.mkdir(folder, 0o700)
+        for folder in reversed(folders):
+            os.chown(folder, int(owner), int(group))
 
 
 class _Capped:

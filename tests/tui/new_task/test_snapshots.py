@@ -249,3 +249,38 @@ def test_verified_says_how_strong_the_tests_are(
 
     app = _at("check", full_draft)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=verified)
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_weak_tests_of_the_repository_offer_to_strengthen(
+    snap_compare: SnapCompare, full_draft: TaskSpec, toy_repo: Path, size: str
+) -> None:
+    """An imported draft (no driver, the repository's own test at the goal's test path)
+    whose tests are weak: Verify's warning offers Strengthen."""
+    from lmr_author.authoring.save import SaveCheck
+    from lmr_author.mutation.mutants import Mutant
+    from lmr_author.mutation.score import MutationReport
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    (toy_repo / "unit_test").mkdir()
+    (toy_repo / "unit_test" / "unit_test_1.py").write_text("from toy.losses import margin_loss\n")
+    full_draft.goals[0].driver = ""
+
+    async def weak(pilot: Pilot[Any]) -> None:
+        await _still(pilot)
+        screen = pilot.app.screen
+        screen.post_message(CheckStep.Checked(SaveCheck(key="k", verified=True, seconds=3)))
+        await _still(pilot)
+        survivors = [
+            Mutant(n, "constant", f"{n}.0 → 2.0", b"", diff=f"-    x = {n}.0\n+    x = 2.0\n")
+            for n in range(14)
+        ]
+        screen.post_message(
+            CheckStep.Mutated([MutationReport("07-ToyMargin", 1, 17, 3, survivors=survivors)])
+        )
+        await _still(pilot)
+        screen.query_one("#strength").scroll_visible(animate=False)
+        await pilot.pause()
+
+    app = _at("check", full_draft)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=weak)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import RichLog, Static
 
+from lmr_author.authoring.save import save_draft_task
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
+from lmr_author.mutation.stored import current_strength
 from lmr_author.tui.new_task.app import NewTaskApp
 from tests.tui.new_task.conftest import DRIVER
 
@@ -28,6 +31,7 @@ async def test_verify_in_docker_proves_the_draft(
         repo_folder_name="toy-margin",
         instance_id=98,
         year=2025,
+        paper_name="Margin Losses for Toy Preferences",  # as Save would read it
         paper_pdf=str(toy_paper),
         step="check",
         goals=[
@@ -62,5 +66,14 @@ async def test_verify_in_docker_proves_the_draft(
             assert "margin_loss:" in score and "mutants killed" in score, app.screen.output.text  # type: ignore[attr-defined]
             survivors = str(app.screen.query_one("#survivors", Static).visual)
             assert "mutant was killed" in survivors or "survivor" in survivors
+            text = "\n".join(strip.text for strip in log.lines)
+            assert "reusing the verified build of this exact content" in text
+        # The mutation run was on the build Save writes: saved as is, with its scores.
+        steps: list[str] = []
+        saved = save_draft_task(copy.deepcopy(app.spec), tmp_path / "bench", on_step=steps.append)
+        assert any("reusing the checks of this exact content (verified)" in s for s in steps)
+        assert not any("proving the tests" in s for s in steps), steps
+        strength = current_strength(saved, saved.implementations[0])
+        assert strength is not None and strength.stored.mutants > 0
     finally:
         prune(client=docker_client, task=folder)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.syntax import Syntax
@@ -128,6 +126,7 @@ class CheckStep(StepScreen):
                 yield Static("", id="schema-state", markup=False)
                 yield Static("", id="check-state", markup=False)
                 yield Static("", id="strength", markup=False)
+                yield Button("Strengthen the tests", id="strengthen", compact=True)
             with VerticalScroll(id="info-pane"):
                 yield Static("", id="info-json")
         yield DataTable(id="findings", zebra_stripes=True)
@@ -153,6 +152,7 @@ class CheckStep(StepScreen):
         table.add_columns("checks", "rule: message")
         table.display = False
         self.query_one("#mutation").display = False
+        self.query_one("#strengthen").display = False
         self.query_one("#verify-log", RichLog).display = False
         self._refresh_info()
         self._remembered(copy.deepcopy(self.spec))
@@ -312,30 +312,65 @@ class CheckStep(StepScreen):
 
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _mutate(self, spec: TaskSpec) -> None:
-        from lmr_author.authoring.build import build_task
-        from lmr_author.authoring.save import content_key, fill_identity
-        from lmr_author.mutation.score import mutation_test
+        from lmr_author.authoring.save import content_key, fill_identity, run_mutation_checks
 
         def say(line: str) -> None:
             self.post_message(self.VerifyLog(line))
 
-        key = content_key(spec)
         try:
-            fill_identity(spec)
-            with tempfile.TemporaryDirectory(prefix="lmr-author-mutants-") as scratch:
-                base = spec.base_image or None
-                task = build_task(
-                    spec, Path(scratch), in_docker=True, on_step=say, on_log=say, base_image=base
-                )
-                reports = mutation_test(task, base_image=base, on_progress=say)
+            # The identity Save will write, so that the verification is Save's to reuse.
+            for filled in fill_identity(spec):
+                say(f"set {filled}")
+            key = content_key(spec)
+            # On the build Save writes, proven first when there is none: a passing
+            # mutation run is a verification, and the scores go into the saved task.
+            check, reports = run_mutation_checks(spec, on_step=say, on_log=say)
         except UserError as error:
             self.post_message(self.Mutated([], str(error)))
             return
+        self.post_message(self.Checked(check, filled=spec))
+        if not check.verified:
+            self.post_message(self.Mutated([], "the mutation test needs a verified task"))
+            return
         self.post_message(self.Mutated(reports, key=key))
+
+    @on(Button.Pressed, "#strengthen")
+    def _strengthen_pressed(self) -> None:
+        self.query_one("#strengthen", Button).disabled = True
+        log = self.query_one("#verify-log", RichLog)
+        log.clear()
+        log.display = True
+        self.log_start("Strengthen: record what the golden code does under the tests")
+        self.set_status("strengthen: recording the tests' calls of the goal in Docker…")
+        self._strengthen(copy.deepcopy(self.spec))
+
+    @work(thread=True, exclusive=True, group="check", exit_on_error=False)
+    def _strengthen(self, spec: TaskSpec) -> None:
+        from lmr_author.authoring.save import content_key, fill_identity, strengthen_verified
+
+        def say(line: str) -> None:
+            self.post_message(self.VerifyLog(line))
+
+        try:
+            fill_identity(spec)
+            key = content_key(spec)
+            outcome = strengthen_verified(spec, on_step=say)
+        except UserError as error:
+            self.post_message(self.Mutated([], str(error)))
+            return
+        problems = [
+            f"{item.qualname}: {item.error}" for item in outcome.implementations if item.error
+        ] + ([outcome.error] if outcome.error else [])
+        for problem in problems:
+            say(f"not strengthened: {problem}")
+        reports = [item.after for item in outcome.implementations if item.after is not None]
+        why = "" if reports else ("not strengthened: " + "; ".join(problems))
+        self.post_message(self.Mutated(reports, why, key=key))
 
     @on(Mutated)
     def _mutated(self, message: Mutated) -> None:
         self.query_one("#mutants", Button).disabled = False
+        self.query_one("#strengthen", Button).disabled = False
         if message.error:
             self.set_status(message.error, error=True)
             return
@@ -344,6 +379,8 @@ class CheckStep(StepScreen):
         self.query_one("#mutation").display = True
         self._show_mutation()
         self.query_one("#mutation").scroll_visible(animate=False, top=True)
+        if self.query_one("#strengthen").display:  # the warning and its remedy in sight
+            self.query_one("#strength").scroll_visible(animate=False, top=True)
 
     def _survivors(self) -> list[tuple[int, Mutant]]:
         """(implementation index, mutant) of the survivors not marked equivalent yet."""
@@ -380,8 +417,19 @@ class CheckStep(StepScreen):
         shown = self.query_one("#strength", Static)
         shown.display = self.verified_shown or bool(self._reports)
         text = self._strength()
+        offer = text.startswith("⚠") and self._own_tests()
+        if offer:
+            text += "\nStrengthen records the golden code's calls under the repository's own tests"
         shown.update(text)
         shown.set_class(text.startswith("⚠"), "warning")
+        self.query_one("#strengthen").display = bool(offer)
+
+    def _own_tests(self) -> bool:
+        """Whether a goal's tests are the repository's own (no driver recorded): what
+        `lmr-author strengthen` adds a replay test to."""
+        from lmr_author.authoring.build import own_tests
+
+        return bool(own_tests(self.spec))
 
     def _show_mutation(self, *, say: bool = True) -> None:
         self._show_strength()
@@ -415,6 +463,9 @@ class CheckStep(StepScreen):
         if not say:
             return
         strength = self._strength()
+        if strength.startswith("⚠") and self.query_one("#strengthen").display:
+            self.set_status(f"{strength}: Strengthen the tests, or add fixtures", error=True)
+            return
         if strength.startswith("⚠"):
             self.set_status(f"{strength}: add fixtures that kill them", error=True)
             return
