@@ -5,8 +5,10 @@ reaches its end, and the function list's rows keep their shape."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from textual.widgets import Button, DataTable, Input, OptionList, Static, TextArea
 
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
@@ -201,6 +203,9 @@ LONG_TITLE = (
 )
 
 
+_BORDERS = re.compile(r"[│─╭╮╰╯▔▁▎▊┃━]")
+
+
 def _squashed(text: str) -> str:
     return "".join(text.split())
 
@@ -234,12 +239,17 @@ def _cut_texts(app: NewTaskApp) -> list[str]:
         if not text.strip() or not widget.size.area:
             continue
         drawn = "".join(s.text for s in widget.render_lines(Region(0, 0, *widget.outer_size)))
+        drawn = _BORDERS.sub("", drawn)  # a bordered widget's edges between its lines
         if all(_squashed(line) in _squashed(drawn) for line in text.splitlines()):
             continue
         if widget.id == "status" and text in "\n".join(screen.output.lines):  # type: ignore[attr-defined]
             assert screen.query_one("#log-hint").display  # the way to the whole text
             continue
         cut.append(f"{type(screen).__name__} #{widget.id}: {text!r} drawn as {drawn!r}")
+    for field in screen.query(Input):  # what an empty field asks for, whole
+        shown_chain = all(n.display for n in field.ancestors_with_self if n is not screen)
+        if shown_chain and not field.value and len(field.placeholder) > field.content_size.width:
+            cut.append(f"{type(screen).__name__} #{field.id}: placeholder {field.placeholder!r}")
     return cut
 
 
@@ -308,8 +318,6 @@ async def test_no_text_of_the_app_is_cut_at_80x24(tmp_path: Path) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         for index, (name, _) in enumerate(STEPS):
-            if name == "check":
-                continue  # TODO(app44): the Check step's panes, with its scroll and focus
             if name == "tests":
                 app.survivor_hint = SurvivorHint(
                     0, survivor.key, survivor.description, survivor.diff
@@ -347,3 +355,95 @@ async def test_the_instruction_editor_has_room_and_ctrl_end_reaches_the_end(
         await pilot.press("ctrl+end", *" End.")
         assert editor.text.endswith(" More. End.")
         assert app.spec.goals[0].instruction == editor.text
+
+
+# -- the Check step ---------------------------------------------------------------------
+
+
+def _report(folder: str, count: int):  # type: ignore[no-untyped-def]
+    from lmr_author.mutation.mutants import Mutant
+    from lmr_author.mutation.score import MutationReport
+
+    survivors = [
+        Mutant(n, "constant", f"{n}.0 → 2.0", b"", diff=f"-    x = {n}.0\n+    x = 2.0\n")
+        for n in range(count)
+    ]
+    return MutationReport(folder, 1, count + 10, 10, survivors=survivors)
+
+
+async def test_the_survivors_come_first_one_key_away_with_the_focus_in_sight(
+    toy_repo: Path,
+) -> None:
+    from lmr_author.authoring.save import SaveCheck
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    app = _app(toy_repo, "check", "check-survivors", folder_name="07-Toy", year=2024)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.post_message(CheckStep.Checked(SaveCheck(key="k", verified=True, seconds=3)))
+        screen.post_message(CheckStep.Mutated([_report("07-Toy", 3)]))
+        await settle(pilot)
+        listing = screen.query_one("#survivor-list", OptionList)
+
+        def in_sight(widget: object) -> bool:
+            """Drawn whole in the body, or in the nav row (the step's primary action)."""
+            region = widget.region  # type: ignore[attr-defined]
+            within = [screen.query_one(f"#{name}").region for name in ("step-body", "nav")]
+            return bool(region.area) and any(w.contains_region(region) for w in within)
+
+        # After the mutation test: on the survivors at once, the first one's diff shown.
+        assert screen.focused is listing and listing.highlighted == 0 and in_sight(listing)
+        assert in_sight(screen.query_one("#survivors"))
+        await pilot.press("down")
+        assert "1.0 → 2.0" in str(screen.query_one("#survivors", Static).visual._renderable.code)  # type: ignore[attr-defined]
+        await pilot.press("tab")  # the why box: one Tab away
+        why = screen.query_one("#equivalent-reason", Input)
+        assert screen.focused is why and in_sight(why)
+        await pilot.press(*"square matrices", "enter")
+        marks = app.spec.goals[0].equivalent_mutants
+        assert [m["reason"] for m in marks] == ["square matrices"]
+        # From anywhere in the step, the key the footer names goes back to them.
+        screen.query_one("#field-folder_name", Input).focus()
+        await pilot.pause()
+        assert "^o Survivors" in _screen_text(app).rsplit("Next ▶", 1)[-1]
+        await pilot.press("ctrl+o")
+        assert screen.focused is listing and in_sight(listing)
+        # Every Tab stop of the step is a field, a list or a button, and drawn in sight.
+        seen = []
+        for _ in range(25):
+            await pilot.press("tab")
+            focused = screen.focused
+            assert focused is not None and focused.id != "step-body"
+            assert in_sight(focused), focused
+            seen.append(focused.id)
+        assert "survivor-list" in seen and "equivalent-reason" in seen
+
+
+async def test_verify_says_the_time_its_status_clock_counted(
+    toy_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lmr_author.authoring.save import SaveCheck
+    from lmr_author.tui.new_task.steps import base
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    now = [1000.0]
+    monkeypatch.setattr(base, "_clock", lambda: now[0])
+    app = _app(toy_repo, "check", "check-clock", folder_name="07-Toy", year=2024)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CheckStep)
+        screen.log_start("Verify: static checks and the Docker proof")
+        screen.log_progress("verifying", "#5 building the task image")
+        now[0] += 83.4
+        screen.post_message(CheckStep.VerifyLog("proving the tests in Docker"))
+        await pilot.pause()
+        assert "verifying (83 s)" in _screen_text(app, "status")
+        # The checks timed only their own part (37 s): the verdict says the same 83 s.
+        screen.post_message(CheckStep.Checked(SaveCheck(key="k", verified=True, seconds=37)))
+        await settle(pilot)
+        state = str(screen.query_one("#check-state", Static).visual)
+        assert state == "verified ✓ golden passes, masked fails in 83 s (this exact content)"
+        assert "masked fails in 83 s" in _screen_text(app, "status")
+        assert "37 s" not in _screen_text(app)

@@ -111,6 +111,11 @@ async def test_keys_typed_right_after_tab_go_to_the_newly_focused_field(
             app.post_message(events.Key(key, char))
         await settle(pilot)
         now = app.focused
+        if step == "goal":
+            # Tab leaves the search for the function list, which holds no text: what is
+            # typed there goes on with the search (the Goal step's help says so).
+            assert now is left and _texts(app)["input#fn-search"].endswith("zq")
+            return
         assert now is not left
         changed = {name for name, text in _texts(app).items() if before.get(name) != text}
         widget = f"{'input' if isinstance(now, Input) else 'area'}#{getattr(now, 'id', '')}"

@@ -86,6 +86,9 @@ class StepScreen(Screen[None]):
 
     STEP_NUMBER: ClassVar[int] = 1
     HELP: ClassVar[str] = ""
+    #: No focus by Textual's first-focusable rule (a table, a list): the step's first
+    #: input gets it (`focus_first_input`), or what the step chooses.
+    AUTO_FOCUS = ""  # None would mean the app's: the first focusable
     #: The step's primary action, drawn in the nav line: (button id, label).
     PRIMARY: ClassVar[tuple[str, str] | None] = None
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -136,7 +139,11 @@ class StepScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="step-title")
-        with VerticalScroll(id="step-body"):
+        body = VerticalScroll(id="step-body")
+        # The body is no stop of Tab: it holds the fields, and a focused container shows
+        # nothing (a Tab that seemed lost). It scrolls to the field in focus.
+        body.can_focus = False
+        with body:
             if self.HELP:
                 yield Static(self.HELP, id="step-help")
             yield from self.compose_step()
@@ -269,11 +276,15 @@ class StepScreen(Screen[None]):
             self._work_line = (activity, shown)
             self._show_progress()
 
+    def work_seconds(self) -> int:
+        """Seconds since the work began (`log_start`): the one clock of the status line's
+        "(N s)" while it runs and of its result when it ends."""
+        return int(_clock() - self._work_started)
+
     def _show_progress(self) -> None:
         if self._work_line is not None:
             activity, shown = self._work_line
-            seconds = int(_clock() - self._work_started)
-            self._put_status(f"{activity} ({seconds} s): {shown}")
+            self._put_status(f"{activity} ({self.work_seconds()} s): {shown}")
 
     def _tick(self) -> None:
         """Every second: the time so far, while this step's work still runs (phases

@@ -71,8 +71,9 @@ class PythonTree(DirectoryTree):
 class GoalStep(StepScreen):
     STEP_NUMBER = 3
     HELP: ClassVar[str] = (
-        "Type to search the functions; ↓ goes into the list, ↑ into the suggestions; Enter "
-        "adds or removes a goal function. A file picked in the tree lists only its own."
+        "Type to search the functions (typing in a list goes on with it); ↓ goes into the "
+        "list, ↑ into the suggestions; Enter adds or removes a goal function. A file picked "
+        "in the tree lists only its own."
     )
 
     class Excerpted(Message):
