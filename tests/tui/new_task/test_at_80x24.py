@@ -447,3 +447,62 @@ async def test_verify_says_the_time_its_status_clock_counted(
         assert state == "verified ✓ golden passes, masked fails in 83 s (this exact content)"
         assert "masked fails in 83 s" in _screen_text(app, "status")
         assert "37 s" not in _screen_text(app)
+
+
+# -- what the new-annotator trial tripped on ---------------------------------------------
+
+
+async def test_a_not_yet_goes_once_what_it_asked_for_is_done(toy_repo: Path) -> None:
+    from textual.widgets import Select
+
+    app = _app(toy_repo, "instruction", "not-yet")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        assert "not yet: Choose the category of margin_loss" in _screen_text(app, "status")
+        select = app.screen.query_one("#category", Select)
+        select.value = "Training Objectives & Optimization"
+        await settle(pilot)
+        assert _screen_text(app, "status").strip() == "ready: ctrl+n goes to the next step"
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert app.spec.step == "environment"
+
+
+async def test_a_mutation_run_is_said_as_such_and_its_verification_untimed(
+    toy_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lmr_author.authoring.save import SaveCheck
+    from lmr_author.tui.new_task.steps import base
+    from lmr_author.tui.new_task.steps.check import CheckStep
+
+    now = [50.0]
+    monkeypatch.setattr(base, "_clock", lambda: now[0])
+    app = _app(toy_repo, "check", "mutation-clock", folder_name="07-Toy", year=2024)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CheckStep)
+        screen.log_start("Mutation test")
+        screen._activity = "mutation test"
+        now[0] += 140
+        screen.post_message(CheckStep.VerifyLog("07-Toy #1: mutant 14/38"))
+        await pilot.pause()
+        assert "mutation test (140 s): 07-Toy #1: mutant 14/38" in _screen_text(app, "status")
+        check = SaveCheck(key="k", verified=True, seconds=37)
+        screen.post_message(CheckStep.Checked(check, timed=False))
+        await settle(pilot)
+        state = str(screen.query_one("#check-state", Static).visual)
+        assert state == "verified ✓ golden passes, masked fails (this exact content)"
+
+
+async def test_calls_typed_in_the_driver_template_go_after_it(toy_repo: Path) -> None:
+    app = _app(toy_repo, "tests", "driver-end", goals=[GoalSpec("toy/losses.py", "margin_loss")])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        driver = app.screen.query_one("#driver", TextArea)
+        template = driver.text
+        assert app.screen.focused is driver and "from toy.losses import margin_loss" in template
+        await pilot.press(*"margin_loss([1.0], [0.5])")
+        assert driver.text == template + "margin_loss([1.0], [0.5])"
+        assert app.spec.goals[0].driver == driver.text

@@ -192,6 +192,8 @@ async def test_the_chosen_mask_style_and_the_cursor_are_visibly_different(
     app = _app(toy_repo, "mask")
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
+        app.screen.set_focus(None)  # the choice has the focus on arrival (one goal)
+        await pilot.pause()
         lmr, todo = "lmr: docstring", "todo: docstring"
         assert _label_style(app, lmr)[:2] == ("◉", True)
         assert _label_style(app, todo)[:2] == ("○", False)

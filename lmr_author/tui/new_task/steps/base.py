@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 #: The clock of the status line's "(N s)" (one name, so a test can move it).
 _clock = time.monotonic
 _LOG_HINT_WIDTH = len("^l log") + 2  # with its padding
-_WIDE = 110  # columns from which side-by-side panes and the app's name in the title fit
+#: Columns from which panes sit side by side (the app's breakpoint) and the app's name
+#: fits in the title line.
+WIDE = 110
 
 STEP_TITLES = (
     "Source",
@@ -105,6 +107,8 @@ class StepScreen(Screen[None]):
         #: once the step says something else.
         self._work_line: tuple[str, str] | None = None
         self._ticking: Timer | None = None
+        #: The "not yet" the status shows (`say_not_yet`): (the problem, the status).
+        self._not_yet: tuple[str, str] | None = None
 
     @property
     def authoring(self) -> AuthoringSession:
@@ -185,7 +189,7 @@ class StepScreen(Screen[None]):
             paper += " (paper: later)"
         # Under 110 columns the app's name gives its room to the paper's title (the
         # terminal's window says the app; the Paper step shows the whole title).
-        app = "[b]lmr-author new-task[/b] · " if self.app.size.width >= _WIDE else ""
+        app = "[b]lmr-author new-task[/b] · " if self.app.size.width >= WIDE else ""
         return Content.from_markup(
             f"{app}step {self.STEP_NUMBER}/{len(STEP_TITLES)} · [b]$title[/b] · $paper",
             title=title,
@@ -300,8 +304,25 @@ class StepScreen(Screen[None]):
         self.app.push_screen(LogScreen(self.output))
 
     def changed(self) -> None:
-        """Call after writing to the draft: saves it at once."""
+        """Call after writing to the draft: saves it at once. A "not yet" the status
+        still shows goes once what it asked for is done."""
         self.authoring.autosave()
+        if self._not_yet is None:
+            return
+        said, shown = self._not_yet
+        if shown != str(self.query_one("#status", StatusLine).visual):
+            self._not_yet = None  # the step has said something else since
+            return
+        problem = self.can_leave()
+        if problem is None:
+            self.set_status("ready: ctrl+n goes to the next step")
+        elif problem != said:
+            self.say_not_yet(problem)
+
+    def say_not_yet(self, problem: str) -> None:
+        """Why the step cannot be left yet (ctrl+n), in the status until it is done."""
+        self.set_status(f"not yet: {problem}", error=True)
+        self._not_yet = (problem, str(self.query_one("#status", StatusLine).visual))
 
     @on(Button.Pressed, "#next")
     def _next(self) -> None:

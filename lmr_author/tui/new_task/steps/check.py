@@ -103,11 +103,15 @@ class CheckStep(StepScreen):
             remembered: bool = False,
             filled: TaskSpec | None = None,
             key: str = "",
+            timed: bool = True,
         ):
             super().__init__()
             self.check = check
             self.error = error
             self.remembered = remembered
+            #: The work just done was this verification (False: a mutation test's, which
+            #: reused or made one on its way: its time is not the verification's).
+            self.timed = timed and not remembered
             self.filled = filled  # the draft with instance_id / year filled for the check
             self.key = key  # the draft's content key (of the mutation test it may have had)
 
@@ -123,6 +127,7 @@ class CheckStep(StepScreen):
         self.verified = False
         self.verified_shown = False  # the check state says "verified" (the strength shows)
         self._reports: list[MutationReport] = []
+        self._activity = "verifying"  # what the status calls the running work
 
     def compose_step(self) -> ComposeResult:
         with Horizontal(id="check-panes"):
@@ -224,6 +229,7 @@ class CheckStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start("Verify: static checks and the Docker proof")
+        self._activity = "verifying"
         self.set_status("verifying: building, recording, proving in Docker…")
         self._verify(copy.deepcopy(self.spec))
 
@@ -247,7 +253,7 @@ class CheckStep(StepScreen):
     @on(VerifyLog)
     def _verify_log(self, message: VerifyLog) -> None:
         self.query_one("#verify-log", RichLog).write(message.line)
-        self.log_progress("verifying", message.line)
+        self.log_progress(self._activity, message.line)
 
     @on(Checked)
     def _checked(self, message: Checked) -> None:
@@ -270,7 +276,7 @@ class CheckStep(StepScreen):
             self.set_status(message.error, error=True)
             return
         # A Verify just done says the time its status counted; a remembered one none.
-        took = None if message.remembered else self.work_seconds()
+        took = self.work_seconds() if message.timed else None
         state.update(describe_check(check, took))
         state.set_class(check is not None and not check.verified, "error")
         kept = self.authoring.mutation_reports
@@ -291,9 +297,8 @@ class CheckStep(StepScreen):
         if message.remembered:
             return
         if check.verified:
-            self.set_status(
-                f"verified ✓ golden passes, masked fails in {took} s; " + self._strength()
-            )
+            when = f" in {took} s" if took is not None else ""
+            self.set_status(f"verified ✓ golden passes, masked fails{when}; " + self._strength())
             # The verdict and how strong it is, in sight at 80×24 (the status line is cut).
             self.query_one("#strength").scroll_visible(animate=False)
         else:
@@ -318,6 +323,7 @@ class CheckStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start("Mutation test")
+        self._activity = "mutation test"
         self.set_status("mutation test: building the task, scoring each mutant in Docker…")
         self._mutate(copy.deepcopy(self.spec))
 
@@ -339,7 +345,7 @@ class CheckStep(StepScreen):
         except UserError as error:
             self.post_message(self.Mutated([], str(error)))
             return
-        self.post_message(self.Checked(check, filled=spec))
+        self.post_message(self.Checked(check, filled=spec, timed=False))
         if not check.verified:
             self.post_message(self.Mutated([], "the mutation test needs a verified task"))
             return
@@ -352,6 +358,7 @@ class CheckStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start("Strengthen: record what the golden code does under the tests")
+        self._activity = "strengthening"
         self.set_status("strengthen: recording the tests' calls of the goal in Docker…")
         self._strengthen(copy.deepcopy(self.spec))
 

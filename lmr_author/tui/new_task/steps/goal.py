@@ -27,7 +27,7 @@ from lmr_author.authoring.preview import FunctionExcerpt, function_excerpt
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.authoring.suggest import GoalSuggestion
 from lmr_author.cst.index import FunctionInfo
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import WIDE, StepScreen
 from lmr_author.util.errors import UserError
 
 _MAX_SHOWN = 500  # options rendered at once; the search narrows the rest
@@ -271,9 +271,13 @@ class GoalStep(StepScreen):
         shown = scored[:_MAX_SHOWN]
         # Two aligned columns, the name then where it is; a long one wraps inside its
         # column, so a row never runs into the next one's place.
-        laid_out = self.query_one("#functions", OptionList).content_region.width
-        room = max(laid_out or self.app.size.width - 8, 40)  # before the first layout
-        width = min(max((len(info.qualname) for _, _, info in shown), default=8), room * 2 // 5)
+        # The list's width by the layout (new_task.tcss), known before it is laid out:
+        # the screen's width, less the tree and the source beside it on a wide screen.
+        screen = self.app.size.width
+        room = screen - 8 if screen < WIDE else (screen - 30) // 2 - 6
+        longest = max((len(info.qualname) for _, _, info in shown), default=8)
+        located = max((len(f"{r}:{i.def_line}") for _, r, i in shown), default=8)
+        width = min(longest, max(room - located - 4, room * 2 // 5))
         options = [
             Option(
                 _function_row(

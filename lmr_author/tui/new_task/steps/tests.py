@@ -188,6 +188,7 @@ class TestsStep(StepScreen):
             return
         self._template = message.template
         area.load_text(message.template)
+        area.move_cursor(area.document.end)  # the calls typed go after its import
         self.query_one("#driver-note", Static).display = True
 
     @work(thread=True, exclusive=True, group="scaffold", exit_on_error=False)
