@@ -506,3 +506,38 @@ async def test_calls_typed_in_the_driver_template_go_after_it(toy_repo: Path) ->
         await pilot.press(*"margin_loss([1.0], [0.5])")
         assert driver.text == template + "margin_loss([1.0], [0.5])"
         assert app.spec.goals[0].driver == driver.text
+
+
+async def test_calls_typed_in_a_driver_go_after_its_last_call(toy_repo: Path) -> None:
+    # Back from Check to add a fixture that kills a survivor: the view showed the last
+    # lines and the cursor sat on the first, so the call typed went before the import.
+    goal = GoalSpec("toy/losses.py", "margin_loss", driver="margin_loss([1.0], [0.5])")
+    app = _app(toy_repo, "tests", "driver-calls", goals=[goal])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        driver = app.screen.query_one("#driver", TextArea)
+        assert app.screen.focused is driver
+        await pilot.press("enter", *"margin_loss([2.0], [2.0])")
+        assert app.spec.goals[0].driver.splitlines() == [
+            "margin_loss([1.0], [0.5])",
+            "margin_loss([2.0], [2.0])",
+        ]
+
+
+async def test_a_step_s_log_wraps_every_line_whole_at_80_columns(toy_repo: Path) -> None:
+    from textual.widgets import RichLog
+
+    from lmr_author.tui.new_task.steps.save import SaveStep
+
+    app = _app(toy_repo, "save", "log-wrap", folder_name="07-Toy")
+    line = "paper: Markdown, 16 page(s): " + " ".join(f"word{n}" for n in range(40))
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        log = app.screen.query_one("#save-log", RichLog)
+        log.display = True
+        await pilot.pause()
+        app.screen.post_message(SaveStep.Progress(line))
+        await settle(pilot)
+        width = log.scrollable_content_region.width
+        assert log.lines and all(strip.cell_length <= width for strip in log.lines)
+        assert _squashed(line) == _squashed("".join(strip.text for strip in log.lines))

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer, RichLog, Static
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.images.task_images import ImageRef
@@ -49,6 +49,13 @@ STEP_TITLES = (
     "Check",
     "Save",
 )
+
+
+def step_log(log_id: str) -> RichLog:
+    """A step's log of long work (a build, a recording, the proof): wrapped at its own
+    width. RichLog's default wraps at 78 columns at least, and an 80-column screen's log,
+    76 wide, lost the end of every long line."""
+    return RichLog(id=log_id, max_lines=2000, wrap=True, markup=False, min_width=1)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from lmr_author.authoring.check import draft_info, live_check
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
+from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint, step_log
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ class CheckStep(StepScreen):
                 id="add-fixture",
                 compact=True,
             )
-        yield RichLog(id="verify-log", max_lines=2000, wrap=True, markup=False)
+        yield step_log("verify-log")
 
     def on_mount(self) -> None:
         self.query_one("#findings", Static).display = False

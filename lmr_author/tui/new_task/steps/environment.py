@@ -30,7 +30,7 @@ from textual.widgets import (
     TextArea,
 )
 
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import StepScreen, step_log
 from lmr_author.tui.widgets.code_editor import DOCKERFILE, code_editor
 from lmr_author.tui.widgets.editor import edit_text
 from lmr_author.tui.widgets.log_view import plain
@@ -112,7 +112,7 @@ class EnvironmentStep(StepScreen):
             yield Button("Open in $EDITOR", id="env-edit", compact=True)
             yield Button("Propose again", id="propose", compact=True)
         yield Static("", id="diagnosis", markup=False)
-        yield RichLog(id="build-log", max_lines=2000, wrap=True, markup=False)
+        yield step_log("build-log")
 
     def on_mount(self) -> None:
         table = self.query_one("#proposals", DataTable)

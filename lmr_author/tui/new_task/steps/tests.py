@@ -36,7 +36,7 @@ from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.authoring.task_layout import unit_test_file
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
-from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
+from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint, step_log
 from lmr_author.tui.widgets.code_editor import code_editor
 from lmr_author.tui.widgets.editor import edit_text
 from lmr_author.util.errors import UserError
@@ -122,7 +122,7 @@ class TestsStep(StepScreen):
                     yield Button("Open in $EDITOR", id="edit", compact=True)
                     yield Button("", id="guard", variant="warning", compact=True)
                 yield Static("", id="recorded", markup=False)
-                yield RichLog(id="record-log", max_lines=2000, wrap=True, markup=False)
+                yield step_log("record-log")
             with TabPane("Unit test", id="tab-test"), VerticalScroll():
                 yield Static("", id="unit-test")
 
@@ -167,7 +167,11 @@ class TestsStep(StepScreen):
         goal = self.spec.goals[index]
         self._template = ""
         self.query_one("#driver-note", Static).display = False
-        self.query_one("#driver", TextArea).load_text(goal.driver)
+        driver = self.query_one("#driver", TextArea)
+        driver.load_text(goal.driver)
+        # What is typed goes after the calls there (a fixture to add, from Check), never
+        # before the first line while the view shows the last.
+        driver.move_cursor(driver.document.end)
         self._scaffold(index, self.spec.seed)
         if not goal.driver.strip():
             self._make_template(index)
