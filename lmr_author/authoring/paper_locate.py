@@ -4,8 +4,9 @@ Research repositories ship their paper beside the code more often than not, and 
 any name: ``paper.pdf``, ``paper/main.tex``, ``paper2code_paper.md``,
 ``manuscript/draft_v3.pdf``. A file is taken for the paper by its content:
 
-* LaTeX: a document (``\\documentclass`` and ``\\begin{document}``), not slides, a poster
-  or a letter;
+* LaTeX: a document (``\\documentclass`` and ``\\begin{document}``; a flattened source
+  without its ``\\documentclass`` line when it has a title or an abstract and sections),
+  not slides, a poster or a letter;
 * Markdown: a title and the sections a paper has (Abstract, Introduction, Method,
   References...), more of them than a README's (Installation, Usage...); markdown-it
   reads the headings, so a ``#`` in a code block is no heading;
@@ -227,15 +228,19 @@ def _judge_paper_json(path: Path) -> tuple[float, str] | None:
 
 def _judge_latex(path: Path) -> tuple[float, str] | None:
     head = _head(path)
-    if not _DOCUMENTCLASS.search(head) or "\\begin{document}" not in head:
-        return None
-    if _NOT_PAPER_CLASSES.search(head):
+    if "\\begin{document}" not in head or _NOT_PAPER_CLASSES.search(head):
         return None
     sections = len(_LATEX_SECTION.findall(head))
     abstract = bool(_LATEX_ABSTRACT.search(head))
+    title = bool(_LATEX_TITLE.search(head))
+    documentclass = bool(_DOCUMENTCLASS.search(head))
+    # A flattened source (its preamble pasted in, the \documentclass line dropped) is a
+    # paper still when it has a paper's title or abstract and sections.
+    if not documentclass and not ((title or abstract) and sections):
+        return None
     score = 3.0 + min(sections, 8) / 8 + (1.0 if abstract else 0.0)
-    score += 0.5 if _LATEX_TITLE.search(head) else 0.0
-    said = ["\\documentclass"]
+    score += 0.5 if title else 0.0
+    said = ["\\documentclass" if documentclass else "\\begin{document}"]
     if abstract:
         said.append("an abstract")
     if sections:

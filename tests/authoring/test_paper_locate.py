@@ -198,3 +198,20 @@ def test_a_link_leading_out_of_the_repository_is_not_followed(tmp_path: Path) ->
     (repo / "paper.md").symlink_to(outside / "secret_paper.md")
     (repo / "paper").symlink_to(outside, target_is_directory=True)
     assert find_papers(repo) == []
+
+
+def test_a_flattened_latex_source_without_its_documentclass(tmp_path: Path) -> None:
+    # A benchmark's paper: the preamble pasted in, the \documentclass line dropped.
+    flattened = (
+        "\\usepackage{amsmath}\n\\newcommand{\\method}{TabDiff}\n"
+        "\\title{\\method: a Mixed-type Diffusion Model}\n\\begin{document}\n"
+        "\\begin{abstract}We generate tables.\\end{abstract}\n"
+        "\\section{Introduction}\nText.\n\\section{Method}\nMore.\n\\end{document}\n"
+    )
+    repo = _write(
+        tmp_path,
+        {"paper2code_paper.tex": flattened, "table.tex": "\\begin{document}\\end{document}"},
+    )
+    [found] = find_papers(repo)
+    assert found.path == repo / "paper2code_paper.tex"
+    assert found.evidence.startswith("\\begin{document}, an abstract")
