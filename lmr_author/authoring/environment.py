@@ -2,12 +2,17 @@
 
 A task's tests import the goal module, so its image needs what that module imports,
 transitively within the repository. We read two kinds of evidence without executing
-anything: the repository's own dependency files (``requirements*.txt``,
-``pyproject.toml`` for PEP 621 and Poetry, ``setup.py`` parsed with ``ast``,
-``setup.cfg``, ``environment.yml``) and the ``import`` statements of the goal modules.
-The proposal is what the goal modules import, versioned as the repository declares
-it; declared packages the goal never imports are listed apart (a repository may list
-torch when the goal function needs only NumPy, and that is gigabytes).
+anything: the repository's own dependency files, found by name wherever a repository
+keeps them at its top (``requirements.txt`` and any ``*requirements*.txt`` such as
+``paper2code_requirements.txt``, ``requirements/*.txt`` and the files they include with
+``-r``; ``pyproject.toml`` for PEP 621 and Poetry, read with tomllib; ``setup.py``
+parsed with ``ast``; ``setup.cfg`` with configparser; a conda ``environment.yml`` or any
+``*env*.yml`` with a ``dependencies`` list, with PyYAML; every requirement line parsed
+with packaging), and the ``import`` statements of the goal modules. The proposal is
+what the goal modules import, versioned as the repository declares it, each line citing
+the file it came from; declared packages the goal never imports are listed apart (a
+repository may list torch when the goal function needs only NumPy, and that is
+gigabytes).
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ class EnvironmentProposal:
     declared_unused: list[Requirement] = field(default_factory=list)
     #: Imports that are neither stdlib, nor in the repository, nor known distributions.
     unknown_imports: list[str] = field(default_factory=list)
+    #: The repository's dependency files that declare requirements (relative paths).
+    files: list[str] = field(default_factory=list)
 
     def requirements_txt(self) -> str:
         """The task's requirements.txt: one line per requirement, sources as comments."""
@@ -108,7 +115,8 @@ class EnvironmentProposal:
 
 def propose_environment(repo_dir: Path, goal_files: Sequence[str]) -> EnvironmentProposal:
     """Propose the task's requirements from the repository's files and the goals' imports."""
-    declared = declared_requirements(repo_dir)
+    by_file = declared_by_file(repo_dir)
+    declared = [req for _, found in by_file for req in found]
     by_name: dict[str, Requirement] = {}
     for req in declared:
         by_name.setdefault(req.name, req)
@@ -134,6 +142,7 @@ def propose_environment(repo_dir: Path, goal_files: Sequence[str]) -> Environmen
         requirements=sorted(proposed.values(), key=lambda r: r.name),
         declared_unused=unused,
         unknown_imports=sorted(set(unknown)),
+        files=[path.relative_to(repo_dir).as_posix() for path, _ in by_file],
     )
 
 
@@ -265,31 +274,97 @@ def _local_module(repo_dir: Path, here: Path, name: str, level: int) -> list[Pat
 # --- the repository's dependency files ---------------------------------------------
 
 
-def declared_requirements(repo_dir: Path) -> list[Requirement]:
-    """Every requirement the repository's dependency files declare, in file order."""
-    found: list[Requirement] = []
+#: A requirements file's name: ``requirements.txt``, ``requirements-dev.txt``,
+#: ``paper2code_requirements.txt``, ``reqs.txt``, ``deps.txt``.
+_REQUIREMENTS_NAME = re.compile(r"(^|[^a-z])(requirements?|reqs?|deps|dependencies)([^a-z]|$)")
+_REQUIREMENTS_FOLDERS = frozenset({"requirements", "reqs", "deps"})
+_CONDA_NAME = re.compile(r"env|conda")
+_MAX_INCLUDES = 20  # -r files followed from one file, in all
+
+
+def dependency_files(repo_dir: Path) -> list[Path]:
+    """The repository's dependency files, the most authoritative first: requirements.txt,
+    the other requirements files (top level, then ``requirements/``), pyproject.toml,
+    setup.py, setup.cfg, then conda environment files. Files included with ``-r`` are
+    read with the file that includes them."""
+    top = _regular_files(repo_dir)
+    requirements = [p for p in top if _is_requirements_name(p.name)]
+    for folder in _regular_dirs(repo_dir):
+        if folder.name.lower() in _REQUIREMENTS_FOLDERS:
+            requirements += [p for p in _regular_files(folder) if p.suffix in (".txt", ".in")]
     # requirements.txt first, then the closest names: a requirement both declare is
     # cited from the canonical file, never from a "requirements copy.txt" beside it.
-    files = sorted(
-        repo_dir.glob("requirements*.txt"),
-        key=lambda path: (path.name != "requirements.txt", len(path.name), path.name),
+    requirements.sort(
+        key=lambda path: (
+            path.name != "requirements.txt",
+            path.parent != repo_dir,
+            "requirements" not in path.name.lower(),
+            len(path.name),
+            path.name,
+        )
     )
-    for path in files:
-        found += _from_requirements_txt(path, repo_dir)
-    if (repo_dir / "pyproject.toml").is_file():
-        found += _from_pyproject(repo_dir / "pyproject.toml")
-    if (repo_dir / "setup.py").is_file():
-        found += _from_setup_py(repo_dir / "setup.py")
-    if (repo_dir / "setup.cfg").is_file():
-        found += _from_setup_cfg(repo_dir / "setup.cfg")
-    for name in ("environment.yml", "environment.yaml"):
-        if (repo_dir / name).is_file():
-            found += _from_environment_yml(repo_dir / name)
-    return found
+    builds = [repo_dir / n for n in ("pyproject.toml", "setup.py", "setup.cfg")]
+    conda = [
+        p
+        for p in top
+        if p.suffix.lower() in (".yml", ".yaml") and _CONDA_NAME.search(p.stem.lower())
+    ]
+    conda.sort(key=lambda path: (not path.stem.lower().startswith("environment"), path.name))
+    return requirements + [p for p in builds if p in top] + conda
+
+
+def _is_requirements_name(name: str) -> bool:
+    lowered = name.lower()
+    return lowered.endswith((".txt", ".in")) and bool(_REQUIREMENTS_NAME.search(lowered[:-4]))
+
+
+def _regular_files(folder: Path) -> list[Path]:
+    """The regular files of ``folder`` (no link: it may lead out of the repository)."""
+    try:
+        return sorted(p for p in folder.iterdir() if not p.is_symlink() and p.is_file())
+    except OSError:
+        return []
+
+
+def _regular_dirs(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if not p.is_symlink() and p.is_dir())
+    except OSError:
+        return []
+
+
+def declared_requirements(repo_dir: Path) -> list[Requirement]:
+    """Every requirement the repository's dependency files declare (`dependency_files`),
+    in file order, each citing its file."""
+    return [req for _, found in declared_by_file(repo_dir) for req in found]
+
+
+def declared_by_file(repo_dir: Path) -> list[tuple[Path, list[Requirement]]]:
+    """The requirements of each of the repository's dependency files that declares any."""
+    by_file: list[tuple[Path, list[Requirement]]] = []
+    included: set[Path] = set()
+    for path in dependency_files(repo_dir):
+        name = path.name.lower()
+        if name == "pyproject.toml":
+            found = _from_pyproject(path)
+        elif name == "setup.py":
+            found = _from_setup_py(path)
+        elif name == "setup.cfg":
+            found = _from_setup_cfg(path)
+        elif path.suffix.lower() in (".yml", ".yaml"):
+            found = _from_environment_yml(path)
+        elif path.resolve() not in included:
+            found = _from_requirements_txt(path, repo_dir, included)
+        else:
+            found = []  # read already, included by another with -r
+        if found:
+            by_file.append((path, found))
+    return by_file
 
 
 def _requirement(text: str, source: str) -> Requirement | None:
-    text = text.split(" #", 1)[0].strip()
+    # A comment, and pip's options after the requirement (--hash=..., --index-url ...).
+    text = text.split(" #", 1)[0].split(" --", 1)[0].strip()
     if not text or text.startswith(("#", "-", "git+", "http://", "https://", ".")):
         return None
     try:
@@ -299,10 +374,25 @@ def _requirement(text: str, source: str) -> Requirement | None:
     return Requirement(canonicalize_name(parsed.name), str(parsed), source)
 
 
-def _from_requirements_txt(path: Path, repo_dir: Path) -> list[Requirement]:
+_INCLUDE = re.compile(r"^\s*(?:-r|--requirement)(?:\s+|=)(\S+)")
+
+
+def _from_requirements_txt(path: Path, repo_dir: Path, included: set[Path]) -> list[Requirement]:
+    """The requirements of a pip requirements file, and of the files it includes with
+    ``-r`` (within the repository, each once)."""
+    included.add(path.resolve())
     found = []
     rel = path.relative_to(repo_dir).as_posix()
     for number, line in enumerate(_read(path).splitlines(), start=1):
+        include = _INCLUDE.match(line)
+        if include:
+            target = (path.parent / include.group(1)).resolve()
+            inside = target.is_relative_to(repo_dir.resolve()) and target.is_file()
+            if inside and target not in included and len(included) <= _MAX_INCLUDES:
+                found += _from_requirements_txt(
+                    repo_dir / target.relative_to(repo_dir.resolve()), repo_dir, included
+                )
+            continue
         req = _requirement(line, f"{rel} line {number}")
         if req is not None:
             found.append(req)
@@ -409,7 +499,7 @@ def _from_environment_yml(path: Path) -> list[Requirement]:
     for item in deps if isinstance(deps, list) else []:
         if isinstance(item, dict):
             for text in item.get("pip", []) or []:
-                req = _requirement(str(text), f"{path.name} pip")
+                req = _requirement(str(text), f"{path.name} (pip)")
                 if req is not None:
                     found.append(req)
             continue
@@ -422,7 +512,7 @@ def _from_environment_yml(path: Path) -> list[Requirement]:
         pypi = CONDA_TO_PYPI.get(name.lower(), name)
         req = _requirement(
             pypi + (f"=={version}" if version and "*" not in version else ""),
-            f"{path.name} conda {name}",
+            f"{path.name} (conda {name})",
         )
         if req is not None:
             found.append(req)

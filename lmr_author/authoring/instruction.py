@@ -1,16 +1,22 @@
 """Step 5 of new-task: a first draft of the instruction, for the annotator to edit.
 
-The draft names the function, its file and signature, carries the docstring's summary,
-and offers as retrieval context the repository files that define names the goal
-function uses (what the paper's appendix D pastes under "Related code for reference").
+The draft names the function and its file, then carries the function's docstring laid
+out as the docstring lays it out: its paragraphs apart, a paragraph's wrapped lines
+joined, and its lists, parameter sections (Google, NumPy or reST style), code and
+doctests line by line, as written. It offers as retrieval context the repository files
+that define names the goal function uses (what the paper's appendix D pastes under
+"Related code for reference"). An ``@overload`` stub is never the function drafted
+from: its implementation is.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmr_author.authoring.suggest.code_facts import is_overload_stub
 from lmr_author.util.errors import UserError
 from lmr_author.util.python_parse import parse_python
 
@@ -24,16 +30,17 @@ class InstructionDraft:
 
 
 def draft_instruction(
-    repo_dir: Path, goal_file: str, function: str, class_name: str = ""
+    repo_dir: Path, goal_file: str, function: str, class_name: str = "", line: int | None = None
 ) -> InstructionDraft:
-    """Draft the instruction for ``function`` (in ``class_name``) of ``goal_file``."""
+    """Draft the instruction for ``function`` (in ``class_name``) of ``goal_file``; ``line``
+    (any line of it) picks one definition when the name has several."""
     path = repo_dir / goal_file
     try:
         source = path.read_text(encoding="utf-8")
         tree = parse_python(source)
     except (OSError, UnicodeDecodeError, SyntaxError) as error:
         raise UserError(f"cannot read the goal file: {error}", file=path) from None
-    node = _find(tree, function, class_name)
+    node = _find(tree, function, class_name, line)
     if node is None:
         where = f"class {class_name}" if class_name else "the top level"
         raise UserError(f"no function '{function}' in {where}", file=path)
@@ -48,8 +55,9 @@ def draft_instruction(
         f"Implement the `{function}` function{owner} in {goal_file} based on the method "
         f"described in paper.pdf and the code repository."
     )
-    if summary:
-        text += f" {summary}"
+    described = docstring_text(docstring)
+    if described:
+        text += "\n\n" + described
     return InstructionDraft(
         text=text,
         signature=signature,
@@ -58,17 +66,57 @@ def draft_instruction(
     )
 
 
+#: Lines that start a list item, a section of parameters, code or a doctest: kept as
+#: lines, never joined with their neighbours.
+_STRUCTURED = re.compile(
+    r"^\s*(?:[-*+•]\s|\d{1,2}[.)]\s|\(\w{1,3}\)\s|>>>|\.\.\s|:\w[\w ]*:|"
+    r"[A-Z][\w ]{0,30}:\s*$|[-=~^]{3,}\s*$|```)"
+)
+
+
+def docstring_text(docstring: str) -> str:
+    """The docstring (cleaned, as `ast.get_docstring` gives it) laid out for an
+    instruction: paragraphs apart; a paragraph of plain prose on one line (the editor
+    wraps it); every other paragraph (a list, an ``Args:`` or NumPy section, indented
+    code, a doctest) line by line, as written."""
+    paragraphs = re.split(r"\n[ \t]*\n", docstring.strip())
+    laid_out = []
+    for paragraph in paragraphs:
+        lines = [line.rstrip() for line in paragraph.splitlines() if line.strip()]
+        if not lines:
+            continue
+        indented = any(line[:1].isspace() for line in lines)
+        if indented or any(_STRUCTURED.match(line) for line in lines):
+            laid_out.append("\n".join(lines))
+        else:
+            laid_out.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(laid_out)
+
+
 def _find(
-    tree: ast.Module, function: str, class_name: str
+    tree: ast.Module, function: str, class_name: str, line: int | None = None
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     scopes: list[ast.AST] = [tree]
     if class_name:
-        scopes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == class_name]
-    for scope in scopes:
-        for child in ast.iter_child_nodes(scope):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and child.name == function:
-                return child
-    return None
+        innermost = class_name.rsplit(".", 1)[-1]
+        scopes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == innermost]
+    found = [
+        child
+        for scope in scopes
+        for child in ast.iter_child_nodes(scope)
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and child.name == function
+    ]
+    if line is not None:
+        spanning = [n for n in found if _first_line(n) <= line <= (n.end_lineno or n.lineno)]
+        if spanning:
+            return spanning[-1]
+    implemented = [node for node in found if not is_overload_stub(node)]
+    chosen = implemented or found
+    return chosen[0] if chosen else None
+
+
+def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    return min([node.lineno] + [d.lineno for d in node.decorator_list])
 
 
 def _retrieval_candidates(

@@ -48,7 +48,9 @@ def draft_instruction_from_paper(
     complete: Complete | None = None,
 ) -> LLMInstructionDraft:
     """Draft the goal's instruction: by the model when ``complete`` is given, else by template."""
-    template = draft_instruction(repo_dir, goal.goal_file, goal.goal_function, goal.class_name)
+    template = draft_instruction(
+        repo_dir, goal.goal_file, goal.goal_function, goal.class_name, goal.line
+    )
     if complete is None:
         return LLMInstructionDraft(template.text, "", "template")
     match = _passage_for(repo_dir, goal, pages)

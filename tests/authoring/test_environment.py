@@ -135,3 +135,49 @@ def test_the_goals_packages_run_first_and_optional_imports_stay_out(tmp_path: Pa
     assert set(proposed) == {"numpy", "matplotlib"}
     assert "pkg/report.py" in proposed["matplotlib"]
     assert proposed["numpy"].startswith("requirements.txt")  # the canonical file is cited
+
+
+def test_requirements_files_named_otherwise_are_read_first(tmp_path: Path) -> None:
+    (tmp_path / "gps.py").write_text("import torch\nimport numpy as np\nfrom scipy import stats\n")
+    (tmp_path / "paper2code_requirements.txt").write_text(
+        "torch >= 2.0  # the CPU wheel will do\nnumpy==1.26.4 --hash=sha256:abc\n"
+    )
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "base.txt").write_text("scipy>=1.11\n-r extra.txt\n")
+    (tmp_path / "requirements" / "extra.txt").write_text("-r base.txt\neinops\n")  # a loop
+    (tmp_path / "conda_env.yaml").write_text("dependencies:\n  - pytorch=2.1\n")
+    (tmp_path / "config.yml").write_text("dependencies:\n  - not-a-dependency-file\n")
+    proposal = propose_environment(tmp_path, ["gps.py"])
+    by_name = {req.name: req for req in proposal.requirements}
+    assert by_name["torch"].line == "torch>=2.0"  # the declared version, not an import guess
+    assert by_name["torch"].source == "paper2code_requirements.txt line 1; import in gps.py line 1"
+    assert by_name["numpy"].line == "numpy==1.26.4"  # pip's options are no part of it
+    assert by_name["scipy"].source.startswith("requirements/base.txt line 1")
+    assert [req.line for req in proposal.declared_unused] == ["einops"]  # torch: declared above
+    assert proposal.files == [
+        "paper2code_requirements.txt",
+        "requirements/base.txt",
+        "conda_env.yaml",
+    ]
+
+
+def test_a_requirements_file_including_another_is_read_with_it(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("-r requirements/cpu.txt\npandas\n")
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "cpu.txt").write_text("torch==2.2.0\n")
+    found = [(req.line, req.source) for req in declared_requirements(tmp_path)]
+    assert found == [
+        ("torch==2.2.0", "requirements/cpu.txt line 1"),
+        ("pandas", "requirements.txt line 2"),
+    ]
+
+
+def test_a_dependency_file_outside_the_repository_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("leaked-name==1.0\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "dev-requirements.txt").symlink_to(outside / "secret.txt")
+    (repo / "requirements.txt").write_text("-r ../outside/secret.txt\nnumpy\n")
+    assert [req.line for req in declared_requirements(repo)] == ["numpy"]

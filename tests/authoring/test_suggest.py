@@ -445,3 +445,59 @@ def test_a_function_that_declares_options_parses_options_whatever_its_name(
     }
     assert scored["marginpo_settings"].prior == pytest.approx(scored["parse_args"].prior)
     assert _found(suggest_goals(repo, PAPER, limit=1)) == [("losses.py", "marginpo_loss")]
+
+
+def test_an_overload_stub_is_never_suggested_its_implementation_is(tmp_path: Path) -> None:
+    stubs = (
+        "from typing import overload\n\n\n"
+        "@overload\n"
+        "def marginpo_loss(logp_chosen: float, logp_rejected: float, beta: float) -> float:\n"
+        '    """The MarginPO loss of one pair: margin, beta, gamma, log-probability."""\n\n\n'
+        "@typing.overload\n"
+        "def marginpo_loss(logp_chosen: list, logp_rejected: list, beta: float) -> list: ...\n"
+    )
+    source = stubs + textwrap.dedent(LOSS)
+    repo = _repo(tmp_path, {"losses.py": source})
+    implementation = 1 + source.splitlines().index(
+        "def marginpo_loss(logp_chosen, logp_rejected, beta, gamma):"
+    )
+    found = [s for s in suggest_goals(repo, PAPER) if s.goal_function == "marginpo_loss"]
+    assert [(s.goal_file, s.line) for s in found] == [("losses.py", implementation)]
+    assert suggest_goals(repo, PAPER, limit=1)[0].line == implementation
+
+
+def test_an_init_that_computes_the_paper_s_parameters_can_be_suggested(tmp_path: Path) -> None:
+    schedule = """
+    import torch
+
+
+    class MarginSchedule:
+        \"\"\"The MarginPO margin schedule: gamma grows from gamma_start over the steps.\"\"\"
+
+        def __init__(self, gamma_start, gamma_end, steps):
+            ratio = (gamma_end / gamma_start) ** (1.0 / steps)
+            self.gammas = gamma_start * ratio ** torch.arange(steps)
+            self.betas = 1.0 / (1.0 + self.gammas.cumsum(0) / steps)
+
+        def gamma_at(self, step):
+            return self.gammas[step]
+
+
+    class Settings:
+        def __init__(self, gamma_start, gamma_end, steps, beta):
+            self.gamma_start = gamma_start
+            self.gamma_end = gamma_end
+            self.steps = steps
+            self.beta = beta
+    """
+    paper = {
+        "1": "Scheduled Margins for Preference Optimization\n2\nMethod\n"
+        "MarginPO grows the target margin gamma geometrically from gamma_start to "
+        "gamma_end over the steps of training, and beta follows the cumulative margin:\n"
+        "gamma_t = gamma_start (gamma_end / gamma_start)^(t / T) (1)\n"
+        "beta_t = 1 / (1 + sum_{s<=t} gamma_s / T) (2)\n"
+    }
+    repo = _repo(tmp_path, {"schedule.py": schedule})
+    found = [(s.class_name, s.goal_function) for s in suggest_goals(repo, paper, limit=3)]
+    assert found[0] == ("MarginSchedule", "__init__")
+    assert ("Settings", "__init__") not in found[:1]

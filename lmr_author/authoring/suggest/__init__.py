@@ -39,6 +39,9 @@ __all__ = [
 ]
 
 
+_EXCERPT = 140  # characters of the passage a suggestion quotes
+
+
 @dataclass(frozen=True)
 class GoalSuggestion:
     goal_file: str
@@ -66,7 +69,9 @@ class GoalSuggestion:
     def why(self) -> str:
         """One line: the matching terms, and where in the paper."""
         where = f"page {self.page}" + (f", {self.section}" if self.section else "")
-        excerpt = " ".join(self.passage.split())[:140]
+        excerpt = " ".join(self.passage.split())
+        if len(excerpt) > _EXCERPT:  # cut at a word, and said to be cut
+            excerpt = excerpt[:_EXCERPT].rsplit(" ", 1)[0] + " …"
         return f"matches {', '.join(self.terms)} ({where}): “{excerpt}”"
 
 

@@ -48,7 +48,9 @@ _STRING_PREFIX = re.compile(r"(?<![\w])[rRbBuUfF]{1,2}\Z")  # the letters before
 _FIELD = re.compile(r"\{([^{}]*)\}")  # an f-string's replacement field
 _BUILD_COPY = re.compile(r"(^|/)build/lib[^/]*/")
 _VENDORED_MIN_FILES = 40  # a library's copy; fewer files are the repository's own package
-_KEPT_DUNDERS = frozenset({"__call__"})
+# ``__init__`` may be where a method sets the paper's parameters (its schedule, its
+# constants); the ranking weighs it by what it computes (`rank`).
+_KEPT_DUNDERS = frozenset({"__call__", "__init__"})
 # What a line computes: the names it assigns (``self.delta, x = ...``, ``loss += ...``),
 # the names it returns (``return delta``, ``return best, value``).
 _ASSIGNED = re.compile(
@@ -213,7 +215,8 @@ def _files_to_parse(
 
 
 def _add_functions(repo: Repository, source: SourceFile) -> None:
-    """The functions of one file (no dunder method but ``__call__``)."""
+    """The functions of one file (no dunder method but ``__call__`` and ``__init__``, no
+    ``@overload`` stub)."""
     try:
         tree = parse_python(source.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -233,6 +236,8 @@ def _add_functions(repo: Repository, source: SourceFile) -> None:
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 if node.name.startswith("__") and node.name not in _KEPT_DUNDERS:
                     continue
+                if is_overload_stub(node):
+                    continue  # a typing stub: its implementation, defined after it, is the goal
                 facts = _facts(node, owner, bases, source, lines, file_words)
                 if set(bases) & FRAMEWORK_ENTRIES.get(node.name, frozenset()):
                     # a module's forward computes with what its __init__ made (each word once)
@@ -246,6 +251,17 @@ def _add_functions(repo: Repository, source: SourceFile) -> None:
                 repo.script_calls.update(_called_names(_COMMENT.sub("", code)))
 
     visit(tree.body, "", (), Counter())
+
+
+def is_overload_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``node`` is an ``@overload`` (``@typing.overload``) stub: a signature with
+    no code, declared for type checkers."""
+    for decorator in node.decorator_list:
+        if isinstance(decorator, ast.Name) and decorator.id == "overload":
+            return True
+        if isinstance(decorator, ast.Attribute) and decorator.attr == "overload":
+            return True
+    return False
 
 
 def _class_setup(node: ast.ClassDef, lines: list[str]) -> Counter[str]:

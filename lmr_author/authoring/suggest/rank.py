@@ -18,7 +18,9 @@ score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, wh
   computing a quantity the paper's equations define (returning ``delta`` for "δ = ...",
   less for assigning it on the way; the symbol's name in the paper, "the gap δ", joins
   the function's words);
-* priors: tiny or very long functions, copies of libraries, functions nothing uses, and
+* priors: tiny or very long functions, copies of libraries, functions nothing uses, an
+  ``__init__`` that only stores its arguments (one that computes the paper's parameters
+  counts in full; ``@overload`` stubs are no functions here, `code_facts`), and
   what scripts are made of around the method (option parsing, by name or by its
   ``add_argument`` calls; plotting, loading, setting up) weigh less; so do functions
   that arrange rather than compute (few lines with operators or math libraries) and
@@ -65,6 +67,10 @@ ENTRY_BONUS = 1.15
 LEAF_CALLS = 5  # calls of the repository's own functions an orchestrator makes, beyond a leaf's
 LEAF_WEIGHT = 0.3
 DEMO_PRIOR = 0.7
+# An __init__ that stores its arguments sets nothing up worth a task; one that computes (a
+# schedule, the paper's constants from its parameters) may be the goal.
+INIT_STORES = 0.5
+INIT_COMPUTES = 0.3  # the share of computing lines from which an __init__ weighs in full
 NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name given in full
 # It computes a quantity the paper defines: returns it (or is named after it), or assigns it
 # on the way; a word many of the repository's functions carry says little.
@@ -161,6 +167,8 @@ def _code_prior(
     prior = (MATH_FLOOR + math_share) / (MATH_FLOOR + MATH_TYPICAL)
     if entry_calls[function.name] and function.name not in _IMPLICITLY_CALLED:
         prior *= ENTRY_BONUS
+    if function.name == "__init__":
+        prior *= INIT_STORES + (1 - INIT_STORES) * min(function.math / INIT_COMPUTES, 1.0)
     delegated = len(function.calls & defined)
     if delegated > LEAF_CALLS:
         prior *= ((1 + LEAF_CALLS) / (1 + delegated)) ** LEAF_WEIGHT
@@ -243,7 +251,8 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
     if function.is_figure:
         prior *= 0.5
     used_as = function.name
-    if function.name in _IMPLICITLY_CALLED and function.class_name:
+    implicit = function.name in _IMPLICITLY_CALLED or function.name == "__init__"
+    if implicit and function.class_name:
         used_as = function.class_name.rsplit(".", 1)[-1]
     if repo.uses[used_as] <= 1:
         prior *= 0.7

@@ -20,7 +20,7 @@ from textual.message import Message
 from lmr_author.authoring.drafts import last_saved, resume_draft
 from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
-from lmr_author.tui.new_task.steps.base import AuthoringSession, SurvivorHint
+from lmr_author.tui.new_task.steps.base import WIDE, AuthoringSession, SurvivorHint
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class NewTaskApp(App[int]):
     CSS_PATH = "new_task.tcss"
     TITLE = "lmr-author new-task"
     # Below 110 columns side-by-side panes stack (the .tcss says which).
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Textual types it so)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]  # noqa: RUF012 (Textual types it so)
     # Under 36 lines editors and logs shrink so the buttons below them stay near.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -192,7 +192,7 @@ class NewTaskApp(App[int]):
         if isinstance(screen, StepScreen):
             problem = screen.can_leave()
             if problem:
-                screen.set_status(f"not yet: {problem}", error=True)
+                screen.say_not_yet(problem)
                 return
         index = self._step_index()
         if index + 1 < len(STEPS):

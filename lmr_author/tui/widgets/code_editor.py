@@ -20,7 +20,25 @@ from textual.widgets import TextArea
 DOCKERFILE = "dockerfile"
 
 
-class CodeEditor(TextArea):
+class _DocumentKeys(TextArea):
+    """ctrl+home / ctrl+end go to the start / the end of the whole text (with shift:
+    select to there), as in every editor; a TextArea alone moves only within a line."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+home", "cursor_document_start", "Start", show=False),
+        Binding("ctrl+end", "cursor_document_end", "End", show=False),
+        Binding("ctrl+shift+home", "cursor_document_start(True)", show=False),
+        Binding("ctrl+shift+end", "cursor_document_end(True)", show=False),
+    ]
+
+    def action_cursor_document_start(self, select: bool = False) -> None:
+        self.move_cursor((0, 0), select=select)
+
+    def action_cursor_document_end(self, select: bool = False) -> None:
+        self.move_cursor(self.document.end, select=select)
+
+
+class CodeEditor(_DocumentKeys):
     """A code editor in which Tab never edits: it moves the focus, as in every field.
 
     An annotator tabbing through a step must never change a driver by passing through
@@ -45,7 +63,7 @@ class CodeEditor(TextArea):
             self.insert(self.INDENT, (row, 0))
 
 
-class TextEditor(TextArea):
+class TextEditor(_DocumentKeys):
     """Prose (an instruction): wrapped, Tab moves the focus, ctrl+a selects it all, so a
     template draft is replaced in one keystroke."""
 

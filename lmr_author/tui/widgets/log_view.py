@@ -99,7 +99,7 @@ class LogScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self.output.title, id="log-title", markup=False)
-            yield RichLog(id="full-log", wrap=True, markup=False, highlight=False)
+            yield RichLog(id="full-log", wrap=True, markup=False, highlight=False, min_width=1)
             yield Button("Close (esc)", id="log-close", compact=True)
 
     def on_mount(self) -> None:

@@ -21,7 +21,7 @@ from textual.widgets import DirectoryTree, Input, TextArea
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
 from lmr_author.tui.new_task.app import NewTaskApp
 from lmr_author.tui.new_task.steps import STEPS, StepScreen
-from tests.tui.new_task.conftest import DRIVER
+from tests.tui.new_task.conftest import DRIVER, settle
 
 SIZES = {"small": (80, 24), "large": (200, 50)}
 SnapCompare = Callable[..., bool]
@@ -30,11 +30,7 @@ SnapCompare = Callable[..., bool]
 async def _still(pilot: Pilot[Any]) -> None:
     """Wait until the step shows its final state: workers done, tree loaded, no blink."""
     app = pilot.app
-    for _ in range(3):  # a worker's message may start another worker (a preview)
-        ours = [w for w in app.workers if w.name != "_loader"]
-        if ours:
-            await app.workers.wait_for_complete(ours)
-        await pilot.pause()
+    await settle(pilot)  # a worker's message may start another worker (a preview)
     for tree in app.screen.query(DirectoryTree):
         for _ in range(100):
             if tree.root.children:

@@ -111,6 +111,11 @@ async def test_keys_typed_right_after_tab_go_to_the_newly_focused_field(
             app.post_message(events.Key(key, char))
         await settle(pilot)
         now = app.focused
+        if step == "goal":
+            # Tab leaves the search for the function list, which holds no text: what is
+            # typed there goes on with the search (the Goal step's help says so).
+            assert now is left and _texts(app)["input#fn-search"].endswith("zq")
+            return
         assert now is not left
         changed = {name for name, text in _texts(app).items() if before.get(name) != text}
         widget = f"{'input' if isinstance(now, Input) else 'area'}#{getattr(now, 'id', '')}"
@@ -187,6 +192,8 @@ async def test_the_chosen_mask_style_and_the_cursor_are_visibly_different(
     app = _app(toy_repo, "mask")
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
+        app.screen.set_focus(None)  # the choice has the focus on arrival (one goal)
+        await pilot.pause()
         lmr, todo = "lmr: docstring", "todo: docstring"
         assert _label_style(app, lmr)[:2] == ("◉", True)
         assert _label_style(app, todo)[:2] == ("○", False)

@@ -13,9 +13,13 @@ def goal_label(goal: GoalSpec) -> str:
 
 
 def goal_select(goals: list[GoalSpec]) -> Select[int]:
-    return Select(
+    """The goal the step works on; with one goal there is nothing to choose, so it takes
+    no focus and the step's own field (the instruction, the driver) is the first."""
+    select: Select[int] = Select(
         [(goal_label(goal), index) for index, goal in enumerate(goals)],
         value=0 if goals else Select.NULL,
         allow_blank=False,
         id="goal-select",
     )
+    select.can_focus = len(goals) > 1
+    return select

@@ -1,8 +1,9 @@
-"""What every step screen shares: a one-line title, a scrollable body, and one nav line:
-Back, the one message area (the status line, whose full output opens with ctrl+l), the
-step's primary action (Build, Record, Verify, Save...; also ctrl+r) and Next. The nav
-line is always on screen, so the primary action is visible at 80×24 whatever the body
-holds. Back and Next take no focus: Enter in a field never goes back by accident."""
+"""What every step screen shares: a one-line title, a scrollable body, and one nav row:
+Back, the one message area (the status line, wrapped over up to three lines, whose full
+output opens with ctrl+l), the step's primary action (Build, Record, Verify, Save...;
+also ctrl+r) and Next. The nav row is always on screen, so the primary action is
+visible at 80×24 whatever the body holds. Back and Next take no focus: Enter in a field
+never goes back by accident."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer, RichLog, Static
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.images.task_images import ImageRef
+from lmr_author.tui.new_task.steps._status_line import StatusLine
 from lmr_author.tui.widgets.log_view import LogScreen, OutputLog, first_line
 
 if TYPE_CHECKING:
@@ -31,6 +33,10 @@ if TYPE_CHECKING:
 
 #: The clock of the status line's "(N s)" (one name, so a test can move it).
 _clock = time.monotonic
+_LOG_HINT_WIDTH = len("^l log") + 2  # with its padding
+#: Columns from which panes sit side by side (the app's breakpoint) and the app's name
+#: fits in the title line.
+WIDE = 110
 
 STEP_TITLES = (
     "Source",
@@ -43,6 +49,13 @@ STEP_TITLES = (
     "Check",
     "Save",
 )
+
+
+def step_log(log_id: str) -> RichLog:
+    """A step's log of long work (a build, a recording, the proof): wrapped at its own
+    width. RichLog's default wraps at 78 columns at least, and an 80-column screen's log,
+    76 wide, lost the end of every long line."""
+    return RichLog(id=log_id, max_lines=2000, wrap=True, markup=False, min_width=1)
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,9 @@ class StepScreen(Screen[None]):
 
     STEP_NUMBER: ClassVar[int] = 1
     HELP: ClassVar[str] = ""
+    #: No focus by Textual's first-focusable rule (a table, a list): the step's first
+    #: input gets it (`focus_first_input`), or what the step chooses.
+    AUTO_FOCUS = ""  # None would mean the app's: the first focusable
     #: The step's primary action, drawn in the nav line: (button id, label).
     PRIMARY: ClassVar[tuple[str, str] | None] = None
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -98,6 +114,8 @@ class StepScreen(Screen[None]):
         #: once the step says something else.
         self._work_line: tuple[str, str] | None = None
         self._ticking: Timer | None = None
+        #: The "not yet" the status shows (`say_not_yet`): (the problem, the status).
+        self._not_yet: tuple[str, str] | None = None
 
     @property
     def authoring(self) -> AuthoringSession:
@@ -132,7 +150,11 @@ class StepScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="step-title")
-        with VerticalScroll(id="step-body"):
+        body = VerticalScroll(id="step-body")
+        # The body is no stop of Tab: it holds the fields, and a focused container shows
+        # nothing (a Tab that seemed lost). It scrolls to the field in focus.
+        body.can_focus = False
+        with body:
             if self.HELP:
                 yield Static(self.HELP, id="step-help")
             yield from self.compose_step()
@@ -140,7 +162,7 @@ class StepScreen(Screen[None]):
             back = Button("◀ Back", id="back", compact=True, disabled=self.STEP_NUMBER == 1)
             back.can_focus = False
             yield back
-            yield Static("", id="status", markup=False)
+            yield StatusLine(id="status")
             yield Static("^l log", id="log-hint")
             if self.PRIMARY is not None:
                 button_id, label = self.PRIMARY
@@ -172,15 +194,20 @@ class StepScreen(Screen[None]):
         paper = self.spec.paper_name or "no paper yet"
         if self.spec.paper_later and not self.spec.paper_pdf:
             paper += " (paper: later)"
+        # Under 110 columns the app's name gives its room to the paper's title (the
+        # terminal's window says the app; the Paper step shows the whole title).
+        app = "[b]lmr-author new-task[/b] · " if self.app.size.width >= WIDE else ""
         return Content.from_markup(
-            f"[b]lmr-author new-task[/b] · step {self.STEP_NUMBER}/{len(STEP_TITLES)} · "
-            "[b]$title[/b] · $paper",
+            f"{app}step {self.STEP_NUMBER}/{len(STEP_TITLES)} · [b]$title[/b] · $paper",
             title=title,
             paper=paper,
         )
 
     def refresh_title(self) -> None:
         self.query_one("#step-title", Static).update(self._title())
+
+    def on_resize(self) -> None:
+        self.refresh_title()
 
     def compose_step(self) -> ComposeResult:
         yield from ()
@@ -195,22 +222,27 @@ class StepScreen(Screen[None]):
     def set_status(self, text: str, *, error: bool = False) -> None:
         """Say one thing in the one message area; the whole text also goes to the log.
 
-        The status is one line (cut with an ellipsis), so the step keeps its room at
-        80×24; an error or a longer text (a traceback, a hint) is added whole to the
-        step's output, which ctrl+l opens, and an error is shown for a while in a
+        The status is the text's first line, wrapped over up to three lines (cut with an
+        ellipsis past them), so the step keeps its room at 80×24; an error or a longer
+        text (a traceback, a hint, a first line the status cannot hold) is added whole
+        to the step's output, which ctrl+l opens, and an error is shown for a while in a
         notification over the body (cut to fit; gone when the step is left).
         """
         self._work_line = None
         self._put_status(text, error=error)
 
     def _put_status(self, text: str, *, error: bool = False) -> None:
-        status = self.query_one("#status", Static)
+        status = self.query_one("#status", StatusLine)
         status.set_class(error, "error")
-        if (error or len(text.splitlines()) > 1) and text.strip():
+        shown = ("✗ " if error else "") + first_line(text)
+        # The room it will have: the log hint beside it takes some once shown.
+        width = status.content_region.width - (0 if self.output.lines else _LOG_HINT_WIDTH)
+        longer = len(text.splitlines()) > 1 or not status.fits(shown, width)
+        if (error or longer) and text.strip():
             self.output.add(text)
         self.query_one("#log-hint", Static).display = bool(self.output.lines)
-        status.update(("✗ " if error else "") + first_line(text))
-        if error and text.strip() and len(text) > status.size.width - 2:
+        status.update(shown)
+        if error and text.strip() and longer:
             self.app.notify(self._fitted(text), severity="error", timeout=20, markup=False)
 
     def _fitted(self, text: str) -> str:
@@ -255,11 +287,15 @@ class StepScreen(Screen[None]):
             self._work_line = (activity, shown)
             self._show_progress()
 
+    def work_seconds(self) -> int:
+        """Seconds since the work began (`log_start`): the one clock of the status line's
+        "(N s)" while it runs and of its result when it ends."""
+        return int(_clock() - self._work_started)
+
     def _show_progress(self) -> None:
         if self._work_line is not None:
             activity, shown = self._work_line
-            seconds = int(_clock() - self._work_started)
-            self._put_status(f"{activity} ({seconds} s): {shown}")
+            self._put_status(f"{activity} ({self.work_seconds()} s): {shown}")
 
     def _tick(self) -> None:
         """Every second: the time so far, while this step's work still runs (phases
@@ -275,8 +311,25 @@ class StepScreen(Screen[None]):
         self.app.push_screen(LogScreen(self.output))
 
     def changed(self) -> None:
-        """Call after writing to the draft: saves it at once."""
+        """Call after writing to the draft: saves it at once. A "not yet" the status
+        still shows goes once what it asked for is done."""
         self.authoring.autosave()
+        if self._not_yet is None:
+            return
+        said, shown = self._not_yet
+        if shown != str(self.query_one("#status", StatusLine).visual):
+            self._not_yet = None  # the step has said something else since
+            return
+        problem = self.can_leave()
+        if problem is None:
+            self.set_status("ready: ctrl+n goes to the next step")
+        elif problem != said:
+            self.say_not_yet(problem)
+
+    def say_not_yet(self, problem: str) -> None:
+        """Why the step cannot be left yet (ctrl+n), in the status until it is done."""
+        self.set_status(f"not yet: {problem}", error=True)
+        self._not_yet = (problem, str(self.query_one("#status", StatusLine).visual))
 
     @on(Button.Pressed, "#next")
     def _next(self) -> None:

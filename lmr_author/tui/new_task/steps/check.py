@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, DataTable, Input, Label, OptionList, RichLog, Static
+from textual.widgets import Button, Input, Label, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from lmr_author.authoring.check import draft_info, live_check
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
+from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint, step_log
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
@@ -38,13 +39,17 @@ _FIELDS = (
 )
 
 
-def describe_check(check: SaveCheck | None) -> str:
-    """One line on the remembered checks of this content."""
+def describe_check(check: SaveCheck | None, seconds: int | None = None) -> str:
+    """One line on the checks of this content; ``seconds``: how long the Verify just done
+    took, by the status line's clock (a remembered check says no time: its own measure
+    left out the build and the recording, and two figures for one piece of work
+    disagreed)."""
     if check is None:
         return "not checked yet for this content"
+    took = f" in {seconds} s" if seconds is not None else ""
     if check.verified:
-        return f"verified ✓ golden passes, masked fails ({check.seconds:.0f} s, this exact content)"
-    return f"not verified: {check.reasons[0] if check.reasons else 'unknown reason'}"
+        return f"verified ✓ golden passes, masked fails{took} (this exact content)"
+    return f"not verified{took}: {check.reasons[0] if check.reasons else 'unknown reason'}"
 
 
 def _shown(name: str, value: str | int | float | None) -> str:
@@ -82,6 +87,10 @@ class CheckStep(StepScreen):
         "(fixtures recorded in its image), runs the static rules, and proves in Docker "
         "that golden passes and masked fails."
     )
+    #: The survivors of a mutation test come first in the step, and one key away.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "survivors", "Survivors"),
+    ]
 
     class Checked(Message):
         """The save checks' result (or why they could not run)."""
@@ -94,11 +103,15 @@ class CheckStep(StepScreen):
             remembered: bool = False,
             filled: TaskSpec | None = None,
             key: str = "",
+            timed: bool = True,
         ):
             super().__init__()
             self.check = check
             self.error = error
             self.remembered = remembered
+            #: The work just done was this verification (False: a mutation test's, which
+            #: reused or made one on its way: its time is not the verification's).
+            self.timed = timed and not remembered
             self.filled = filled  # the draft with instance_id / year filled for the check
             self.key = key  # the draft's content key (of the mutation test it may have had)
 
@@ -114,6 +127,7 @@ class CheckStep(StepScreen):
         self.verified = False
         self.verified_shown = False  # the check state says "verified" (the strength shows)
         self._reports: list[MutationReport] = []
+        self._activity = "verifying"  # what the status calls the running work
 
     def compose_step(self) -> ComposeResult:
         with Horizontal(id="check-panes"):
@@ -129,14 +143,15 @@ class CheckStep(StepScreen):
                 yield Button("Strengthen the tests", id="strengthen", compact=True)
             with VerticalScroll(id="info-pane"):
                 yield Static("", id="info-json")
-        yield DataTable(id="findings", zebra_stripes=True)
+        # The checks' findings, whole (a table cut each message at the screen's edge).
+        yield Static("", id="findings", markup=False)
         with Vertical(id="mutation"):
             yield Static("", id="mutation-score", markup=False)
             yield OptionList(id="survivor-list")
             yield Static("", id="survivors")
             with Horizontal(classes="row", id="equivalent-row"):
                 yield Input(
-                    placeholder="why it computes the same results (e.g. the matrices are square)",
+                    placeholder="why it computes the same (e.g. square matrices)",
                     id="equivalent-reason",
                 )
                 yield Button("Mark equivalent", id="mark-equivalent", compact=True)
@@ -145,12 +160,10 @@ class CheckStep(StepScreen):
                 id="add-fixture",
                 compact=True,
             )
-        yield RichLog(id="verify-log", max_lines=2000, wrap=True, markup=False)
+        yield step_log("verify-log")
 
     def on_mount(self) -> None:
-        table = self.query_one("#findings", DataTable)
-        table.add_columns("checks", "rule: message")
-        table.display = False
+        self.query_one("#findings", Static).display = False
         self.query_one("#mutation").display = False
         self.query_one("#strengthen").display = False
         self.query_one("#verify-log", RichLog).display = False
@@ -197,7 +210,9 @@ class CheckStep(StepScreen):
         info = draft_info(self.spec)
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
         self.query_one("#info-json", Static).update(
-            Syntax(json.dumps(info, indent=4, ensure_ascii=False), "json", theme=theme)
+            Syntax(
+                json.dumps(info, indent=4, ensure_ascii=False), "json", theme=theme, word_wrap=True
+            )
         )
         issues = live_check(self.spec)
         state = self.query_one("#schema-state", Static)
@@ -214,6 +229,7 @@ class CheckStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start("Verify: static checks and the Docker proof")
+        self._activity = "verifying"
         self.set_status("verifying: building, recording, proving in Docker…")
         self._verify(copy.deepcopy(self.spec))
 
@@ -237,7 +253,7 @@ class CheckStep(StepScreen):
     @on(VerifyLog)
     def _verify_log(self, message: VerifyLog) -> None:
         self.query_one("#verify-log", RichLog).write(message.line)
-        self.log_progress("verifying", message.line)
+        self.log_progress(self._activity, message.line)
 
     @on(Checked)
     def _checked(self, message: Checked) -> None:
@@ -259,30 +275,30 @@ class CheckStep(StepScreen):
             state.update("could not verify: see the log (ctrl+l)")
             self.set_status(message.error, error=True)
             return
-        state.update(describe_check(check))
+        # A Verify just done says the time its status counted; a remembered one none.
+        took = self.work_seconds() if message.timed else None
+        state.update(describe_check(check, took))
         state.set_class(check is not None and not check.verified, "error")
         kept = self.authoring.mutation_reports
         if message.remembered and kept is not None and kept[0] == message.key:
             self._reports = kept[1]  # tested this session, on this very content
-            self.query_one("#mutation").display = True
+            self._show_mutation_first()
             self._show_mutation(say=False)
         self._show_strength(check is not None and check.verified)
         if check is None:
             return
-        table = self.query_one("#findings", DataTable)
-        table.clear()
-        for reason in check.static_errors:
-            table.add_row("static", reason)
-        for reason in check.dynamic_errors:
-            table.add_row("Docker", reason)
-        for reason in check.static_warnings:
-            table.add_row("warning", reason)
-        table.display = bool(check.reasons or check.static_warnings)
+        findings = [f"✗ static: {reason}" for reason in check.static_errors]
+        findings += [f"✗ Docker: {reason}" for reason in check.dynamic_errors]
+        findings += [f"⚠ warning: {reason}" for reason in check.static_warnings]
+        shown = self.query_one("#findings", Static)
+        shown.update("\n".join(findings))
+        shown.display = bool(findings)
         self.verified = check.verified
         if message.remembered:
             return
         if check.verified:
-            self.set_status("verified ✓ golden passes, masked fails; " + self._strength())
+            when = f" in {took} s" if took is not None else ""
+            self.set_status(f"verified ✓ golden passes, masked fails{when}; " + self._strength())
             # The verdict and how strong it is, in sight at 80×24 (the status line is cut).
             self.query_one("#strength").scroll_visible(animate=False)
         else:
@@ -307,6 +323,7 @@ class CheckStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start("Mutation test")
+        self._activity = "mutation test"
         self.set_status("mutation test: building the task, scoring each mutant in Docker…")
         self._mutate(copy.deepcopy(self.spec))
 
@@ -328,7 +345,7 @@ class CheckStep(StepScreen):
         except UserError as error:
             self.post_message(self.Mutated([], str(error)))
             return
-        self.post_message(self.Checked(check, filled=spec))
+        self.post_message(self.Checked(check, filled=spec, timed=False))
         if not check.verified:
             self.post_message(self.Mutated([], "the mutation test needs a verified task"))
             return
@@ -341,6 +358,7 @@ class CheckStep(StepScreen):
         log.clear()
         log.display = True
         self.log_start("Strengthen: record what the golden code does under the tests")
+        self._activity = "strengthening"
         self.set_status("strengthen: recording the tests' calls of the goal in Docker…")
         self._strengthen(copy.deepcopy(self.spec))
 
@@ -376,11 +394,38 @@ class CheckStep(StepScreen):
             return
         self._reports = message.reports
         self.authoring.mutation_reports = (message.key, message.reports)
-        self.query_one("#mutation").display = True
+        self._show_mutation_first()
         self._show_mutation()
-        self.query_one("#mutation").scroll_visible(animate=False, top=True)
         if self.query_one("#strengthen").display:  # the warning and its remedy in sight
             self.query_one("#strength").scroll_visible(animate=False, top=True)
+        elif self._survivors():  # the work now: each survivor, killed or marked
+            self.action_survivors()
+        else:
+            self.query_one("#mutation").scroll_visible(animate=False, top=True)
+
+    def _show_mutation_first(self) -> None:
+        """The mutation test's result above the fields: its survivors are the step's work
+        once it has run (at 80×24 they were a dozen Tabs down)."""
+        mutation = self.query_one("#mutation")
+        mutation.display = True
+        body = self.query_one("#step-body")
+        if body.children.index(mutation) > body.children.index(self.query_one("#check-panes")):
+            body.move_child(mutation, before=self.query_one("#check-panes"))
+
+    def action_survivors(self) -> None:
+        """ctrl+o: to the survivors, the first highlighted, its diff in sight."""
+        listing = self.query_one("#survivor-list", OptionList)
+        if not listing.display or not listing.option_count:
+            return
+        if listing.highlighted is None:
+            listing.highlighted = 0
+        self.query_one("#mutation").scroll_visible(animate=False, top=True)
+        listing.focus(scroll_visible=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "survivors":  # in the footer only while there are survivors
+            return bool(self._survivors())
+        return True
 
     def _survivors(self) -> list[tuple[int, Mutant]]:
         """(implementation index, mutant) of the survivors not marked equivalent yet."""
@@ -460,6 +505,7 @@ class CheckStep(StepScreen):
             self._show_survivor(0)
         else:
             self.query_one("#survivors", Static).update("every counted mutant was killed ✓")
+        self.refresh_bindings()  # ctrl+o in the footer while there are survivors
         if not say:
             return
         strength = self._strength()
@@ -488,7 +534,10 @@ class CheckStep(StepScreen):
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
         self.query_one("#survivors", Static).update(
             Syntax(
-                f"# survivor {mutant.key}: {mutant.description}\n{mutant.diff}", "diff", theme=theme
+                f"# survivor {mutant.key}: {mutant.description}\n{mutant.diff}",
+                "diff",
+                theme=theme,
+                word_wrap=True,
             )
         )
 

@@ -30,7 +30,7 @@ from textual.widgets import (
     TextArea,
 )
 
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import StepScreen, step_log
 from lmr_author.tui.widgets.code_editor import DOCKERFILE, code_editor
 from lmr_author.tui.widgets.editor import edit_text
 from lmr_author.tui.widgets.log_view import plain
@@ -88,6 +88,8 @@ class EnvironmentStep(StepScreen):
         from lmr_author.authoring.dockerfile import GPU_NOTE
 
         yield Label("Proposed dependencies")
+        # Which of the repository's files the versions come from (or that none does).
+        yield Static("", id="declared-files", markup=False)
         yield DataTable(id="proposals", zebra_stripes=True, cursor_type="row")
         yield Static("", id="no-proposals", markup=False)
         yield Static("", id="unknown-imports", markup=False)
@@ -110,7 +112,7 @@ class EnvironmentStep(StepScreen):
             yield Button("Open in $EDITOR", id="env-edit", compact=True)
             yield Button("Propose again", id="propose", compact=True)
         yield Static("", id="diagnosis", markup=False)
-        yield RichLog(id="build-log", max_lines=2000, wrap=True, markup=False)
+        yield step_log("build-log")
 
     def on_mount(self) -> None:
         table = self.query_one("#proposals", DataTable)
@@ -146,6 +148,14 @@ class EnvironmentStep(StepScreen):
         if proposal is None:
             self.set_status(message.error, error=True)
             return
+        files = ", ".join(proposal.files)
+        self.query_one("#declared-files", Static).update(
+            f"Read from the repository: {files}"
+            if proposal.files
+            else "The repository declares no dependencies (no requirements, pyproject.toml, "
+            "setup.py/.cfg or environment.yml): packages from the goal modules' imports, "
+            "unpinned."
+        )
         table = self.query_one("#proposals", DataTable)
         table.clear()
         for requirement in proposal.requirements:
@@ -157,9 +167,9 @@ class EnvironmentStep(StepScreen):
         notes = []
         left_out = self.query_one("#left-out", Collapsible)
         left_out.display = bool(proposal.declared_unused)
+        # One line at 80 columns (a title does not wrap): what, then why.
         left_out.title = (
-            f"{len(proposal.declared_unused)} more declared by the repository, not imported "
-            "by the goal modules (left out)"
+            f"{len(proposal.declared_unused)} more declared, left out: never imported by the goal"
         )
         self.query_one("#left-out-list", Static).update(
             ", ".join(req.line for req in proposal.declared_unused)
@@ -176,7 +186,12 @@ class EnvironmentStep(StepScreen):
             self.spec.requirements = proposal.requirements_txt()
             self.query_one("#requirements", TextArea).load_text(self.spec.requirements)
             self.changed()
-        self.set_status(f"{len(proposal.requirements)} dependency(ies) proposed")
+        count = len(proposal.requirements)
+        if not count:
+            self.set_status("no dependency proposed: the goal modules need the standard library")
+            return
+        source = f" (versions from {files})" if files else " (from imports; no dependency file)"
+        self.set_status(f"{count} dependency(ies) proposed{source}")
 
     # -- editing -------------------------------------------------------------------------
 

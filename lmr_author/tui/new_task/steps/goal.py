@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -25,7 +27,7 @@ from lmr_author.authoring.preview import FunctionExcerpt, function_excerpt
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.authoring.suggest import GoalSuggestion
 from lmr_author.cst.index import FunctionInfo
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import WIDE, StepScreen
 from lmr_author.util.errors import UserError
 
 _MAX_SHOWN = 500  # options rendered at once; the search narrows the rest
@@ -37,9 +39,24 @@ _SHOWN = 5
 _SPARE = 10
 
 
+def _is_overload(decorator: str) -> bool:
+    """``@overload`` or ``@typing.overload`` (a decorator as the index writes it)."""
+    return decorator.rsplit(".", 1)[-1] == "overload"
+
+
 def _named(info: FunctionInfo, query: str) -> bool:
     """Whether ``query`` is the function's name or qualified name, exactly."""
     return bool(query) and query in (info.name, info.qualname)
+
+
+def _function_row(chosen: bool, name: str, where: str, width: int) -> Table:
+    """A row of the function list: ✓ when it is a goal, the name, where it is."""
+    row = Table.grid(padding=(0, 1), expand=True)
+    row.add_column(width=1, no_wrap=True)
+    row.add_column(width=width, overflow="fold")
+    row.add_column(ratio=1, overflow="fold", style="dim")
+    row.add_row("✓" if chosen else " ", Text(name, style="bold"), where)
+    return row
 
 
 class PythonTree(DirectoryTree):
@@ -54,8 +71,9 @@ class PythonTree(DirectoryTree):
 class GoalStep(StepScreen):
     STEP_NUMBER = 3
     HELP: ClassVar[str] = (
-        "Type a name to search; ↑/↓ move; Enter adds or removes a goal function. A file "
-        "picked in the tree lists only its functions."
+        "Type to search the functions (typing in a list goes on with it); ↓ goes into the "
+        "list, ↑ into the suggestions; Enter adds or removes a goal function. A file picked "
+        "in the tree lists only its own."
     )
 
     class Excerpted(Message):
@@ -84,11 +102,20 @@ class GoalStep(StepScreen):
 
     def compose_step(self) -> ComposeResult:
         # Suggestions first: on arrival, at 80×24, the paper's candidates are on screen.
-        yield Label("Suggested from the paper (Enter adds; the choice stays yours)", id="suggested")
+        yield Label(
+            "Suggested by the paper (Enter in the empty search adds the highlighted one; "
+            "the choice is yours)",
+            id="suggested",
+        )
         yield OptionList(id="suggestions")
+        # Why the highlighted suggestion, whole (wrapped): the list keeps one row each.
+        yield Static("", id="suggestion-why", markup=False)
         with Horizontal(id="goal-panes"):
             with Vertical(id="goal-list"):
-                yield Input(placeholder="search functions (fuzzy)…", id="fn-search")
+                # No select-all on focus: a key typed in a list below goes on with the search.
+                yield Input(
+                    placeholder="search functions (fuzzy)…", id="fn-search", select_on_focus=False
+                )
                 yield OptionList(id="functions")
                 yield Static("", id="fn-empty", markup=False)
                 yield Static(self._chosen_text(), id="chosen")
@@ -102,6 +129,7 @@ class GoalStep(StepScreen):
         self.query_one("#fn-search", Input).focus()
         self.query_one("#suggestions", OptionList).display = False
         self.query_one("#suggested", Label).display = False
+        self.query_one("#suggestion-why", Static).display = False
         self.paper_loaded()
 
     def paper_loaded(self) -> None:
@@ -161,25 +189,40 @@ class GoalStep(StepScreen):
         for index, suggestion in shown:
             owner = f"{suggestion.class_name}." if suggestion.class_name else ""
             name = f"{owner}{suggestion.goal_function}"
-            # One line each (cut at the screen's edge): five fit at 80×24 with the list.
-            # A copy elsewhere stays readable if this one is the goal: said before why.
+            # A row each (five fit at 80×24 with the list); why, below the list. A copy
+            # elsewhere stays readable if this one is the goal: said in its row.
             note = suggestion.copy_note()
             prompt = Content.assemble(
                 (name, "bold"),
-                f"  {suggestion.goal_file}:{suggestion.line}  ",
-                (f"⚠ {note}  " if note else "", "bold $warning"),
-                (suggestion.why(), "dim"),
+                f"  {suggestion.goal_file}:{suggestion.line}",
+                (f"  ⚠ {note}" if note else "", "bold $warning"),
             )
             listing.add_option(Option(prompt, id=str(index)))
         listing.display = bool(shown)
         if shown:
             listing.highlighted = min(position or 0, len(shown) - 1)
         self.query_one("#suggested", Label).display = bool(shown)
+        self._show_why()
+
+    @on(OptionList.OptionHighlighted, "#suggestions")
+    def _show_why(self) -> None:
+        """Why the highlighted suggestion: the words it shares with the paper, where."""
+        listing = self.query_one("#suggestions", OptionList)
+        why = self.query_one("#suggestion-why", Static)
+        position = listing.highlighted
+        if not listing.display or position is None or position >= listing.option_count:
+            why.display = False
+            return
+        suggestion = self.suggestions[int(listing.get_option_at_index(position).id or 0)]
+        why.update(f"why: {suggestion.why()}")
+        why.display = True
 
     @on(OptionList.OptionSelected, "#suggestions")
     def _suggestion_picked(self, event: OptionList.OptionSelected) -> None:
         suggestion = self.suggestions[int(event.option.id or 0)]
-        self._toggle_goal(suggestion.goal_file, suggestion.class_name, suggestion.goal_function)
+        self._toggle_goal(
+            suggestion.goal_file, suggestion.class_name, suggestion.goal_function, suggestion.line
+        )
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _index(self, root: Path) -> None:
@@ -225,17 +268,28 @@ class GoalStep(StepScreen):
             # A function named exactly as typed comes first, then the fuzzy order.
             scored.sort(key=lambda item: (not _named(item[2], query), -item[0]))
         chosen = {(g.goal_file, g.class_name, g.goal_function) for g in self.spec.goals}
-        options = []
-        for _, relative, info in scored[:_MAX_SHOWN]:
-            mark = "✓ " if (relative, info.class_name, info.name) in chosen else "  "
-            # The file first: same-named functions of different files must differ at a
-            # glance, even when a narrow terminal cuts the line.
-            options.append(
-                Option(
-                    f"{mark}[dim]{relative}:{info.def_line}[/]  [b]{info.qualname}[/b]",
-                    id=self._key(relative, info),
-                )
+        shown = scored[:_MAX_SHOWN]
+        # Two aligned columns, the name then where it is; a long one wraps inside its
+        # column, so a row never runs into the next one's place.
+        # The list's width by the layout (new_task.tcss), known before it is laid out:
+        # the screen's width, less the tree and the source beside it on a wide screen.
+        screen = self.app.size.width
+        room = screen - 8 if screen < WIDE else (screen - 30) // 2 - 6
+        longest = max((len(info.qualname) for _, _, info in shown), default=8)
+        located = max((len(f"{r}:{i.def_line}") for _, r, i in shown), default=8)
+        width = min(longest, max(room - located - 4, room * 2 // 5))
+        options = [
+            Option(
+                _function_row(
+                    (relative, info.class_name, info.name) in chosen,
+                    info.qualname,
+                    f"{relative}:{info.def_line}",
+                    width,
+                ),
+                id=self._key(relative, info),
             )
+            for _, relative, info in shown
+        ]
         option_list = self.query_one("#functions", OptionList)
         highlighted = option_list.highlighted
         option_list.clear_options()
@@ -276,7 +330,7 @@ class GoalStep(StepScreen):
         ]
         if len(exact) == 1:
             relative, info = exact[0]
-            self._toggle_goal(relative, info.class_name, info.name)
+            self._toggle_goal(relative, info.class_name, info.name, info.def_line)
             return
         option_list = self.query_one("#functions", OptionList)
         if option_list.highlighted is not None:
@@ -291,15 +345,47 @@ class GoalStep(StepScreen):
         self.set_status("Type part of a name, or ↓ to highlight a function, then Enter.")
 
     def on_key(self, event: Key) -> None:
-        # ↑/↓ in the search box move the list's highlight, so typing and picking never
-        # need a change of focus.
-        if event.key in ("up", "down") and self.focused is self.query_one("#fn-search", Input):
-            option_list = self.query_one("#functions", OptionList)
-            if event.key == "down":
-                option_list.action_cursor_down()
-            else:
-                option_list.action_cursor_up()
+        """The search box, the suggestions above it and the functions below are one
+        column: ↓ from the search goes into the list below, ↑ into the suggestions above,
+        and back again past a list's end; typing in a list goes on with the search."""
+        search = self.query_one("#fn-search", Input)
+        functions = self.query_one("#functions", OptionList)
+        suggestions = self.query_one("#suggestions", OptionList)
+        focused = self.focused
+        target: OptionList | Input | None = None
+        if focused is search and event.key == "down" and functions.option_count:
+            target = functions
+            if functions.highlighted is None:
+                functions.highlighted = 0
+        elif focused is search and event.key == "up" and suggestions.display:
+            target = suggestions
+        elif self._leaves_list(event.key, functions, suggestions):
+            target = search
+        elif focused in (functions, suggestions) and event.is_printable and event.character:
+            search.focus()
+            search.insert_text_at_cursor(event.character)
             event.stop()
+            return
+        if target is not None:
+            target.focus()
+            event.stop()
+            event.prevent_default()
+
+    def _leaves_list(self, key: str, functions: OptionList, suggestions: OptionList) -> bool:
+        """↑ at the top of the functions, or ↓ at the bottom of the suggestions: back to
+        the search box between them."""
+        if self.focused is functions:
+            return key == "up" and not functions.highlighted
+        last = suggestions.option_count - 1
+        return (
+            self.focused is suggestions
+            and key == "down"
+            and suggestions.highlighted
+            in (
+                None,
+                last,
+            )
+        )
 
     @on(DirectoryTree.FileSelected)
     def _file_selected(self, event: DirectoryTree.FileSelected) -> None:
@@ -331,6 +417,7 @@ class GoalStep(StepScreen):
             start_line=excerpt.first_line,
             highlight_lines=set(excerpt.highlighted),
             theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+            word_wrap=True,  # a long line wraps under its number, never cut at the edge
         )
         self.query_one("#source-preview", Static).update(syntax)
 
@@ -339,9 +426,11 @@ class GoalStep(StepScreen):
         found = self._lookup(event.option.id)
         if found is not None:
             relative, info = found
-            self._toggle_goal(relative, info.class_name, info.name)
+            self._toggle_goal(relative, info.class_name, info.name, info.def_line)
 
-    def _toggle_goal(self, relative: str, class_name: str, name: str) -> None:
+    def _toggle_goal(
+        self, relative: str, class_name: str, name: str, line: int | None = None
+    ) -> None:
         for goal in self.spec.goals:
             if (goal.goal_file, goal.class_name, goal.goal_function) == (
                 relative,
@@ -352,7 +441,12 @@ class GoalStep(StepScreen):
                 break
         else:
             self.spec.goals.append(
-                GoalSpec(goal_file=relative, goal_function=name, class_name=class_name)
+                GoalSpec(
+                    goal_file=relative,
+                    goal_function=name,
+                    class_name=class_name,
+                    line=self._line_if_ambiguous(relative, class_name, name, line),
+                )
             )
         self.changed()
         self.post_message(self.GoalsChanged())  # called from a worker thread too
@@ -362,6 +456,28 @@ class GoalStep(StepScreen):
         picked = any(g.goal_function == name and g.goal_file == relative for g in self.spec.goals)
         owner = f"{class_name}." if class_name else ""
         self.set_status(f"{'added' if picked else 'removed'} {owner}{name} ({relative})")
+
+    def _line_if_ambiguous(
+        self, relative: str, class_name: str, name: str, line: int | None
+    ) -> int | None:
+        """The line that picks the definition meant, when the name alone does not (an
+        ``@overload`` stub before its implementation, a redefinition); else None."""
+        from lmr_author.cst.index import list_functions
+        from lmr_author.cst.locate import goal_candidates
+
+        infos = [info for file, info in self.functions if file == relative]
+        if not infos:  # picked before the index reached the file
+            try:
+                infos = list_functions((Path(self.spec.repo_path) / relative).read_bytes())
+            except (OSError, SyntaxError, ValueError):
+                return line
+        found = goal_candidates(infos, name, class_name)
+        if len(found) <= 1:
+            return None
+        # A stub is no goal (it has no body to mask): its implementation is meant.
+        implemented = [i for i in found if not any(_is_overload(d) for d in i.decorators)]
+        picked = [i for i in implemented if line is not None and i.start_line <= line <= i.end_line]
+        return (picked or implemented or found)[-1].def_line
 
     def _chosen_text(self) -> str:
         if not self.spec.goals:

@@ -150,7 +150,11 @@ class InstructionStep(StepScreen):
         goal = self.spec.goals[index]
         try:
             draft = draft_instruction(
-                Path(self.spec.repo_path), goal.goal_file, goal.goal_function, goal.class_name
+                Path(self.spec.repo_path),
+                goal.goal_file,
+                goal.goal_function,
+                goal.class_name,
+                goal.line,
             )
         except UserError as error:
             empty = InstructionDraft(text="", signature="", summary="")
@@ -171,7 +175,10 @@ class InstructionStep(StepScreen):
             self.changed()
         self.query_one("#signature", Static).update(draft.signature)
         self._template = draft.text
-        self.query_one("#instruction", TextArea).load_text(goal.instruction)
+        editor = self.query_one("#instruction", TextArea)
+        editor.load_text(goal.instruction)
+        # What is typed goes after the text, never before a template's first word.
+        editor.move_cursor(editor.document.end)
         self._show_template_note()
         category = self.query_one("#category", Select)
         category.value = goal.category if goal.category in CATEGORIES else Select.NULL

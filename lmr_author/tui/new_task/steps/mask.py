@@ -155,7 +155,9 @@ class MaskStep(StepScreen):
             return
         self.preview = preview
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
-        self.query_one("#diff", Static).update(Syntax(preview.diff, "diff", theme=theme))
+        self.query_one("#diff", Static).update(
+            Syntax(preview.diff, "diff", theme=theme, word_wrap=True)
+        )
         removed = sum(
             1
             for line in preview.diff.splitlines()

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RichLog, Static
 
 from lmr_author.authoring.spec import TaskSpec
-from lmr_author.tui.new_task.steps.base import StepScreen
+from lmr_author.tui.new_task.steps.base import StepScreen, step_log
 from lmr_author.tui.new_task.steps.check import describe_check
 from lmr_author.util.errors import UserError
 
@@ -135,7 +135,7 @@ class SaveStep(StepScreen):
         yield Static(self._target_text(), id="target", markup=False)
         yield Static("", id="check-state", markup=False)
         yield Static("", id="saved", markup=False)
-        yield RichLog(id="save-log", max_lines=2000, wrap=True, markup=False)
+        yield step_log("save-log")
 
     def on_mount(self) -> None:
         self.query_one("#save-log", RichLog).display = False

@@ -36,7 +36,7 @@ from lmr_author.authoring.scaffold import render_unit_test
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.authoring.task_layout import unit_test_file
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
-from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint
+from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint, step_log
 from lmr_author.tui.widgets.code_editor import code_editor
 from lmr_author.tui.widgets.editor import edit_text
 from lmr_author.util.errors import UserError
@@ -122,7 +122,7 @@ class TestsStep(StepScreen):
                     yield Button("Open in $EDITOR", id="edit", compact=True)
                     yield Button("", id="guard", variant="warning", compact=True)
                 yield Static("", id="recorded", markup=False)
-                yield RichLog(id="record-log", max_lines=2000, wrap=True, markup=False)
+                yield step_log("record-log")
             with TabPane("Unit test", id="tab-test"), VerticalScroll():
                 yield Static("", id="unit-test")
 
@@ -152,7 +152,9 @@ class TestsStep(StepScreen):
             f"# survivor {hint.key} ({hint.description}): the tests accept this change.\n"
             "# Add a call whose result differs, then record again.\n" + hint.diff
         )
-        self.query_one("#survivor-diff", Static).update(Syntax(text, "diff", theme=self._theme()))
+        self.query_one("#survivor-diff", Static).update(
+            Syntax(text, "diff", theme=self._theme(), word_wrap=True)
+        )
         self.set_status(f"add a driver call that kills survivor {hint.key} ({hint.description})")
 
     def _theme(self) -> str:
@@ -165,7 +167,11 @@ class TestsStep(StepScreen):
         goal = self.spec.goals[index]
         self._template = ""
         self.query_one("#driver-note", Static).display = False
-        self.query_one("#driver", TextArea).load_text(goal.driver)
+        driver = self.query_one("#driver", TextArea)
+        driver.load_text(goal.driver)
+        # What is typed goes after the calls there (a fixture to add, from Check), never
+        # before the first line while the view shows the last.
+        driver.move_cursor(driver.document.end)
         self._scaffold(index, self.spec.seed)
         if not goal.driver.strip():
             self._make_template(index)
@@ -186,6 +192,7 @@ class TestsStep(StepScreen):
             return
         self._template = message.template
         area.load_text(message.template)
+        area.move_cursor(area.document.end)  # the calls typed go after its import
         self.query_one("#driver-note", Static).display = True
 
     @work(thread=True, exclusive=True, group="scaffold", exit_on_error=False)
@@ -207,7 +214,7 @@ class TestsStep(StepScreen):
     @on(Scaffolded)
     def _show_scaffold(self, message: Scaffolded) -> None:
         self.query_one("#unit-test", Static).update(
-            Syntax(message.unit_test, "python", theme=self._theme())
+            Syntax(message.unit_test, "python", theme=self._theme(), word_wrap=True)
         )
 
     @on(Select.Changed, "#goal-select")
