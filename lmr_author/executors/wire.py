@@ -29,7 +29,7 @@ from lmr_author.images.task_images import ImageRef
 from lmr_author.sandbox.decision import Expected
 from lmr_author.sandbox.harness.crossing import safe_text
 from lmr_author.sandbox.limits import Limits
-from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_result import ImplementationRun, Phase, TestVerdict
 from lmr_author.sandbox.run_spec import RunSpec
 from lmr_author.util.atomic import atomic_write_json
 
@@ -236,6 +236,8 @@ _VERDICT_FIELDS: dict[str, tuple[type, ...]] = {
     "crossings": (list,),
     "test_reads": (list,),
     "changed_inputs": (list,),
+    "phases": (list,),
+    "cpu_s": (float, int, type(None)),
 }
 
 
@@ -256,6 +258,28 @@ def _verdict(item: dict[str, Any]) -> TestVerdict:
     if not all(isinstance(name, str) for name in item["changed_inputs"]):
         raise ValueError("field changed_inputs is not a list of strings")
     changed = tuple(item["changed_inputs"])
+    phases = tuple(_phase(phase) for phase in item["phases"])
+    cpu = None if item["cpu_s"] is None else float(item["cpu_s"])
     return TestVerdict(
-        **{**item, **texts, "crossings": crossings, "test_reads": reads, "changed_inputs": changed}
+        **{
+            **item,
+            **texts,
+            "crossings": crossings,
+            "test_reads": reads,
+            "changed_inputs": changed,
+            "phases": phases,
+            "cpu_s": cpu,
+        }
     )
+
+
+def _phase(item: object) -> Phase:
+    """One timed phase as a node wrote it (``asdict`` of a `Phase`)."""
+    if not isinstance(item, dict) or set(item) != {"name", "seconds", "inner"}:
+        raise ValueError("field phases is not a list of phases")
+    name, seconds, inner = item["name"], item["seconds"], item["inner"]
+    if not isinstance(name, str) or not isinstance(inner, bool):
+        raise ValueError("field phases is not a list of phases")
+    if isinstance(seconds, bool) or not isinstance(seconds, (float, int)):
+        raise ValueError("field phases is not a list of phases")
+    return Phase(name=safe_text(name), seconds=float(seconds), inner=inner)

@@ -11,10 +11,10 @@ import pytest
 from lmr_author.eval_loop.backend import DockerBackend
 from lmr_author.executors.wire import Request, load_result, save_result, sha256
 from lmr_author.executors.worker import main, run_request
-from lmr_author.sandbox.run_result import ImplementationRun, TestVerdict
+from lmr_author.sandbox.run_result import ImplementationRun, Phase, TestVerdict
 
 
-def _run() -> ImplementationRun:
+def _run(**timed: object) -> ImplementationRun:
     verdict = TestVerdict(
         test_file="unit_test/unit_test_1.py",
         verdict="fail",
@@ -26,14 +26,22 @@ def _run() -> ImplementationRun:
         protocol="published",
         tests_run=3,
         legacy_passed=1,
+        **timed,  # type: ignore[arg-type]
     )
     return ImplementationRun(verdicts=[verdict], image_id="sha256:abc", wall_s=2.0)
 
 
-def test_a_result_reads_back_as_written(tmp_path: Path) -> None:
+TIMED = {
+    "phases": (Phase("container", 0.75), Phase("test", 1.5), Phase("calls", 0.25, inner=True)),
+    "cpu_s": 2.5,
+}
+
+
+@pytest.mark.parametrize("timed", [{}, TIMED], ids=["untimed", "timed"])
+def test_a_result_reads_back_as_written(tmp_path: Path, timed: dict[str, object]) -> None:
     path = tmp_path / "r.json"
-    save_result(path, _run())
-    assert load_result(path) == _run()
+    save_result(path, _run(**timed))
+    assert load_result(path) == _run(**timed)
 
 
 @pytest.mark.parametrize(
@@ -44,11 +52,16 @@ def test_a_result_reads_back_as_written(tmp_path: Path) -> None:
         lambda d: d["verdicts"][0].update(verdict=["pass"]),
         lambda d: d["verdicts"][0].update(extra="field"),
         lambda d: d.update(verdicts="pass"),
+        lambda d: d["verdicts"][0].update(phases=[["test", 1.0]]),
+        lambda d: d["verdicts"][0].update(phases=[{"name": "test", "seconds": "1"}]),
+        lambda d: d["verdicts"][0]["phases"][0].update(inner=1),
+        lambda d: d["verdicts"][0].update(cpu_s="2.5"),
+        lambda d: d["verdicts"][0].pop("phases"),
     ],
 )
 def test_a_malformed_result_is_refused(tmp_path: Path, change: object) -> None:
     path = tmp_path / "r.json"
-    save_result(path, _run())
+    save_result(path, _run(**TIMED))
     data = json.loads(path.read_text())
     change(data)  # type: ignore[operator]
     path.write_text(json.dumps(data))

@@ -60,6 +60,15 @@ async def _still(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+@pytest.fixture(autouse=True)
+def _stopped_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line's clock stands still: a snapshot of a Verify's "in N s" must not
+    depend on how long this machine took to get there (it said 2 s under load)."""
+    from lmr_author.tui.new_task.steps import base
+
+    monkeypatch.setattr(base, "_clock", lambda: 0.0)
+
+
 @pytest.fixture
 def full_draft(
     tmp_path: Path, toy_repo: Path, toy_paper: Path, monkeypatch: pytest.MonkeyPatch

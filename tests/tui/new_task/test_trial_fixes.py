@@ -289,7 +289,8 @@ async def test_a_new_goal_s_driver_starts_from_a_marked_template_with_room(
         assert app.screen.query_one("#record").region.y == nav.y
         # The annotator's first edit makes it theirs.
         area.focus()
-        area.move_cursor((4, 0))
+        call = area.text.splitlines().index("# margin_loss(chosen, rejected)")
+        area.move_cursor((call, 0))
         await pilot.press("delete", "delete")
         await pilot.pause()
         assert "\nmargin_loss(chosen, rejected)\n" in app.spec.goals[0].driver
