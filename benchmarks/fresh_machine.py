@@ -49,9 +49,12 @@ long each command took and every finding. Needs root, debootstrap and a Docker e
 about 15 minutes on a 2-core machine at load 10, the suite comes on top), so it is not
 part of .ci/run.
 
-    python3 benchmarks/fresh_machine.py [--systemd] [--setup-only | --main-only]
+    .venv/bin/python benchmarks/fresh_machine.py [--systemd] [--setup-only | --main-only]
                                         [--pullable] [--ubuntu URL [--ubuntu-keyring FILE]]
                                         [--host-engine] [--rebuild] [--keep]
+
+(from the project's environment, `bash .ci/test-setup`: it reads lmr-author's apt
+mirror setting)
 """
 
 from __future__ import annotations
