@@ -42,7 +42,7 @@ def prove_reports(
 
     for report in reports:
         if report.errors:
-            say(f"{report.name}: not run in Docker (fix its static errors first)")
+            say(f"{report.name}: tests not proven in Docker (fix its static errors first)")
             continue
         task = load_task(report.path)
         say(f"{report.name}: proving the tests in Docker…")

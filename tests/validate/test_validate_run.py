@@ -26,7 +26,7 @@ def test_run_skips_tasks_with_static_errors(
     task = make_task(info=broken)
     assert main(["validate", "--run", "--json", str(task)]) == 1
     captured = capsys.readouterr()
-    assert "not run in Docker" in captured.err
+    assert "tests not proven in Docker" in captured.err
     rules = {f["rule"] for f in json.loads(captured.out)["tasks"][0]["findings"]}
     assert "function-not-found" in rules
     assert not rules & {"golden-fails", "test-does-not-discriminate", "infra"}
