@@ -127,6 +127,8 @@ class CheckStep(StepScreen):
         self.verified = False
         self.verified_shown = False  # the check state says "verified" (the strength shows)
         self._reports: list[MutationReport] = []
+        #: Seconds the mutation test on screen took (None: not timed here, e.g. remembered).
+        self._mutation_took: int | None = None
         self._activity = "verifying"  # what the status calls the running work
 
     def compose_step(self) -> ComposeResult:
@@ -282,6 +284,7 @@ class CheckStep(StepScreen):
         kept = self.authoring.mutation_reports
         if message.remembered and kept is not None and kept[0] == message.key:
             self._reports = kept[1]  # tested this session, on this very content
+            self._mutation_took = None
             self._show_mutation_first()
             self._show_mutation(say=False)
         self._show_strength(check is not None and check.verified)
@@ -310,11 +313,20 @@ class CheckStep(StepScreen):
     class Mutated(Message):
         """The mutation reports of the draft's goals (or why they could not be made)."""
 
-        def __init__(self, reports: list[MutationReport], error: str = "", key: str = "") -> None:
+        def __init__(
+            self,
+            reports: list[MutationReport],
+            error: str = "",
+            key: str = "",
+            *,
+            timed: bool = False,
+        ) -> None:
             super().__init__()
             self.reports = reports
             self.error = error
             self.key = key  # the content key of the draft tested
+            #: The result of this step's own run, whose time the status line counted.
+            self.timed = timed
 
     @on(Button.Pressed, "#mutants")
     def _mutants_pressed(self) -> None:
@@ -349,7 +361,7 @@ class CheckStep(StepScreen):
         if not check.verified:
             self.post_message(self.Mutated([], "the mutation test needs a verified task"))
             return
-        self.post_message(self.Mutated(reports, key=key))
+        self.post_message(self.Mutated(reports, key=key, timed=True))
 
     @on(Button.Pressed, "#strengthen")
     def _strengthen_pressed(self) -> None:
@@ -383,7 +395,7 @@ class CheckStep(StepScreen):
             say(f"not strengthened: {problem}")
         reports = [item.after for item in outcome.implementations if item.after is not None]
         why = "" if reports else ("not strengthened: " + "; ".join(problems))
-        self.post_message(self.Mutated(reports, why, key=key))
+        self.post_message(self.Mutated(reports, why, key=key, timed=True))
 
     @on(Mutated)
     def _mutated(self, message: Mutated) -> None:
@@ -393,6 +405,8 @@ class CheckStep(StepScreen):
             self.set_status(message.error, error=True)
             return
         self._reports = message.reports
+        # Its time by the status line's clock, as Build, Record and Verify say theirs.
+        self._mutation_took = self.work_seconds() if message.timed else None
         self.authoring.mutation_reports = (message.key, message.reports)
         self._show_mutation_first()
         self._show_mutation()
@@ -488,7 +502,10 @@ class CheckStep(StepScreen):
                 + (f", {now} equivalent" if now else "")
                 + (f", {report.errors} not run" if report.errors else "")
             )
-        self.query_one("#mutation-score", Static).update("Mutation score: " + "; ".join(lines))
+        took = f" (measured in {self._mutation_took} s)" if self._mutation_took is not None else ""
+        self.query_one("#mutation-score", Static).update(
+            "Mutation score: " + "; ".join(lines) + took
+        )
         survivors = self._survivors()
         listing = self.query_one("#survivor-list", OptionList)
         listing.clear_options()
@@ -575,6 +592,14 @@ class CheckStep(StepScreen):
         self._refresh_info()
         self._show_mutation()
         self.set_status(f"mutant {mutant.key} marked equivalent (stored in info.json)")
+        # The next survivor one ↓ away (in the emptied reason box ↓ did nothing, and a
+        # Tab pressed the button with no reason); none left: the score in sight, the
+        # focus back where the mutation test was started (the reason box is hidden).
+        if self._survivors():
+            self.action_survivors()
+        else:
+            self.query_one("#mutants", Button).focus(scroll_visible=False)
+            self.query_one("#mutation").scroll_visible(animate=False, top=True)
 
     @on(Button.Pressed, "#add-fixture")
     def _add_fixture(self) -> None:

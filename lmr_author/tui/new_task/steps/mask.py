@@ -68,6 +68,8 @@ class MaskStep(StepScreen):
     current = 0
     #: The preview on screen (the diff of the selected goal).
     preview: MaskPreview | None = None
+    #: The copies listed for the selected goal.
+    _copies: tuple[GoalCopy, ...] = ()
 
     class CopiesFound(Message):
         """The copies of goal ``index`` in the repository (strongest first)."""
@@ -180,17 +182,26 @@ class MaskStep(StepScreen):
         if message.index != self.current:
             return  # the goal changed since
         self._show_copies(message.copies)
-        if message.copies:
-            masked = self.query_one("#copies", SelectionList).selected
+        self._say_copies()
+
+    def _say_copies(self) -> None:
+        """The copies and how many are ticked, said again at each tick (the count once
+        stayed at its first value until the step was left)."""
+        copies = self._copies
+        if copies:
+            masked = set(self.query_one("#copies", SelectionList).selected)
+            self.app.clear_notifications()  # one error toast, of the count now
             self.set_status(
-                f"{len(message.copies)} cop{'y' if len(message.copies) == 1 else 'ies'} of "
+                f"{len(copies)} cop{'y' if len(copies) == 1 else 'ies'} of "
                 f"this goal a solver could read ({len(masked)} to be masked): see below",
-                error=any(c.copy.level == "error" for c in message.copies),
+                # An error while a copy as good as the answer stays readable.
+                error=any(c.copy.level == "error" and c.key not in masked for c in copies),
             )
 
     def _show_copies(self, copies: list[GoalCopy]) -> None:
         listing = self.query_one("#copies", SelectionList)
         listing.clear_options()
+        self._copies = tuple(copies)
         chosen = set(self.spec.goals[self.current].masked_copies) if self.spec.goals else set()
         for item in copies:
             copy = item.copy
@@ -221,3 +232,4 @@ class MaskStep(StepScreen):
         if chosen != goal.masked_copies:
             goal.masked_copies = chosen
             self.changed()
+            self._say_copies()
