@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.authoring.suggest.code_facts import python_sources, scan_repository
+from lmr_author.authoring.suggest.code_facts import python_texts, scan_repository
 from lmr_author.authoring.suggest.originals import Originals, Place, originals_first
 from lmr_author.authoring.suggest.paper_text import (
     Passage,
@@ -139,10 +139,8 @@ def mark_copies(repo_dir: Path, suggestions: list[GoalSuggestion]) -> list[GoalS
     if not pairs:
         return marked
 
-    def files() -> dict[str, str]:
-        return {source.rel: source.text for source in python_sources(repo_dir)}
-
-    moved, notes = originals_first(marked, _place, pairs, Originals(files))
+    originals = Originals(lambda: dict(python_texts(repo_dir)))
+    moved, notes = originals_first(marked, _place, pairs, originals)
     return [
         replace(item, standing=notes[i]) if i in notes else item for i, item in enumerate(moved)
     ]

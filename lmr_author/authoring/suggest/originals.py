@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import PurePosixPath
 from typing import TypeVar
 
@@ -46,8 +46,9 @@ class Place:
         return f"{self.file}:{owner}{self.function}"
 
 
-def _tokens(name: str) -> list[str]:
-    return [token.lower() for token in _TOKEN.findall(name)]
+@lru_cache(maxsize=8192)
+def _tokens(name: str) -> tuple[str, ...]:
+    return tuple(token.lower() for token in _TOKEN.findall(name))
 
 
 def _without_copy_words(name: str) -> str:
@@ -104,11 +105,11 @@ def named_alike(first: Place, second: Place) -> bool:
 
 
 class Originals:
-    """The evidence of one repository: its Python files (relative path -> text), read
-    only when a name does not tell (most repositories never need them)."""
+    """The evidence of one repository: its Python files, read only when a name does not
+    tell (most repositories never need them)."""
 
     def __init__(self, files: Callable[[], Mapping[str, str]]) -> None:
-        self._read = files
+        self._read = files  # relative path -> text
         self._imports: dict[str, set[str]] = {}
         self._importers: dict[str, set[str]] = {}
 
@@ -201,9 +202,10 @@ class Originals:
             return original, copy, why
         return None
 
-    def first_original(self, places: Sequence[Place]) -> int:
+    def first_original(self, places: Sequence[Place], *, imports: bool = True) -> int:
         """Which of copies that share a name to show: the first not named like a copy;
-        then the least nested, importable; then one the repository's modules import."""
+        then the least nested, importable; then (with ``imports``) one the repository's
+        modules import."""
         if len(places) == 1:
             return 0
 
@@ -213,7 +215,7 @@ class Originals:
 
         best = min(named(place) for place in places)
         tied = [index for index, place in enumerate(places) if named(place) == best]
-        if len(tied) == 1:
+        if len(tied) == 1 or not imports:
             return tied[0]
         return min(tied, key=lambda index: not self.importers(places[index].file))
 

@@ -86,6 +86,9 @@ NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name giv
 DEFINED_RETURNED = 1.4
 DEFINED_ASSIGNED = 1.15
 DEFINED_COMMON = 3  # functions that compute it: more and it is no one function's job
+# Suggestions whose copies' imports are read to show the original: more than the app
+# shows (15) and the benchmark's top 10; reading them for thousands of groups costs seconds.
+ORIGINALS_READ = 30
 
 
 @dataclass(frozen=True)
@@ -324,12 +327,10 @@ def _collapse_copies(scored: list[Scored], originals: Originals) -> list[Scored]
             groups[key].append(group)
             order.append(group)
     collapsed = []
-    for group in order:
-        shown = (
-            group[originals.first_original([_place(s) for s in group])]
-            if len(group) > 1
-            else group[0]
-        )
+    for position, group in enumerate(order):
+        # Who imports what is read for the groups that can be shown (the rest are many).
+        places = [_place(s) for s in group]
+        shown = group[originals.first_original(places, imports=position < ORIGINALS_READ)]
         others = tuple(s.function.file for s in group if s is not shown)
         collapsed.append(replace(shown, score=group[0].score, copies=others))
     return collapsed
