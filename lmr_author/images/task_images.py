@@ -7,6 +7,11 @@ image of every ``FROM`` that does not name an earlier build stage. The tag
 ``lmr-author/<task>:<hash>`` hashes the (rewritten) Dockerfile, every file of the
 context (honouring ``.dockerignore``), the build args and the id of each base image, so
 an unchanged task is never rebuilt and any change gives a new tag and a build.
+
+The task's own info.json is not part of the context: nothing in a container reads it
+(the host runs the tests it names), and what it says that a build uses (the repository
+folder) is a build arg. So the metadata written after a task was proven (mutation
+scores, equivalent mutants, strengthen's record) keeps the proven image's tag.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lmr_author.domain.task import Task
+from lmr_author.domain.task import INFO_FILE, Task
 from lmr_author.images.from_lines import rewrite_from
 from lmr_author.runtime import KEY_LABEL, KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
 from lmr_author.runtime.infra_error import InfraError
@@ -31,15 +36,23 @@ if TYPE_CHECKING:
     import docker
 
 #: Bump when the way images are built changes, so old tags stop matching.
-RECIPE_VERSION = "1"
+RECIPE_VERSION = "2"
 IMAGE_REPOSITORY = "lmr-author"
 DEFAULT_UID = 1000
 DEFAULT_GID = 1000
 #: Context files that never matter to a build but change whenever tests run, and what a
 #: candidate must never read: the golden files (the answer) and the expected outputs of
 #: replay tests. They are never sent to the engine, so no Dockerfile (not even a
-#: hand-written ``COPY . /x``) can put them into a candidate's image.
-_ALWAYS_IGNORED = ("**/__pycache__", "**/*.pyc", ".git", "expected_outputs", "golden_files")
+#: hand-written ``COPY . /x``) can put them into a candidate's image. The task's
+#: info.json (top level only) is metadata, not a build input: see the module's doc.
+_ALWAYS_IGNORED = (
+    "**/__pycache__",
+    "**/*.pyc",
+    ".git",
+    "expected_outputs",
+    "golden_files",
+    INFO_FILE,
+)
 _BUILD_LOCKS: dict[str, threading.Lock] = {}
 _BUILD_LOCKS_GUARD = threading.Lock()
 

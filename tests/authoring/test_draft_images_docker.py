@@ -1,6 +1,7 @@
 """Images that follow the repository, in Docker: a changed repository makes the next
 build a new image and removes the draft's older one; Save writes the verified build
-without building or recording again, and the task keeps one image."""
+without building or recording again, and the task keeps one image: the verified one,
+under the tag eval computes, even after the mutation score went into info.json."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import Any
 import pytest
 
 from lmr_author.authoring.image_build import build_environment
-from lmr_author.authoring.save import run_save_checks, save_draft_task
+from lmr_author.authoring.save import run_mutation_checks, run_save_checks, save_draft_task
 from lmr_author.authoring.spec import GoalSpec, TaskSpec
-from lmr_author.runtime import LABEL_KEY
+from lmr_author.domain.test_strength import MUTATION_SCORE_KEY
+from lmr_author.images.task_images import ensure_image
+from lmr_author.runtime import KIND_TASK_IMAGE, LABEL_KEY, TASK_LABEL
 from tests.support.notebook_repo import DRIVER, notebook_repo
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -59,11 +62,21 @@ def test_a_task_keeps_one_image_and_save_reuses_the_verified_build(
 
         check = run_save_checks(spec)
         assert check.verified, check.reasons
+        [verified] = docker_client.images.list(
+            filters={"label": [f"{LABEL_KEY}={KIND_TASK_IMAGE}", f"{TASK_LABEL}={folder}"]}
+        )
+        # The mutation test reuses that build and writes its score into its info.json.
+        check, reports = run_mutation_checks(spec)
+        assert check.verified and reports and reports[0].total > 0
         steps: list[str] = []
         task = save_draft_task(spec, tmp_path / "bench", on_step=steps.append)
         assert any("without building or recording again" in s for s in steps), steps
         assert not any("recording fixtures" in s for s in steps), steps
         assert (task.repo_dir / "unit_test" / "fixtures").is_dir()
+        assert MUTATION_SCORE_KEY in task.implementations[0].extra
+        # What validate --run and eval of the saved task find: the verified image, as is.
+        image = ensure_image(task, client=docker_client)
+        assert not image.built and image.image_id == verified.id
         assert not _exists(docker_client, second.image.tag)  # the environment went with the save
         ours = [
             image

@@ -8,7 +8,10 @@ implements best; `rank` scores them; `conventions` holds the word lists of paper
 research code they rely on. Each suggestion says why: the words it shares with the
 passage it matches best, and where that passage is; and when other code of the repository
 is a copy of it (`lmr_author.leaks`: renamed, reformatted, a reference copy kept beside
-it), which, since choosing it leaves the copy readable. The annotator still chooses.
+it), which, since choosing it leaves the copy readable. When two suggestions are copies
+of each other, the original ranks above the copy and both say why (`originals`: the
+copy is named like one, nothing imports it, it sits beside the package that holds the
+original). The annotator still chooses.
 
 ``benchmarks/bench_suggest.py`` measures how often the goal is among the first
 suggestions, on the published benchmark and on a held-out manifest.
@@ -19,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmr_author.authoring.suggest.code_facts import scan_repository
+from lmr_author.authoring.suggest.code_facts import python_texts, scan_repository
+from lmr_author.authoring.suggest.originals import Originals, Place, originals_first
 from lmr_author.authoring.suggest.paper_text import (
     Passage,
     paper_passages,
@@ -56,6 +60,8 @@ class GoalSuggestion:
     copies: list[str] = field(default_factory=list)  # other files defining it again
     #: Readable code that is a copy of it: "file:function (similarity 0.98)".
     alike: list[str] = field(default_factory=list)
+    #: Why it ranks above (the original) or below (a copy) another suggestion, or "".
+    standing: str = ""
 
     def copy_note(self) -> str:
         """ "copy also in X (and N more)" when the repository holds a copy of it, else ""."""
@@ -67,12 +73,14 @@ class GoalSuggestion:
         return f"copy also in {places[0]}{more}"
 
     def why(self) -> str:
-        """One line: the matching terms, and where in the paper."""
+        """One line: why it ranks where it does against a copy of it, if it has one; the
+        matching terms, and where in the paper."""
         where = f"page {self.page}" + (f", {self.section}" if self.section else "")
         excerpt = " ".join(self.passage.split())
         if len(excerpt) > _EXCERPT:  # cut at a word, and said to be cut
             excerpt = excerpt[:_EXCERPT].rsplit(" ", 1)[0] + " …"
-        return f"matches {', '.join(self.terms)} ({where}): “{excerpt}”"
+        standing = f"{self.standing}; " if self.standing else ""
+        return f"{standing}matches {', '.join(self.terms)} ({where}): “{excerpt}”"
 
 
 def suggest_goals(
@@ -111,16 +119,43 @@ def mark_copies(repo_dir: Path, suggestions: list[GoalSuggestion]) -> list[GoalS
             goal_file=suggestion.goal_file,
             line=suggestion.line,
         )
-    found = find_copies(repo_dir, goals, paper=False, history=False)
+    found = [c for c in find_copies(repo_dir, goals, paper=False, history=False) if c.level]
     marked = []
     for number, suggestion in enumerate(suggestions):
         alike = [
             f"{c.file}:{c.function or c.where} ({c.describe()})"
             for c in found
-            if c.implementation == number and c.level
+            if c.implementation == number
         ]
         marked.append(replace(suggestion, alike=alike) if alike else suggestion)
-    return marked
+    # Two suggestions that are copies of each other: the original goes first.
+    places = {_place(s): index for index, s in enumerate(suggestions)}
+    pairs = [
+        (c.implementation, places[copy])
+        for c in found
+        for copy in _places_of(c.file, c.function)
+        if copy in places
+    ]
+    if not pairs:
+        return marked
+
+    originals = Originals(lambda: dict(python_texts(repo_dir)))
+    moved, notes = originals_first(marked, _place, pairs, originals)
+    return [
+        replace(item, standing=notes[i]) if i in notes else item for i, item in enumerate(moved)
+    ]
+
+
+def _place(suggestion: GoalSuggestion) -> Place:
+    return Place(suggestion.goal_file, suggestion.class_name, suggestion.goal_function)
+
+
+def _places_of(file: str, qualified: str) -> list[Place]:
+    """The places a copy's qualified name ("Class.method", "function") can be."""
+    if not qualified:
+        return []
+    owner, _, name = qualified.rpartition(".")
+    return [Place(file, owner, name)]
 
 
 def _suggestion(scored: Scored) -> GoalSuggestion:
@@ -139,4 +174,5 @@ def _suggestion(scored: Scored) -> GoalSuggestion:
         page=passage.page if passage else "",
         section=passage.section if passage else "",
         copies=list(scored.copies),
+        standing=scored.standing,
     )

@@ -131,11 +131,10 @@ def scan_repository(root: Path, terms: Mapping[str, float]) -> Repository:
     return repo
 
 
-def python_sources(root: Path) -> list[SourceFile]:
-    """The first pass: every Python file but the tests, with its identifiers."""
+def python_texts(root: Path) -> Iterator[tuple[str, str]]:
+    """Every Python file but the tests (relative path, text)."""
     from lmr_author.cst.repository import python_files
 
-    found = []
     for rel in python_files(root):
         if _is_test(rel) or _BUILD_COPY.search(rel):
             continue  # tests are no evidence; build/lib is setuptools' copy of the package
@@ -143,9 +142,15 @@ def python_sources(root: Path) -> list[SourceFile]:
         try:
             if path.is_symlink() or path.stat().st_size > _MAX_FILE_BYTES:
                 continue
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            yield rel, path.read_bytes().decode("utf-8", errors="replace")
         except OSError:
             continue
+
+
+def python_sources(root: Path) -> list[SourceFile]:
+    """The first pass: every Python file but the tests, with its identifiers."""
+    found = []
+    for rel, text in python_texts(root):
         folders = {p.lower() for p in rel.split("/")[:-1]}
         found.append(
             SourceFile(

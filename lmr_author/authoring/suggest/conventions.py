@@ -69,6 +69,12 @@ VENDORED_DIRS = word_set(
     flax optax haiku open_clip clip taming third_party thirdparty external externals
     vendor vendored"""
 )
+# Words that name a copy kept beside the original (in a file, class, function or folder
+# name): ``*_reference.py``, ``AdamWReference``, ``loss_ref``, ``old/``, ``backup/``.
+COPY_WORDS = word_set(
+    """reference references ref refs copy copied backup backups bak old orig baseline
+    legacy deprecated unused archive archived snapshot tmp vendored vendor"""
+)
 # Folders of figures and plots: the paper's pictures, not its method.
 FIGURE_DIRS = word_set("figures figure figs fig plots plot plotting visualization viz")
 # Folders that show how to use the code: its callers, not the method.

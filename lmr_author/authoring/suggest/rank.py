@@ -28,8 +28,10 @@ score = sqrt(paper words + paper names) x sqrt(best passage) x role x priors, wh
   own code calls weighs a little more.
 
 A function defined several times (a file copied into each experiment's folder) is one
-suggestion, at its best copy's rank, shown as its least nested copy (the original, as
-a rule) with the others listed.
+suggestion, at its best copy's rank, shown as its original (`originals`: not named like
+a copy; then the least nested copy, as a rule the original) with the others listed. A
+copy kept under another name (``FooReference.step`` beside ``Foo.step``, ``loss_old``)
+stays a suggestion of its own, below its original.
 """
 
 from __future__ import annotations
@@ -49,6 +51,13 @@ from lmr_author.authoring.suggest.conventions import (
     OPTION_CALLS,
     ROLE_WORDS,
     SETUP_WORDS,
+)
+from lmr_author.authoring.suggest.originals import (
+    Originals,
+    Place,
+    copy_key,
+    named_alike,
+    originals_first,
 )
 from lmr_author.authoring.suggest.paper_text import PaperProfile
 from lmr_author.authoring.suggest.passages import PassageMatch, PassageMatcher
@@ -77,6 +86,9 @@ NAMED_IN_PAPER = 1.2  # the paper writes the function's name as code: a name giv
 DEFINED_RETURNED = 1.4
 DEFINED_ASSIGNED = 1.15
 DEFINED_COMMON = 3  # functions that compute it: more and it is no one function's job
+# Suggestions whose copies' imports are read to show the original: more than the app
+# shows (15) and the benchmark's top 10; reading them for thousands of groups costs seconds.
+ORIGINALS_READ = 30
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,8 @@ class Scored:
     terms: tuple[str, ...]
     match: PassageMatch | None = None
     copies: tuple[str, ...] = ()  # files that define the same function again
+    #: Why it stands above or below a copy of it kept under another name, or "".
+    standing: str = ""
 
 
 def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
@@ -125,7 +139,30 @@ def score_functions(repo: Repository, paper: PaperProfile) -> list[Scored]:
         top = tuple(t for _, t in sorted(contributions, reverse=True)[:5])
         scored.append(Scored(function, score, lexical, names, role, prior, top, match))
     scored.sort(key=lambda s: (-s.score, s.function.file, s.function.line))
-    return _collapse_copies(scored, repo)
+    originals = Originals(lambda: {source.rel: source.text for source in repo.files})
+    return _originals_first(_collapse_copies(scored, originals), originals)
+
+
+def _place(scored: Scored) -> Place:
+    return Place(scored.function.file, scored.function.class_name, scored.function.name)
+
+
+def _originals_first(scored: list[Scored], originals: Originals) -> list[Scored]:
+    """A copy kept under another name ranks below its original, each saying why."""
+    buckets: dict[tuple[str, str], list[int]] = {}
+    for index, item in enumerate(scored):
+        buckets.setdefault(copy_key(_place(item)), []).append(index)
+    pairs = [
+        (a, b)
+        for indices in buckets.values()
+        if len(indices) > 1
+        for a, b in itertools.combinations(indices, 2)
+        if named_alike(_place(scored[a]), _place(scored[b]))
+    ]
+    if not pairs:
+        return scored
+    moved, notes = originals_first(scored, _place, pairs, originals)
+    return [replace(item, standing=notes.get(i, "")) for i, item in enumerate(moved)]
 
 
 def _computes_defined(function: FunctionFacts, defined: set[str]) -> float:
@@ -273,7 +310,7 @@ def _prior(function: FunctionFacts, repo: Repository) -> float:
     return prior
 
 
-def _collapse_copies(scored: list[Scored], repo: Repository) -> list[Scored]:
+def _collapse_copies(scored: list[Scored], originals: Originals) -> list[Scored]:
     """One entry per function and its copies: a method of a class of the same name (a
     class is copied and edited, as a whole: a standalone version, one per experiment), or
     a function of the same name, words and size."""
@@ -290,21 +327,13 @@ def _collapse_copies(scored: list[Scored], repo: Repository) -> list[Scored]:
             groups[key].append(group)
             order.append(group)
     collapsed = []
-    for group in order:
-        shown = min(group, key=lambda s: _copy_order(s.function, repo))
+    for position, group in enumerate(order):
+        # Who imports what is read for the groups that can be shown (the rest are many).
+        places = [_place(s) for s in group]
+        shown = group[originals.first_original(places, imports=position < ORIGINALS_READ)]
         others = tuple(s.function.file for s in group if s is not shown)
         collapsed.append(replace(shown, score=group[0].score, copies=others))
     return collapsed
-
-
-def _copy_order(function: FunctionFacts, repo: Repository) -> tuple[int, bool, bool]:
-    """The original before its copies: least nested, importable, imported by others."""
-    module = function.file.rsplit("/", 1)[-1].removesuffix(".py")
-    return (
-        function.file.count("/"),
-        not module.isidentifier(),
-        repo.files_using[module] <= 1,
-    )
 
 
 def _same_words(first: FunctionFacts, second: FunctionFacts) -> bool:
