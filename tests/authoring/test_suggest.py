@@ -501,3 +501,41 @@ def test_an_init_that_computes_the_paper_s_parameters_can_be_suggested(tmp_path:
     found = [(s.class_name, s.goal_function) for s in suggest_goals(repo, paper, limit=3)]
     assert found[0] == ("MarginSchedule", "__init__")
     assert ("Settings", "__init__") not in found[:1]
+
+
+_SCORES = """
+import json, sys
+from pathlib import Path
+from lmr_author.authoring.suggest.code_facts import scan_repository
+from lmr_author.authoring.suggest.paper_text import paper_profile
+from lmr_author.authoring.suggest.rank import score_functions
+paper = paper_profile(json.loads(sys.argv[2]))
+scored = score_functions(scan_repository(Path(sys.argv[1]), paper.terms), paper)
+print(json.dumps([[s.function.file, s.function.name, s.score.hex()] for s in scored]))
+"""
+
+
+def test_scores_and_their_ties_do_not_follow_the_hash_seed(tmp_path: Path) -> None:
+    """Two equal functions tie exactly whatever the process's hash seed: the scores'
+    float sums once ran in a set's order, so the last bit (and the order of equal
+    functions) changed from one process to the next."""
+    import os
+    import subprocess
+    import sys
+
+    body = "(chosen, rejected, scale):\n    gap = chosen - rejected\n    return gap / scale\n"
+    repo = _repo(tmp_path, {"a.py": "def pair_diff" + body, "b.py": "def pair_gap" + body})
+    outputs = set()
+    for seed in ("1", "5", "9", "23"):
+        done = subprocess.run(
+            [sys.executable, "-c", _SCORES, str(repo), json.dumps(PAPER)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1, outputs
+    (scored,) = (json.loads(text) for text in outputs)
+    assert [row[:2] for row in scored[:2]] == [["a.py", "pair_diff"], ["b.py", "pair_gap"]]
+    assert scored[0][2] == scored[1][2]

@@ -208,7 +208,7 @@ def _files_to_parse(
 
     def match(source: SourceFile) -> float:
         found = source.identifiers.keys() & weights.keys()
-        score = sum(weights[identifier] for identifier in found)
+        score = math.fsum(weights[identifier] for identifier in found)  # any order, one sum
         return score / math.sqrt(max(source.lines, 50)) * (0.2 if source.is_vendored else 1.0)
 
     chosen, budget = [], PARSE_BUDGET_LINES

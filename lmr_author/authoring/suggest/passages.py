@@ -65,9 +65,9 @@ class PassageMatcher:
     def best(self, function: FunctionFacts) -> PassageMatch | None:
         """The passage ``function`` matches best, or None when no word matches."""
         # its strings too: a prompt or a message says which passage the function is about
-        query = {
+        query = {  # in a fixed order: the scores' float sums must not follow the hash seed
             w: min(function.bag.get(w, 0) + function.said.get(w, 0), _NAME_WEIGHT)
-            for w in function.bag.keys() | function.said.keys()
+            for w in sorted(function.bag.keys() | function.said.keys())
             if w in self.index
         }
         for word in function.name_words + function.class_words:

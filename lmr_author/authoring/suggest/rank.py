@@ -230,7 +230,9 @@ def _paper_words(
     norm = K1 * (1 - B + B * length / average)
     fields = _name_fields(function)
     contributions = []
-    for word in set(function.bag) | set(fields):
+    # In a fixed order and summed exactly: a set's order changes with the hash seed, and
+    # a float sum with its order, which broke ties between equal functions at random.
+    for word in sorted(set(function.bag) | set(fields)):
         weight = idf.get(word)
         if weight is None:
             continue
@@ -238,7 +240,7 @@ def _paper_words(
         body = tf * (K1 + 1) / (tf + norm) if tf else 0.0
         value = paper.terms[word] * weight * (body + fields.get(word, 0.0))
         contributions.append((value, word))
-    return sum(v for v, _ in contributions) / 10, contributions  # /10: the names' scale
+    return math.fsum(v for v, _ in contributions) / 10, contributions  # /10: names' scale
 
 
 def _paper_names(function: FunctionFacts, paper: PaperProfile, idf: dict[str, float]) -> float:
