@@ -54,6 +54,32 @@ def describe_check(check: SaveCheck | None, seconds: int | None = None) -> str:
     return f"not verified{took}: {check.reasons[0] if check.reasons else 'unknown reason'}"
 
 
+def mutation_counts(spec: TaskSpec, report: MutationReport) -> tuple[int, int]:
+    """(mutants that count, of them marked equivalent) of a report, with the marks made
+    since it ran."""
+    goal = spec.goals[report.impl_index - 1]
+    marked = {item.get("mutant") for item in goal.equivalent_mutants}
+    now = sum(1 for m in report.survivors if m.key in marked) + len(report.equivalent)
+    return report.total - report.errors - now, now
+
+
+def strength_line(spec: TaskSpec, reports: list[MutationReport], *, left: bool = False) -> str:
+    """One line on how strong the tests are: the mutation score, or what it would say;
+    ``left``: with the survivors still to kill or mark (the Save step's summary)."""
+    if not reports:
+        return "mutation test not run yet: counts the bugs in the goal the tests catch"
+    killed = sum(report.killed for report in reports)
+    counts = [mutation_counts(spec, report) for report in reports]
+    counted, equivalent = sum(c for c, _ in counts), sum(e for _, e in counts)
+    apart = f", {equivalent} equivalent apart" if equivalent else ""
+    alive = counted - killed
+    still = f", {alive} survivor{'' if alive == 1 else 's'} left" if left and alive else ""
+    line = f"mutants killed {killed}/{counted}{still}{apart}"
+    if counted and killed * 2 < counted:
+        return f"⚠ weak tests: {line}; fewer than half of the bugs are caught"
+    return line + (" ✓" if killed == counted else "")
+
+
 def _shown(name: str, value: str | int | float | None) -> str:
     """A field's text: empty for no value (and for no GPU), ``24`` for 24.0 GB."""
     if value is None or (name == "gpus" and value == 0):
@@ -482,24 +508,10 @@ class CheckStep(StepScreen):
         return found
 
     def _counts(self, report: MutationReport) -> tuple[int, int]:
-        """(mutants that count, of them marked equivalent) of a report, with the marks
-        made since it ran."""
-        goal = self.spec.goals[report.impl_index - 1]
-        marked = {item.get("mutant") for item in goal.equivalent_mutants}
-        now = sum(1 for m in report.survivors if m.key in marked) + len(report.equivalent)
-        return report.total - report.errors - now, now
+        return mutation_counts(self.spec, report)
 
     def _strength(self) -> str:
-        """One line on how strong the tests are: the mutation score, or what it would say."""
-        if not self._reports:
-            return "mutation test not run yet: counts the bugs in the goal the tests catch"
-        killed = sum(report.killed for report in self._reports)
-        counted, equivalent = (sum(n) for n in zip(*map(self._counts, self._reports), strict=True))
-        apart = f", {equivalent} equivalent apart" if equivalent else ""
-        line = f"mutants killed {killed}/{counted}{apart}"
-        if counted and killed * 2 < counted:
-            return f"⚠ weak tests: {line}; fewer than half of the bugs are caught"
-        return line + (" ✓" if killed == counted else "")
+        return strength_line(self.spec, self._reports)
 
     def _show_strength(self, verified: bool | None = None) -> None:
         if verified is not None:
