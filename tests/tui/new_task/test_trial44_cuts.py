@@ -7,6 +7,7 @@ toggle of every step (not only the rows the trial met)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -148,7 +149,7 @@ async def test_function_rows_break_at_a_dot_or_an_underscore_never_mid_name(
         wrapped = [parts for parts in names if len(parts) > 1]
         assert wrapped, pieces  # the fixture's long names wrap at 80 columns
         for parts in wrapped:
-            for before, after in zip(parts, parts[1:], strict=False):
+            for before, after in itertools.pairwise(parts):
                 assert not _mid_token(before, after), parts
         # The places, too: "schedulefree/" then "adamw_schedulefree_closure.py:84".
         screen = " ".join(_lines(app))
@@ -274,3 +275,4 @@ async def test_save_says_the_mutation_score_of_this_content_or_that_it_has_not_r
             state,
         ), state
         assert _squashed(state) in _drawn(app, app.screen.query_one("#check-state").region)
+
