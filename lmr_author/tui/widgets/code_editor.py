@@ -49,7 +49,7 @@ class CodeEditor(_DocumentKeys):
     INDENT = "    "
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+t", "indent", "Indent"),
-        Binding("ctrl+a", "select_all", "Select all", show=False),
+        Binding("ctrl+a", "select_all", "Select all"),
     ]
 
     def _lines(self) -> range:

@@ -38,7 +38,11 @@ async def test_dependencies_come_from_a_requirements_file_named_otherwise(
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         table = app.screen.query_one("#proposals", DataTable)
-        rows = [table.get_row_at(index) for index in range(table.row_count)]
+        # Each cell wrapped at its column's width: the same words over lines.
+        rows = [
+            [" ".join(str(cell).split()) for cell in table.get_row_at(index)]
+            for index in range(table.row_count)
+        ]
         assert rows == [
             ["torch>=2.0", "paper2code_requirements.txt line 1; import in toy/gps.py line 1"]
         ]

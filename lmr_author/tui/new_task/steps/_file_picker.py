@@ -15,6 +15,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from lmr_author.tui.new_task.steps._lists import WrappedOptionList
+
 
 class FilePicker(ModalScreen[str | None]):
     """Type to narrow the repository's files; Enter picks the highlighted one."""
@@ -38,7 +40,7 @@ class FilePicker(ModalScreen[str | None]):
         with Vertical(id="file-picker"):
             yield Static("Add a file to the retrieval context (esc: cancel)", id="picker-title")
             yield Input(placeholder="search files…", id="file-search")
-            yield OptionList(id="files")
+            yield WrappedOptionList(id="files")
             yield Static("listing files…", id="files-empty", markup=False)
 
     def on_mount(self) -> None:

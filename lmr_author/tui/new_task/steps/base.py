@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import textwrap
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from rich.text import Text
 from textual import events, on
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -104,6 +105,10 @@ class StepScreen(Screen[None]):
         Binding("ctrl+l", "show_log", "Log", priority=True),
         Binding("ctrl+r", "primary", "Action", priority=True),
     ]
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """The step's own commands for the command palette (ctrl+p), beside the app's."""
+        return ()
 
     def __init__(self) -> None:
         super().__init__()

@@ -8,11 +8,12 @@ from __future__ import annotations
 import copy
 import json
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.syntax import Syntax
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
@@ -21,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from lmr_author.authoring.check import draft_info, live_check
 from lmr_author.authoring.spec import TaskSpec
+from lmr_author.tui.new_task.steps._lists import WrappedOptionList
 from lmr_author.tui.new_task.steps.base import StepScreen, SurvivorHint, step_log
 from lmr_author.util.errors import UserError
 
@@ -50,6 +52,32 @@ def describe_check(check: SaveCheck | None, seconds: int | None = None) -> str:
     if check.verified:
         return f"verified ✓ golden passes, masked fails{took} (this exact content)"
     return f"not verified{took}: {check.reasons[0] if check.reasons else 'unknown reason'}"
+
+
+def mutation_counts(spec: TaskSpec, report: MutationReport) -> tuple[int, int]:
+    """(mutants that count, of them marked equivalent) of a report, with the marks made
+    since it ran."""
+    goal = spec.goals[report.impl_index - 1]
+    marked = {item.get("mutant") for item in goal.equivalent_mutants}
+    now = sum(1 for m in report.survivors if m.key in marked) + len(report.equivalent)
+    return report.total - report.errors - now, now
+
+
+def strength_line(spec: TaskSpec, reports: list[MutationReport], *, left: bool = False) -> str:
+    """One line on how strong the tests are: the mutation score, or what it would say;
+    ``left``: with the survivors still to kill or mark (the Save step's summary)."""
+    if not reports:
+        return "mutation test not run yet: counts the bugs in the goal the tests catch"
+    killed = sum(report.killed for report in reports)
+    counts = [mutation_counts(spec, report) for report in reports]
+    counted, equivalent = sum(c for c, _ in counts), sum(e for _, e in counts)
+    apart = f", {equivalent} equivalent apart" if equivalent else ""
+    alive = counted - killed
+    still = f", {alive} survivor{'' if alive == 1 else 's'} left" if left and alive else ""
+    line = f"mutants killed {killed}/{counted}{still}{apart}"
+    if counted and killed * 2 < counted:
+        return f"⚠ weak tests: {line}; fewer than half of the bugs are caught"
+    return line + (" ✓" if killed == counted else "")
 
 
 def _shown(name: str, value: str | int | float | None) -> str:
@@ -90,6 +118,9 @@ class CheckStep(StepScreen):
     #: The survivors of a mutation test come first in the step, and one key away.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "survivors", "Survivors"),
+        # ctrl+g: free in this step and app-wide (ctrl+r is Verify, ctrl+t indents in
+        # an editor, ctrl+a/e/k/u/w/d edit a field).
+        Binding("ctrl+g", "mutation_test", "Mutation test"),
     ]
 
     class Checked(Message):
@@ -149,7 +180,7 @@ class CheckStep(StepScreen):
         yield Static("", id="findings", markup=False)
         with Vertical(id="mutation"):
             yield Static("", id="mutation-score", markup=False)
-            yield OptionList(id="survivor-list")
+            yield WrappedOptionList(id="survivor-list")
             yield Static("", id="survivors")
             with Horizontal(classes="row", id="equivalent-row"):
                 yield Input(
@@ -227,6 +258,7 @@ class CheckStep(StepScreen):
     @on(Button.Pressed, "#verify")
     def _verify_pressed(self) -> None:
         self.query_one("#verify", Button).disabled = True
+        self.refresh_bindings()
         log = self.query_one("#verify-log", RichLog)
         log.clear()
         log.display = True
@@ -260,6 +292,7 @@ class CheckStep(StepScreen):
     @on(Checked)
     def _checked(self, message: Checked) -> None:
         self.query_one("#verify", Button).disabled = False
+        self.refresh_bindings()
         state = self.query_one("#check-state", Static)
         check = message.check
         if message.filled is not None:
@@ -331,6 +364,7 @@ class CheckStep(StepScreen):
     @on(Button.Pressed, "#mutants")
     def _mutants_pressed(self) -> None:
         self.query_one("#mutants", Button).disabled = True
+        self.refresh_bindings()
         log = self.query_one("#verify-log", RichLog)
         log.clear()
         log.display = True
@@ -400,6 +434,7 @@ class CheckStep(StepScreen):
     @on(Mutated)
     def _mutated(self, message: Mutated) -> None:
         self.query_one("#mutants", Button).disabled = False
+        self.refresh_bindings()
         self.query_one("#strengthen", Button).disabled = False
         if message.error:
             self.set_status(message.error, error=True)
@@ -439,7 +474,29 @@ class CheckStep(StepScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "survivors":  # in the footer only while there are survivors
             return bool(self._survivors())
+        if action == "mutation_test":  # in the footer only while it can run
+            return self._can_mutate()
         return True
+
+    def _can_mutate(self) -> bool:
+        """Neither a mutation test nor a Verify running (one would cancel the other)."""
+        return not (
+            self.query_one("#mutants", Button).disabled
+            or self.query_one("#verify", Button).disabled
+        )
+
+    def action_mutation_test(self) -> None:
+        """ctrl+g (and the palette): the mutation test, as its button does."""
+        if self._can_mutate():
+            self._mutants_pressed()
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        if self._can_mutate():
+            yield SystemCommand(
+                "Mutation test",
+                "Score the tests against mutants of the goal, in Docker (ctrl+g)",
+                self.action_mutation_test,
+            )
 
     def _survivors(self) -> list[tuple[int, Mutant]]:
         """(implementation index, mutant) of the survivors not marked equivalent yet."""
@@ -451,24 +508,10 @@ class CheckStep(StepScreen):
         return found
 
     def _counts(self, report: MutationReport) -> tuple[int, int]:
-        """(mutants that count, of them marked equivalent) of a report, with the marks
-        made since it ran."""
-        goal = self.spec.goals[report.impl_index - 1]
-        marked = {item.get("mutant") for item in goal.equivalent_mutants}
-        now = sum(1 for m in report.survivors if m.key in marked) + len(report.equivalent)
-        return report.total - report.errors - now, now
+        return mutation_counts(self.spec, report)
 
     def _strength(self) -> str:
-        """One line on how strong the tests are: the mutation score, or what it would say."""
-        if not self._reports:
-            return "mutation test not run yet: counts the bugs in the goal the tests catch"
-        killed = sum(report.killed for report in self._reports)
-        counted, equivalent = (sum(n) for n in zip(*map(self._counts, self._reports), strict=True))
-        apart = f", {equivalent} equivalent apart" if equivalent else ""
-        line = f"mutants killed {killed}/{counted}{apart}"
-        if counted and killed * 2 < counted:
-            return f"⚠ weak tests: {line}; fewer than half of the bugs are caught"
-        return line + (" ✓" if killed == counted else "")
+        return strength_line(self.spec, self._reports)
 
     def _show_strength(self, verified: bool | None = None) -> None:
         if verified is not None:

@@ -30,6 +30,7 @@ from textual.widgets import (
     TextArea,
 )
 
+from lmr_author.tui.new_task.steps._wrap import wrap_text
 from lmr_author.tui.new_task.steps.base import StepScreen, step_log
 from lmr_author.tui.widgets.code_editor import DOCKERFILE, code_editor
 from lmr_author.tui.widgets.editor import edit_text
@@ -37,7 +38,7 @@ from lmr_author.tui.widgets.log_view import plain
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
-    from lmr_author.authoring.environment import EnvironmentProposal
+    from lmr_author.authoring.environment import EnvironmentProposal, Requirement
     from lmr_author.authoring.image_build import BuildResult
 
 
@@ -115,8 +116,6 @@ class EnvironmentStep(StepScreen):
         yield step_log("build-log")
 
     def on_mount(self) -> None:
-        table = self.query_one("#proposals", DataTable)
-        table.add_columns("requirement", "why")
         self.query_one("#build-log", RichLog).display = False
         self.query_one("#diagnosis", Static).display = False
         self._propose()
@@ -142,6 +141,25 @@ class EnvironmentStep(StepScreen):
             return
         self.post_message(self.Proposed(proposal))
 
+    def _fill_table(self, requirements: list[Requirement]) -> None:
+        """The proposals, each cell wrapped at its column's width (at a "/" or "_" in a
+        path): a DataTable's row is one line by default and its "why" ran off the edge."""
+        table = self.query_one("#proposals", DataTable)
+        table.clear(columns=True)
+        # The table's room by the layout (new_task.tcss): the screen less the body's
+        # padding and scrollbar, the table's scrollbar and two cells' padding each.
+        room = self.app.size.width - 8 - 4
+        longest = max((len(r.line) for r in requirements), default=0)
+        first = min(max(longest, len("requirement")), room // 3)
+        table.add_column("requirement", width=first)
+        table.add_column("why", width=room - first)
+        for requirement in requirements:
+            table.add_row(
+                wrap_text(requirement.line, first),
+                wrap_text(requirement.source, room - first),
+                height=None,
+            )
+
     @on(Proposed)
     def _proposed(self, message: Proposed) -> None:
         proposal = message.proposal
@@ -156,11 +174,8 @@ class EnvironmentStep(StepScreen):
             "setup.py/.cfg or environment.yml): packages from the goal modules' imports, "
             "unpinned."
         )
-        table = self.query_one("#proposals", DataTable)
-        table.clear()
-        for requirement in proposal.requirements:
-            table.add_row(requirement.line, requirement.source)
-        table.display = bool(proposal.requirements)
+        self._fill_table(proposal.requirements)
+        self.query_one("#proposals", DataTable).display = bool(proposal.requirements)
         empty = self.query_one("#no-proposals", Static)
         empty.display = not proposal.requirements
         empty.update("The goal modules import no third-party package (standard library only).")

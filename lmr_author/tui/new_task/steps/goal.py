@@ -12,7 +12,6 @@ from typing import ClassVar
 
 from rich.syntax import Syntax
 from rich.table import Table
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -27,6 +26,8 @@ from lmr_author.authoring.preview import FunctionExcerpt, function_excerpt
 from lmr_author.authoring.spec import GoalSpec
 from lmr_author.authoring.suggest import GoalSuggestion
 from lmr_author.cst.index import FunctionInfo
+from lmr_author.tui.new_task.steps._lists import WrappedOptionList
+from lmr_author.tui.new_task.steps._wrap import BoundaryWrapped
 from lmr_author.tui.new_task.steps.base import WIDE, StepScreen
 from lmr_author.util.errors import UserError
 
@@ -54,8 +55,12 @@ def _function_row(chosen: bool, name: str, where: str, width: int) -> Table:
     row = Table.grid(padding=(0, 1), expand=True)
     row.add_column(width=1, no_wrap=True)
     row.add_column(width=width, overflow="fold")
-    row.add_column(ratio=1, overflow="fold", style="dim")
-    row.add_row("✓" if chosen else " ", Text(name, style="bold"), where)
+    row.add_column(ratio=1, overflow="fold")
+    # Each wraps at its own column's width, at a "." or "/" or "_" (never mid-name when
+    # there is such a place): "AdamWScheduleFreeClosure." then "step".
+    row.add_row(
+        "✓" if chosen else " ", BoundaryWrapped(name, "bold"), BoundaryWrapped(where, "dim")
+    )
     return row
 
 
@@ -107,7 +112,7 @@ class GoalStep(StepScreen):
             "the choice is yours)",
             id="suggested",
         )
-        yield OptionList(id="suggestions")
+        yield WrappedOptionList(id="suggestions")
         # Why the highlighted suggestion, whole (wrapped): the list keeps one row each.
         yield Static("", id="suggestion-why", markup=False)
         with Horizontal(id="goal-panes"):
@@ -116,9 +121,9 @@ class GoalStep(StepScreen):
                 yield Input(
                     placeholder="search functions (fuzzy)…", id="fn-search", select_on_focus=False
                 )
-                yield OptionList(id="functions")
+                yield WrappedOptionList(id="functions")
                 yield Static("", id="fn-empty", markup=False)
-                yield Static(self._chosen_text(), id="chosen")
+                yield Static(self._chosen_text(), id="chosen", markup=False)
             yield PythonTree(self.spec.repo_path or ".", id="tree")
             with VerticalScroll(id="source-pane"):
                 yield Static("", id="source-preview")

@@ -19,6 +19,7 @@ from lmr_author.llm.client import ChatClient, ClientSettings, LLMError
 from lmr_author.llm.endpoint import settings_from_env
 from lmr_author.tui.new_task.steps._file_picker import FilePicker
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
+from lmr_author.tui.new_task.steps._lists import WrappedSelectionList
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.tui.widgets.code_editor import TextEditor
 from lmr_author.util.errors import UserError
@@ -60,7 +61,8 @@ class InstructionStep(StepScreen):
 
     def compose_step(self) -> ComposeResult:
         yield goal_select(self.spec.goals)
-        yield Static("", id="signature")
+        # markup=False: a signature's "[float]" is not a style tag (it vanished).
+        yield Static("", id="signature", markup=False)
         yield Label("Instruction")
         yield Static("", id="template-note", markup=False)
         yield TextEditor("", id="instruction", soft_wrap=True, tab_behavior="focus")
@@ -72,7 +74,7 @@ class InstructionStep(StepScreen):
             [(name, name) for name in CATEGORIES], id="category", prompt="choose a category"
         )
         yield Label("Retrieval context: files the agent is shown for reference (space ticks)")
-        yield SelectionList[str](id="retrieval")
+        yield WrappedSelectionList(id="retrieval")
         with Horizontal(classes="row"):
             yield Button("Add a file…", id="retrieval-add", compact=True)
             yield Button("Remove highlighted", id="retrieval-remove", compact=True)

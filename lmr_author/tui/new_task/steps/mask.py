@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Label, RadioButton, RadioSet, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
@@ -19,6 +20,7 @@ from textual.widgets.selection_list import Selection
 from lmr_author.authoring.preview import GoalCopy, MaskPreview, goal_copies, mask_preview
 from lmr_author.cst.mask import MASK_STYLES
 from lmr_author.tui.new_task.steps._goal_picker import goal_select
+from lmr_author.tui.new_task.steps._lists import WrappedSelectionList
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.util.errors import UserError
 
@@ -37,6 +39,10 @@ class StyleChoice(RadioButton):
         mark = Content.styled("◉" if self.value else "○", self.get_visual_style("toggle--button"))
         label = self.label.pad(1, 1).stylize_before(self.get_visual_style("toggle--label"))
         return Content.assemble(mark, label)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # As many lines as the wrapped words take (a toggle button is one line, cut).
+        return max(1, len(self.render().wrap(max(width, 1))))
 
 
 def _style_label(name: str, chosen: bool) -> str:
@@ -102,7 +108,7 @@ class MaskStep(StepScreen):
             yield Static("", id="diff")
         # Shown only when the goal has copies a solver could read.
         yield Label(COPIES_LABEL, id="copies-label")
-        yield SelectionList[str](id="copies")
+        yield WrappedSelectionList(id="copies")
 
     def on_mount(self) -> None:
         self._show_copies([])

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from lmr_author.tui.new_task.steps._lists import WrappedOptionList
 from lmr_author.tui.new_task.steps._wrapped_field import WrappedField
 from lmr_author.tui.new_task.steps.base import StepScreen
 from lmr_author.util.errors import UserError
@@ -71,12 +72,12 @@ class PaperStep(StepScreen):
             yield Button("Give it later", id="later", compact=True)
         # Shown when the repository holds more than one paper: the choice is the annotator's.
         yield Label("Papers in the repository (↑/↓, Enter loads one)", id="found-label")
-        yield OptionList(id="found")
+        yield WrappedOptionList(id="found")
         yield Label("Title")
         yield WrappedField(self.spec.paper_name, id="paper-name")
         yield Input(placeholder="search the paper…", id="search")
         with VerticalScroll(id="paper-preview"):
-            yield Static("No paper loaded.", id="paper-text")
+            yield Static("No paper loaded.", id="paper-text", markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#found-label", Label).display = False

@@ -19,7 +19,7 @@ from textual.widgets import Button, Input, Label, RichLog, Static
 
 from lmr_author.authoring.spec import TaskSpec
 from lmr_author.tui.new_task.steps.base import StepScreen, step_log
-from lmr_author.tui.new_task.steps.check import describe_check
+from lmr_author.tui.new_task.steps.check import describe_check, strength_line
 from lmr_author.util.errors import UserError
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ class SaveStep(StepScreen):
 
     @on(Looked)
     def _looked(self, message: Looked) -> None:
-        self.query_one("#check-state", Static).update("Checks: " + describe_check(message.check))
+        self.query_one("#check-state", Static).update(self._checks_text(message.check))
         self._exists = message.exists
         if not message.announce:
             return
@@ -176,6 +176,15 @@ class SaveStep(StepScreen):
             self.app.push_screen(ConfirmReplace(message.target), self._replace_confirmed)
         else:
             self._start(overwrite=False, allow_unverified=False)
+
+    def _checks_text(self, check: SaveCheck | None) -> str:
+        """The checks of this content and its mutation score, as the Check step measured
+        it this session for this very content (the reports the app keeps by content key)."""
+        text = "Checks: " + describe_check(check)
+        kept = self.authoring.mutation_reports
+        if check is not None and kept is not None and kept[0] == check.key and kept[1]:
+            return text + "\nMutation test: " + strength_line(self.spec, kept[1], left=True)
+        return text + "\nMutation test: not run for this content (the Check step's ctrl+g)"
 
     def _replace_confirmed(self, replace: bool | None) -> None:
         if replace:

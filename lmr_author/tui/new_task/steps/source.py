@@ -57,7 +57,7 @@ class SourceStep(StepScreen):
         yield Input(self.spec.source, placeholder="path/to/repo or https://…/repo.git", id="source")
         yield Label("Branch, tag or commit (optional)")
         yield Input(self.spec.ref, placeholder="main, v1.0, 3f2a9c1…", id="ref")
-        yield Static(self._describe(), id="source-info")
+        yield Static(self._describe(), id="source-info", markup=False)
 
     def _describe(self) -> str:
         if not self.spec.repo_path:
