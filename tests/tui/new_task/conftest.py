@@ -5,12 +5,17 @@ from __future__ import annotations
 import contextlib
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
 from tests.support.git_repo import commit_files
+
+if TYPE_CHECKING:
+    from lmr_author.authoring.spec import GoalSpec
+    from lmr_author.tui.new_task.app import NewTaskApp
 
 LOSSES = textwrap.dedent(
     '''\
@@ -172,6 +177,21 @@ def schedule_free_paper(tmp_path: Path) -> Path:
         authors="A. Tester",
     )
     return out
+
+
+def draft_app(
+    repo: Path, step: str, name: str, goals: list[GoalSpec] | None = None, **fields: object
+) -> NewTaskApp:
+    """The app opened on a draft of ``repo`` saved at ``step`` as ``name``, with
+    ``goals`` and any other draft fields: where a Pilot test of one step starts."""
+    from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
+    from lmr_author.tui.new_task.app import NewTaskApp
+
+    spec = TaskSpec(source=str(repo), repo_path=str(repo), step=step, goals=list(goals or []))
+    for key, value in fields.items():
+        setattr(spec, key, value)
+    save_spec(spec, draft_path(name))
+    return NewTaskApp(benchmark_dir=Path("bench"), draft_name=name)
 
 
 async def settle(pilot: Pilot[int]) -> None:

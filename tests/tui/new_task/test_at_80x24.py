@@ -14,19 +14,17 @@ from textual.widgets import Button, DataTable, Input, OptionList, Static, TextAr
 from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
 from lmr_author.tui.new_task.app import NewTaskApp
 from lmr_author.tui.new_task.steps import STEPS
-from tests.tui.new_task.conftest import settle
+from tests.tui.new_task.conftest import draft_app, settle
 from tests.tui.new_task.test_new_user_findings import _screen_text
 
 SMALL = (80, 24)
 
 
 def _app(repo: Path, step: str, name: str, **fields: object) -> NewTaskApp:
-    spec = TaskSpec(source=str(repo), repo_path=str(repo), step=step)
-    spec.goals = [GoalSpec("toy/losses.py", "margin_loss", instruction="Implement it.")]
-    for key, value in fields.items():
-        setattr(spec, key, value)
-    save_spec(spec, draft_path(name))
-    return NewTaskApp(benchmark_dir=Path("bench"), draft_name=name)
+    fields.setdefault(
+        "goals", [GoalSpec("toy/losses.py", "margin_loss", instruction="Implement it.")]
+    )
+    return draft_app(repo, step, name, **fields)
 
 
 async def test_dependencies_come_from_a_requirements_file_named_otherwise(

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from textual.widgets import OptionList, Static, TextArea
 
-from lmr_author.authoring.spec import TaskSpec, draft_path, save_spec
 from lmr_author.tui.new_task.app import NewTaskApp
 from tests.authoring.test_paper_locate import CONVERTED, MAIN
-from tests.tui.new_task.conftest import settle
+from tests.tui.new_task.conftest import draft_app, settle
 from tests.tui.new_task.test_new_user_findings import _screen_text
 
 SMALL = (80, 24)
@@ -18,8 +17,7 @@ TITLE = "GPS: A PROBABILISTIC SIMILARITY WITH GUMBEL PRIORS FOR SET-TO-SET MATCH
 
 
 def _app(repo: Path, name: str) -> NewTaskApp:
-    save_spec(TaskSpec(source=str(repo), repo_path=str(repo), step="paper"), draft_path(name))
-    return NewTaskApp(benchmark_dir=Path("bench"), draft_name=name)
+    return draft_app(repo, "paper", name)
 
 
 async def test_a_markdown_paper_named_otherwise_is_loaded_on_arrival(toy_repo: Path) -> None:

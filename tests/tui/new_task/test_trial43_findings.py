@@ -10,27 +10,20 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList, SelectionList
 
-from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
+from lmr_author.authoring.spec import GoalSpec
 from lmr_author.mutation.mutants import mutants_of
 from lmr_author.mutation.score import MutationReport
 from lmr_author.tui.new_task.app import NewTaskApp
 from lmr_author.tui.new_task.steps.check import CheckStep
 from tests.support.git_repo import commit_files
-from tests.tui.new_task.conftest import LOSSES, UTILS, settle
+from tests.tui.new_task.conftest import LOSSES, UTILS, draft_app, settle
 
 SMALL = (80, 24)
 
 
 def _app(repo: Path, step: str, name: str) -> NewTaskApp:
-    spec = TaskSpec(
-        folder_name="07-Toy",
-        source=str(repo),
-        repo_path=str(repo),
-        step=step,
-        goals=[GoalSpec("toy/losses.py", "margin_loss", instruction="x", driver="pass\n")],
-    )
-    save_spec(spec, draft_path(name))
-    return NewTaskApp(benchmark_dir=Path("bench"), draft_name=name)
+    goal = GoalSpec("toy/losses.py", "margin_loss", instruction="x", driver="pass\n")
+    return draft_app(repo, step, name, [goal], folder_name="07-Toy")
 
 
 def _status(app: NewTaskApp) -> str:

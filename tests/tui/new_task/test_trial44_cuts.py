@@ -14,10 +14,10 @@ from pathlib import Path
 from textual.command import CommandPalette
 from textual.widgets import DataTable, Footer, OptionList, RadioButton, Static
 
-from lmr_author.authoring.spec import GoalSpec, TaskSpec, draft_path, save_spec
+from lmr_author.authoring.spec import GoalSpec
 from lmr_author.tui.new_task.app import NewTaskApp
 from lmr_author.tui.new_task.steps import STEPS
-from tests.tui.new_task.conftest import settle
+from tests.tui.new_task.conftest import draft_app, settle
 
 SMALL = (80, 24)
 GOAL = GoalSpec(
@@ -30,13 +30,9 @@ GOAL = GoalSpec(
 
 
 def _app(repo: Path, step: str, name: str, **fields: object) -> NewTaskApp:
-    spec = TaskSpec(folder_name="09-ScheduleFree", source=str(repo), repo_path=str(repo))
-    spec.step = step
-    spec.goals = [GoalSpec(**GOAL.__dict__)]
-    for key, value in fields.items():
-        setattr(spec, key, value)
-    save_spec(spec, draft_path(name))
-    return NewTaskApp(benchmark_dir=Path("bench"), draft_name=name)
+    fields.setdefault("folder_name", "09-ScheduleFree")
+    fields.setdefault("goals", [GoalSpec(**GOAL.__dict__)])
+    return draft_app(repo, step, name, **fields)
 
 
 def _lines(app: NewTaskApp) -> list[str]:
