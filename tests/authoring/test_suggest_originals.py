@@ -4,13 +4,13 @@ beside it, and both say why; on small repositories of our own."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from lmr_author.authoring.suggest import GoalSuggestion, suggest_goals
 from lmr_author.authoring.suggest.originals import Originals, Place, named_alike
+from tests.authoring.test_suggest import _repo
 
 PAPER = {
     "1": "Schedule-Free Learning\nAbstract\nWe propose Schedule-Free AdamW, an optimizer "
@@ -48,14 +48,6 @@ WORDY = (
 
 def _step(cls: str, comment: str = PLAIN) -> str:
     return STEP.format(cls=cls, comment=comment)
-
-
-def _repo(root: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
 
 
 def _steps(found: list[GoalSuggestion]) -> list[GoalSuggestion]:
